@@ -1,0 +1,197 @@
+/**
+ * The typed API contract between every client (renderer over Electron IPC or WebSocket, tests)
+ * and the Hub. Each method has a params schema and a result schema; each event a payload schema.
+ * The Hub parses params with these schemas before doing anything, so a client cannot reach Hub
+ * code with malformed input.
+ */
+import { z } from 'zod';
+import { TerminalConstants } from '../constants.ts';
+
+export const TerminalId = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.-]+$/, 'terminal ids are [A-Za-z0-9_.-]');
+export type TerminalId = z.infer<typeof TerminalId>;
+
+const Cols = z.number().int().min(TerminalConstants.minCols).max(TerminalConstants.maxCols);
+const Rows = z.number().int().min(TerminalConstants.minRows).max(TerminalConstants.maxRows);
+
+export const Creator = z.object({
+  kind: z.enum(['person', 'agent', 'remote']),
+  /** Who: "you", an agent's peer name, a relay viewer. */
+  name: z.string().max(200),
+});
+export type Creator = z.infer<typeof Creator>;
+
+export const CommandSummary = z.object({
+  commandLine: z.string(),
+  cwd: z.string().nullable(),
+  exitCode: z.number().int().nullable(),
+  startedAt: z.number(),
+  endedAt: z.number().nullable(),
+});
+export type CommandSummary = z.infer<typeof CommandSummary>;
+
+export const TerminalInfo = z.object({
+  id: TerminalId,
+  name: z.string(),
+  /** The shell or program that was started, and its arguments. */
+  file: z.string(),
+  args: z.array(z.string()),
+  pid: z.number().int().nullable(),
+  cwd: z.string(),
+  cols: Cols,
+  rows: Rows,
+  state: z.enum(['running', 'exited']),
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  /** The command the shell is running now (from shell integration), if any. */
+  runningCommand: z.string().nullable(),
+  lastCommand: CommandSummary.nullable(),
+  /** Set by BEL or an OSC 9/777 notification while nobody was looking; cleared by terminal.markSeen. */
+  needsAttention: z.boolean(),
+  /** Whether the shell reported itself through shell integration (OSC 633/133). */
+  shellIntegration: z.boolean(),
+  createdBy: Creator,
+  createdAt: z.number(),
+  endedAt: z.number().nullable(),
+});
+export type TerminalInfo = z.infer<typeof TerminalInfo>;
+
+export const CreateTerminalParams = z
+  .object({
+    /** Program to run; default: the user's shell ($SHELL if executable, else bash, else sh). */
+    file: z.string().min(1).max(4096).optional(),
+    args: z.array(z.string().max(64 * 1024)).max(1024).optional(),
+    cwd: z.string().min(1).max(4096).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    cols: Cols.optional(),
+    rows: Rows.optional(),
+    name: z.string().max(200).optional(),
+    /** Inject shell integration into bash/zsh/fish (default true). */
+    shellIntegration: z.boolean().optional(),
+  })
+  .strict();
+export type CreateTerminalParams = z.infer<typeof CreateTerminalParams>;
+
+export const Settings = z
+  .object({
+    theme: z.enum(['system', 'dark', 'light']),
+    fontSize: z.number().int().min(6).max(48),
+    fontFamily: z.string().max(400),
+    scrollback: z.number().int().min(0).max(1_000_000),
+    copyOnSelect: z.boolean(),
+  })
+  .strict();
+export type Settings = z.infer<typeof Settings>;
+
+export const defaultSettings: Settings = {
+  theme: 'system',
+  fontSize: 13,
+  fontFamily: '"DejaVu Sans Mono", "Cascadia Mono", Menlo, Consolas, monospace',
+  scrollback: TerminalConstants.scrollbackLines,
+  copyOnSelect: true,
+};
+
+/** Tabs and splits of the window. Kept by the Hub so a renderer reload gets them back. */
+export type LayoutNode =
+  | { type: 'pane'; terminalId: string }
+  | { type: 'split'; direction: 'row' | 'column'; sizes: number[]; children: LayoutNode[] };
+
+export const LayoutNode: z.ZodType<LayoutNode> = z.lazy(() =>
+  z.union([
+    z.object({ type: z.literal('pane'), terminalId: TerminalId }).strict(),
+    z
+      .object({
+        type: z.literal('split'),
+        direction: z.enum(['row', 'column']),
+        sizes: z.array(z.number().min(0).max(100)).max(64),
+        children: z.array(LayoutNode).min(1).max(64),
+      })
+      .strict(),
+  ]),
+);
+
+export const Layout = z
+  .object({
+    tabs: z
+      .array(z.object({ id: z.string().min(1).max(64), title: z.string().max(200).optional(), root: LayoutNode }).strict())
+      .max(256),
+    activeTabId: z.string().max(64).nullable(),
+    /** The pane that had focus, so a reload puts the cursor back where it was. */
+    focusedTerminalId: TerminalId.nullable(),
+  })
+  .strict();
+export type Layout = z.infer<typeof Layout>;
+
+export const AppState = z.object({
+  version: z.string(),
+  host: z.enum(['electron', 'browser', 'test']),
+  platform: z.string(),
+  workspaceFolders: z.array(z.string()),
+  dataDir: z.string(),
+  settings: Settings,
+  layout: Layout.nullable(),
+});
+export type AppState = z.infer<typeof AppState>;
+
+const IdParams = z.object({ id: TerminalId }).strict();
+const Ok = z.object({ ok: z.literal(true) });
+
+/** Methods: name → params schema and result schema. */
+export const hubMethods = {
+  'app.getState': { params: z.object({}).strict(), result: AppState },
+  'settings.update': { params: Settings.partial().strict(), result: Settings },
+  'layout.set': { params: Layout, result: Ok },
+  'terminal.list': { params: z.object({}).strict(), result: z.array(TerminalInfo) },
+  'terminal.create': { params: CreateTerminalParams, result: TerminalInfo },
+  'terminal.write': {
+    params: z.object({ id: TerminalId, data: z.string().max(TerminalConstants.maxWriteChars) }).strict(),
+    result: Ok,
+  },
+  'terminal.resize': { params: z.object({ id: TerminalId, cols: Cols, rows: Rows }).strict(), result: Ok },
+  'terminal.rename': { params: z.object({ id: TerminalId, name: z.string().min(1).max(200) }).strict(), result: TerminalInfo },
+  /** Ends the process (if running) and removes the terminal. */
+  'terminal.close': { params: IdParams, result: Ok },
+  /**
+   * Start streaming `terminal.output` events for this terminal to the calling client. The result
+   * is a snapshot of the screen (serialized from the headless mirror) at byte offset `offset`;
+   * every output event that follows continues exactly from that offset.
+   */
+  'terminal.attach': {
+    params: IdParams,
+    result: z.object({
+      info: TerminalInfo,
+      snapshot: z.string(),
+      offset: z.number().int().min(0),
+      cols: Cols,
+      rows: Rows,
+    }),
+  },
+  'terminal.detach': { params: IdParams, result: Ok },
+  /** Acknowledge chars of output that the client has rendered (flow control). */
+  'terminal.ack': { params: z.object({ id: TerminalId, chars: z.number().int().min(0).max(1e9) }).strict(), result: Ok },
+  /** The person looked at the terminal: clear its attention badge. */
+  'terminal.markSeen': { params: IdParams, result: Ok },
+} as const;
+
+/** Events: name → payload schema. */
+export const hubEvents = {
+  'terminal.added': TerminalInfo,
+  'terminal.changed': TerminalInfo,
+  'terminal.removed': z.object({ id: TerminalId }),
+  /** Only sent to clients that attached to the terminal. `offset` is the byte offset after this chunk. */
+  'terminal.output': z.object({ id: TerminalId, data: z.string(), offset: z.number().int().min(0) }),
+  /** BEL, OSC 9 or OSC 777 notify: shown as a badge, and as a desktop notification when unfocused. */
+  'terminal.notification': z.object({ id: TerminalId, title: z.string(), body: z.string() }),
+  'settings.changed': Settings,
+  'layout.changed': Layout,
+} as const;
+
+export type HubMethod = keyof typeof hubMethods;
+export type HubEvent = keyof typeof hubEvents;
+export type MethodParams<M extends HubMethod> = z.input<(typeof hubMethods)[M]['params']>;
+export type ParsedParams<M extends HubMethod> = z.output<(typeof hubMethods)[M]['params']>;
+export type MethodResult<M extends HubMethod> = z.output<(typeof hubMethods)[M]['result']>;
+export type EventPayload<E extends HubEvent> = z.output<(typeof hubEvents)[E]>;
+
+export function isHubMethod(name: string): name is HubMethod {
+  return Object.hasOwn(hubMethods, name);
+}
