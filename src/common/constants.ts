@@ -38,4 +38,10 @@ export const AppConstants = {
   tokenCookieName: 'switchboard_token',
   /** Largest WebSocket message the browser-mode server accepts. */
   maxWebSocketMessageBytes: 2 * 1024 * 1024,
+  /**
+   * Browser mode pings each WebSocket this often and drops one that missed a pong: a client gone
+   * silently (a closed laptop behind an SSH tunnel) would otherwise hold its lossless attachments
+   * and, once 100 000 chars are unacknowledged, pause the PTY for everyone.
+   */
+  webSocketHeartbeatMs: 30_000,
 } as const;

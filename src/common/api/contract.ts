@@ -127,6 +127,8 @@ export const AppState = z.object({
   platform: z.string(),
   workspaceFolders: z.array(z.string()),
   dataDir: z.string(),
+  /** The user's home directory, so the UI can show paths as ~/… and expand a typed ~. Optional: added after v1 of the contract. */
+  homeDir: z.string().optional(),
   settings: Settings,
   layout: Layout.nullable(),
 });

@@ -1,0 +1,141 @@
+/**
+ * Electron main process: windows, IPC wiring and security settings only. All the work happens in
+ * the Hub, created here with host 'electron'. Usage: `npm start -- [DIR...]` (workspace folders,
+ * default: the current directory).
+ */
+import { app, BrowserWindow, dialog, ipcMain } from 'electron';
+import { statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import packageJson from '../package.json' with { type: 'json' };
+import { AppConstants } from '../src/common/constants.ts';
+import { Hub } from '../src/node/hub.ts';
+import { createLogger } from '../src/node/logger.ts';
+import { installAppSecurity } from './security.ts';
+import { IpcChannels, WindowBridge } from './windowBridge.ts';
+
+const logger = createLogger({ subsystem: 'main' });
+// Bundled to dist/main/main.cjs; the renderer and preload are built beside it.
+const rendererIndex = join(__dirname, '..', 'renderer', 'index.html');
+const rendererUrl = pathToFileURL(rendererIndex).href;
+const preloadPath = join(__dirname, '..', 'preload', 'preload.cjs');
+
+// Same data dir as the CLI computes (paths.ts): <appData>/Switchboard, whatever package.json's name.
+app.setName(AppConstants.appName);
+app.setPath('userData', join(app.getPath('appData'), AppConstants.appName));
+
+const bridges = new Map<number, WindowBridge>();
+let hub: Hub | undefined;
+let quitting: 'no' | 'waiting' | 'done' = 'no';
+
+function workspaceFoldersFromArgv(): string[] {
+  // argv is [app, ...] when packaged and [electron, <switches>, main.cjs or app dir, ...] in
+  // development (Playwright, for one, puts --inspect and --remote-debugging-port first).
+  const entry = app.isPackaged ? 0 : process.argv.findIndex((arg, index) => index > 0 && isAppEntry(arg));
+  const args = process.argv.slice(entry === -1 ? 2 : entry + 1).filter((arg) => !arg.startsWith('-'));
+  if (args.length === 0) return [process.cwd()];
+  return args.map((arg) => {
+    const absolute = resolve(arg);
+    let isDirectory = false;
+    try {
+      isDirectory = statSync(absolute).isDirectory();
+    } catch {
+      // reported below
+    }
+    if (!isDirectory) throw new Error(`not a directory: ${arg}`);
+    return absolute;
+  });
+}
+
+function isAppEntry(arg: string): boolean {
+  const absolute = resolve(arg);
+  return absolute === __filename || absolute === app.getAppPath();
+}
+
+function createWindow(activeHub: Hub): void {
+  const window = new BrowserWindow({
+    width: 1200,
+    height: 800,
+    title: AppConstants.appName,
+    show: false,
+    webPreferences: {
+      preload: preloadPath,
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInSubFrames: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      webviewTag: false,
+      spellcheck: false,
+    },
+  });
+  const contentsId = window.webContents.id;
+  const bridge = new WindowBridge({ window, hub: activeHub, rendererUrl, logger: logger.child('ipc') });
+  bridges.set(contentsId, bridge);
+  window.on('closed', () => bridges.delete(contentsId));
+  window.once('ready-to-show', () => window.show());
+  window.loadFile(rendererIndex).catch((error: unknown) => {
+    logger.error('cannot load the renderer; run npm run build', { rendererIndex, error });
+  });
+}
+
+ipcMain.handle(IpcChannels.call, (event, method: unknown, params: unknown) => {
+  // Check who is asking before looking at what they ask.
+  const bridge = bridges.get(event.sender.id);
+  if (!bridge || !bridge.isTrustedSender(event)) {
+    logger.warn('refused an IPC call from an unknown sender', { url: event.senderFrame?.url?.slice(0, 200) });
+    return { ok: false, error: { code: 'UNAUTHORIZED', message: 'this frame may not call the Switchboard API' } };
+  }
+  return bridge.handleCall(method, params);
+});
+
+async function startApp(): Promise<void> {
+  let workspaceFolders: string[];
+  try {
+    workspaceFolders = workspaceFoldersFromArgv();
+  } catch (error) {
+    process.stderr.write(`switchboard: ${(error as Error).message}\n`);
+    app.exit(2);
+    return;
+  }
+  const dataDir = process.env.SWITCHBOARD_HOME ? resolve(process.env.SWITCHBOARD_HOME) : app.getPath('userData');
+  // Shells source the integration scripts by path, so a packaged app keeps them unpacked (asarUnpack).
+  const shellIntegrationDir = app.isPackaged ? join(process.resourcesPath, 'app.asar.unpacked', 'assets', 'shell-integration') : undefined;
+  hub = new Hub({ dataDir, workspaceFolders, host: 'electron', logger, version: packageJson.version, ...(shellIntegrationDir ? { shellIntegrationDir } : {}) });
+  try {
+    await hub.start();
+  } catch (error) {
+    dialog.showErrorBox('Switchboard could not start', error instanceof Error ? error.message : String(error));
+    app.exit(1);
+    return;
+  }
+  installAppSecurity(logger.child('security'));
+  createWindow(hub);
+  app.on('activate', () => {
+    if (hub && BrowserWindow.getAllWindows().length === 0) createWindow(hub);
+  });
+}
+
+app.on('window-all-closed', () => {
+  if (process.platform !== 'darwin') app.quit();
+});
+
+app.on('will-quit', (event) => {
+  if (quitting === 'done' || !hub) return;
+  event.preventDefault();
+  if (quitting === 'waiting') return;
+  quitting = 'waiting';
+  const activeHub = hub;
+  for (const bridge of bridges.values()) bridge.dispose();
+  // shutdown() is bounded: terminals get SIGHUP (shells save history), then are killed.
+  void activeHub.shutdown().finally(() => {
+    quitting = 'done';
+    app.quit();
+  });
+});
+
+app.whenReady().then(startApp, (error: unknown) => {
+  logger.error('electron failed to start', { error });
+  app.exit(1);
+});

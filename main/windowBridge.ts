@@ -1,0 +1,84 @@
+/**
+ * Connects one BrowserWindow to the Hub. The window gets its own Hub connection; the connection
+ * is replaced whenever the page is reloaded or its renderer dies, so a reloaded page never
+ * inherits (and never has to acknowledge) the old page's terminal attachments.
+ */
+import type { BrowserWindow, IpcMainInvokeEvent } from 'electron';
+import type { CallOutcome } from '../src/common/api/wire.ts';
+import type { IDisposable } from '../src/common/lifecycle.ts';
+import type { HubConnection } from '../src/node/api/hubConnection.ts';
+import type { Hub } from '../src/node/hub.ts';
+import type { ILogger } from '../src/node/logger.ts';
+
+export const IpcChannels = { call: 'switchboard:call', event: 'switchboard:event' } as const;
+
+export class WindowBridge implements IDisposable {
+  readonly #window: BrowserWindow;
+  readonly #hub: Hub;
+  readonly #rendererUrl: string;
+  readonly #logger: ILogger;
+  #connection: HubConnection | undefined;
+  #disposed = false;
+
+  constructor(options: { window: BrowserWindow; hub: Hub; rendererUrl: string; logger: ILogger }) {
+    this.#window = options.window;
+    this.#hub = options.hub;
+    this.#rendererUrl = options.rendererUrl;
+    this.#logger = options.logger;
+    const contents = this.#window.webContents;
+    contents.on('did-start-navigation', (details) => {
+      if (details.isMainFrame && !details.isSameDocument) this.#renewConnection('navigation');
+    });
+    contents.on('render-process-gone', (_event, details) => this.#renewConnection(`renderer gone: ${details.reason}`));
+    this.#window.on('closed', () => this.dispose());
+  }
+
+  /** Whether an IPC message comes from our page in our window (not an iframe, not another window). */
+  isTrustedSender(event: IpcMainInvokeEvent): boolean {
+    if (this.#disposed || this.#window.isDestroyed()) return false;
+    const contents = this.#window.webContents;
+    if (event.sender !== contents) return false;
+    const frame = event.senderFrame;
+    if (!frame || frame !== contents.mainFrame) return false;
+    return stripHashAndQuery(frame.url) === this.#rendererUrl;
+  }
+
+  async handleCall(method: unknown, params: unknown): Promise<CallOutcome> {
+    if (typeof method !== 'string') return { ok: false, error: { code: 'UNKNOWN_METHOD', message: 'method must be a string' } };
+    return this.#ensureConnection().call(method, params);
+  }
+
+  #ensureConnection(): HubConnection {
+    if (!this.#connection || this.#connection.isDisposed) {
+      const contents = this.#window.webContents;
+      this.#connection = this.#hub.connect(
+        {
+          sendEvent: (event, payload) => {
+            if (!contents.isDestroyed()) contents.send(IpcChannels.event, event, payload);
+          },
+        },
+        { kind: 'person', name: 'you' },
+      );
+    }
+    return this.#connection;
+  }
+
+  #renewConnection(reason: string): void {
+    if (!this.#connection) return;
+    this.#logger.debug('dropping the window connection', { reason });
+    this.#connection.dispose();
+    this.#connection = undefined;
+  }
+
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#connection?.dispose();
+    this.#connection = undefined;
+  }
+}
+
+function stripHashAndQuery(url: string): string {
+  const cut = url.search(/[?#]/);
+  return cut === -1 ? url : url.slice(0, cut);
+}

@@ -1,0 +1,50 @@
+/**
+ * Bundles the Electron main process and the preload script with esbuild (`npm run build:electron`).
+ * The renderer is built separately by Vite into dist/renderer.
+ *   main/main.ts       → dist/main/main.cjs       (Node, CommonJS; native and heavy modules stay external)
+ *   preload/preload.ts → dist/preload/preload.cjs (sandboxed preload: one file, only `electron` required)
+ */
+import { build, type BuildOptions } from 'esbuild';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+const common: BuildOptions = {
+  absWorkingDir: root,
+  bundle: true,
+  format: 'cjs',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  target: 'node24',
+};
+
+export async function buildElectron(): Promise<void> {
+  await Promise.all([
+    build({
+      ...common,
+      entryPoints: ['main/main.ts'],
+      outfile: 'dist/main/main.cjs',
+      platform: 'node',
+      // node-pty is a native addon, @xterm/headless is loaded as-is; ws's optional accelerators
+      // are native too. All are resolved from node_modules at run time.
+      external: ['electron', 'node-pty', '@xterm/headless', 'bufferutil', 'utf-8-validate'],
+      // CommonJS has no import.meta; see main/importMetaShim.ts.
+      define: { 'import.meta.url': 'switchboardSourceUrl' },
+      inject: ['main/importMetaShim.ts'],
+    }),
+    build({
+      ...common,
+      entryPoints: ['preload/preload.ts'],
+      outfile: 'dist/preload/preload.cjs',
+      // A sandboxed preload cannot require Node modules; bundle everything but electron.
+      platform: 'browser',
+      target: 'chrome140',
+      external: ['electron'],
+    }),
+  ]);
+}
+
+if (import.meta.main) {
+  await buildElectron();
+  process.stdout.write('built dist/main/main.cjs and dist/preload/preload.cjs\n');
+}

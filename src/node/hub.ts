@@ -1,0 +1,173 @@
+/**
+ * The Hub does all of Switchboard's work and runs unchanged in Electron main, in browser mode and
+ * in tests. Hosts only construct it, `start()` it, `connect()` their clients and `shutdown()` or
+ * `dispose()` it. It never imports electron.
+ */
+import { homedir } from 'node:os';
+import type { AppState, EventPayload, HubEvent, Layout } from '../common/api/contract.ts';
+import { DisposableStore, type IDisposable } from '../common/lifecycle.ts';
+import type { ILogger } from './logger.ts';
+import { type CallContext, HubConnection, type HubEventSink, type HubMethodHandlers, type HubPeer } from './api/hubConnection.ts';
+import { controlSocketPath, ensurePrivateDir, settingsFilePath } from './paths.ts';
+import { SettingsStore } from './settings/settingsStore.ts';
+import { createTerminalMethods } from './api/terminalMethods.ts';
+import { PtyHost } from './pty/ptyHost.ts';
+
+export type HubHost = AppState['host'];
+
+export interface HubOptions {
+  /** `$SWITCHBOARD_HOME`, absolute. Created 0700 by `start()`. */
+  dataDir: string;
+  /** The window's workspace folders, absolute; new terminals start in the first one. */
+  workspaceFolders: string[];
+  host: HubHost;
+  logger: ILogger;
+  version?: string;
+  /** Environment to read overrides from (`SWITCHBOARD_SOCKET`); default: this process's. */
+  env?: NodeJS.ProcessEnv;
+  /** Where the shell integration scripts are (a packaged app has them outside app.asar). */
+  shellIntegrationDir?: string;
+}
+
+/** How long `shutdown()` lets terminals end gracefully (SIGHUP, so shells save history) before killing them. */
+const gracefulShutdownMs = 3_000;
+
+export class Hub implements IDisposable {
+  readonly dataDir: string;
+  readonly workspaceFolders: readonly string[];
+  readonly host: HubHost;
+  readonly version: string;
+  readonly controlSocketPath: string;
+  readonly #logger: ILogger;
+  readonly #store = new DisposableStore();
+  readonly #settings: SettingsStore;
+  readonly #ptyHost: PtyHost;
+  readonly #connections = new Set<HubConnection>();
+  readonly #handlers: HubMethodHandlers;
+  #layout: Layout | null = null;
+  #nextConnectionId = 1;
+  #state: 'new' | 'starting' | 'started' | 'disposed' = 'new';
+
+  constructor(options: HubOptions) {
+    if (options.workspaceFolders.length === 0) throw new Error('Hub needs at least one workspace folder');
+    this.dataDir = options.dataDir;
+    this.workspaceFolders = [...options.workspaceFolders];
+    this.host = options.host;
+    this.version = options.version ?? '0.0.0-dev';
+    this.#logger = options.logger;
+    this.controlSocketPath = controlSocketPath(this.dataDir, options.env ?? process.env);
+    this.#settings = this.#store.add(new SettingsStore({ filePath: settingsFilePath(this.dataDir), logger: this.#logger.child('settings') }));
+    this.#ptyHost = this.#store.add(
+      new PtyHost({
+        logger: this.#logger.child('pty'),
+        defaultCwd: this.workspaceFolders[0]!,
+        baseEnv: { SWITCHBOARD_SOCKET: this.controlSocketPath },
+        ...(options.shellIntegrationDir ? { shellIntegrationDir: options.shellIntegrationDir } : {}),
+      }),
+    );
+    this.#store.add(this.#ptyHost.onDidAddTerminal((info) => this.#broadcast('terminal.added', info)));
+    this.#store.add(this.#ptyHost.onDidChangeTerminal((info) => this.#broadcast('terminal.changed', info)));
+    this.#store.add(this.#ptyHost.onDidNotify((notification) => this.#broadcast('terminal.notification', notification)));
+    this.#store.add(
+      this.#ptyHost.onDidRemoveTerminal(({ id }) => {
+        // The terminal is gone: its attachments have nothing more to deliver.
+        for (const connection of this.#connections) connection.releaseAttachment(id);
+        this.#broadcast('terminal.removed', { id });
+      }),
+    );
+    this.#handlers = this.#createHandlers();
+  }
+
+  /** The PTYs, for in-process hosts and subsystems (control socket, history) built on the Hub. */
+  get ptyHost(): PtyHost {
+    return this.#ptyHost;
+  }
+
+  async start(): Promise<void> {
+    if (this.#state !== 'new') throw new Error(`Hub.start() called twice (state: ${this.#state})`);
+    this.#state = 'starting';
+    await ensurePrivateDir(this.dataDir);
+    await this.#settings.load();
+    this.#store.add(this.#settings.onDidChange((settings) => this.#broadcast('settings.changed', settings)));
+    if (this.#state !== 'starting') return; // disposed while starting
+    this.#state = 'started';
+    this.#logger.info('hub started', { host: this.host, dataDir: this.dataDir, workspaceFolders: this.workspaceFolders });
+  }
+
+  /** Open a client session. Events for this client go to `sink`; dispose the connection when the client leaves. */
+  connect(sink: HubEventSink, peer: HubPeer): HubConnection {
+    if (this.#state === 'disposed') throw new Error('Hub is disposed');
+    const connection = new HubConnection({
+      id: this.#nextConnectionId++,
+      peer,
+      sink,
+      handlers: this.#handlers,
+      logger: this.#logger.child('api'),
+    });
+    this.#connections.add(connection);
+    connection.onDidDispose(() => this.#connections.delete(connection));
+    return connection;
+  }
+
+  get connectionCount(): number {
+    return this.#connections.size;
+  }
+
+  /**
+   * Stop for good, politely: end every terminal with the kill escalation (bounded), then dispose.
+   * Hosts call this on quit; `dispose()` alone hard-kills at once.
+   */
+  async shutdown(): Promise<void> {
+    if (this.#state === 'disposed') return;
+    for (const connection of [...this.#connections]) connection.dispose();
+    let timer: NodeJS.Timeout | undefined;
+    const closed = this.#ptyHost.closeAll().catch((error: unknown) => this.#logger.warn('closing terminals failed; killing them', { error }));
+    await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, gracefulShutdownMs)))]);
+    clearTimeout(timer);
+    this.dispose();
+  }
+
+  /** Hard stop: kills every PTY process group at once, closes every connection, releases every resource. */
+  dispose(): void {
+    if (this.#state === 'disposed') return;
+    this.#state = 'disposed';
+    for (const connection of [...this.#connections]) connection.dispose();
+    this.#store.dispose();
+    this.#logger.info('hub disposed');
+  }
+
+  #broadcast<E extends HubEvent>(event: E, payload: EventPayload<E>, except?: HubConnection): void {
+    for (const connection of [...this.#connections]) {
+      if (connection !== except) connection.sendEvent(event, payload);
+    }
+  }
+
+  #createHandlers(): HubMethodHandlers {
+    return {
+      'app.getState': () => this.#appState(),
+      'settings.update': (patch) => this.#settings.update(patch),
+      'layout.set': (layout, context) => this.#setLayout(layout, context),
+      ...createTerminalMethods(this.#ptyHost),
+    };
+  }
+
+  #appState(): AppState {
+    return {
+      version: this.version,
+      host: this.host,
+      platform: process.platform,
+      workspaceFolders: [...this.workspaceFolders],
+      dataDir: this.dataDir,
+      homeDir: homedir(),
+      settings: this.#settings.current,
+      layout: this.#layout,
+    };
+  }
+
+  #setLayout(layout: Layout, context: CallContext): { ok: true } {
+    this.#layout = layout;
+    // The sender already has this layout; echoing it back would make its UI fight its own edits.
+    this.#broadcast('layout.changed', layout, context.connection);
+    return { ok: true };
+  }
+}

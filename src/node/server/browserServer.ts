@@ -1,0 +1,306 @@
+/**
+ * Browser mode: the built renderer over HTTP and the Hub's contract over a WebSocket at `/api`,
+ * for one user on this machine. Guarded by a random token (printed once, then kept in an HttpOnly
+ * cookie), a Host check on every request and an Origin check on the upgrade. See auth.ts for why.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { AppConstants } from '../../common/constants.ts';
+import type { IDisposable } from '../../common/lifecycle.ts';
+import type { Hub } from '../hub.ts';
+import type { ILogger } from '../logger.ts';
+import { describeError } from '../api/hubConnection.ts';
+import { createSessionToken, isAllowedHostHeader, isSameOrigin, readCookie, tokensEqual, type HostPolicy } from './auth.ts';
+import { resolveStaticFile, sendFile } from './staticFiles.ts';
+import { WebSocketBridge } from './webSocketBridge.ts';
+
+export const API_PATH = '/api';
+
+export interface BrowserServerOptions {
+  hub: Hub;
+  logger: ILogger;
+  /** Directory with the built renderer (index.html + assets). */
+  rendererDir: string;
+  host: string;
+  /** 0 picks a free port; `listen()` reports the real one. */
+  port: number;
+  /** Fixed token for tests; default: 32 random bytes. */
+  token?: string;
+  /** Ping interval for dead-client detection; default AppConstants.webSocketHeartbeatMs. */
+  heartbeatMs?: number;
+}
+
+export interface BrowserServerAddress {
+  host: string;
+  port: number;
+  token: string;
+  /** The URL to open once: it sets the cookie and redirects to `/`. */
+  url: string;
+}
+
+const unauthorizedText =
+  'Switchboard: not authorised.\nOpen the URL that `switchboard serve` printed (it carries the access token), or read it from serve.json in the data directory.\n';
+
+export class BrowserServer implements IDisposable {
+  readonly #hub: Hub;
+  readonly #logger: ILogger;
+  readonly #rendererDir: string;
+  readonly #requestedHost: string;
+  readonly #requestedPort: number;
+  readonly #token: string;
+  readonly #heartbeatMs: number;
+  #server: Server | undefined;
+  #webSockets: WebSocketServer | undefined;
+  readonly #bridges = new Set<WebSocketBridge>();
+  /** Sockets that answered the last ping (see AppConstants.webSocketHeartbeatMs). */
+  readonly #alive = new WeakSet<WebSocket>();
+  #heartbeat: NodeJS.Timeout | undefined;
+  #address: BrowserServerAddress | undefined;
+
+  constructor(options: BrowserServerOptions) {
+    this.#hub = options.hub;
+    this.#logger = options.logger;
+    this.#rendererDir = options.rendererDir;
+    this.#requestedHost = options.host;
+    this.#requestedPort = options.port;
+    this.#token = options.token ?? createSessionToken();
+    this.#heartbeatMs = options.heartbeatMs ?? AppConstants.webSocketHeartbeatMs;
+  }
+
+  get address(): BrowserServerAddress | undefined {
+    return this.#address;
+  }
+
+  get rendererBuilt(): boolean {
+    return existsSync(join(this.#rendererDir, 'index.html'));
+  }
+
+  async listen(): Promise<BrowserServerAddress> {
+    if (this.#server) throw new Error('BrowserServer.listen() called twice');
+    const server = createServer((req, res) => this.#onRequest(req, res));
+    this.#server = server;
+    this.#webSockets = new WebSocketServer({ noServer: true, maxPayload: AppConstants.maxWebSocketMessageBytes });
+    server.on('upgrade', (req, socket, head) => this.#onUpgrade(req, socket as Socket, head));
+    server.on('clientError', (error, socket) => {
+      this.#logger.debug('bad HTTP request', { error: describeError(error) });
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    });
+    await new Promise<void>((resolve, reject) => {
+      const onError = (error: Error) => reject(error);
+      server.once('error', onError);
+      server.listen(this.#requestedPort, this.#requestedHost, () => {
+        server.off('error', onError);
+        resolve();
+      });
+    });
+    server.on('error', (error) => this.#logger.error('http server error', { error: describeError(error) }));
+    this.#heartbeat = setInterval(() => this.#checkHeartbeats(), this.#heartbeatMs);
+    this.#heartbeat.unref();
+    const port = (server.address() as AddressInfo).port;
+    const urlHost = urlHostFor(this.#requestedHost);
+    this.#address = { host: this.#requestedHost, port, token: this.#token, url: `http://${urlHost}:${port}/?token=${this.#token}` };
+    return this.#address;
+  }
+
+  get #hostPolicy(): HostPolicy {
+    return { port: this.#address?.port ?? -1, bindHost: this.#requestedHost };
+  }
+
+  #isAuthorised(req: IncomingMessage): boolean {
+    const cookie = readCookie(req.headers.cookie, AppConstants.tokenCookieName);
+    if (tokensEqual(this.#token, cookie)) return true;
+    // Non-browser clients (CLI, tests) may present the token as a bearer header; pages cannot set it.
+    const authorization = req.headers.authorization;
+    return authorization !== undefined && authorization.startsWith('Bearer ') && tokensEqual(this.#token, authorization.slice(7));
+  }
+
+  #onRequest(req: IncomingMessage, res: ServerResponse): void {
+    this.#handleRequest(req, res).catch((error: unknown) => {
+      this.#logger.error('request failed', { url: req.url, error: describeError(error) });
+      if (!res.headersSent) sendText(res, 500, 'internal error\n');
+      else res.destroy();
+    });
+  }
+
+  async #handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    setCommonHeaders(res);
+    if (!isAllowedHostHeader(req.headers.host, this.#hostPolicy)) {
+      sendText(res, 403, 'Switchboard: forbidden host.\n');
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', 'GET, HEAD');
+      sendText(res, 405, 'method not allowed\n');
+      return;
+    }
+    const url = new URL(req.url ?? '/', 'http://switchboard.invalid');
+    const offered = url.searchParams.get('token');
+    if (offered !== null) {
+      if (!tokensEqual(this.#token, offered)) {
+        sendText(res, 401, unauthorizedText);
+        return;
+      }
+      // Trade the URL token for a cookie and drop it from the address bar and history.
+      url.searchParams.delete('token');
+      res.setHeader('Set-Cookie', `${AppConstants.tokenCookieName}=${this.#token}; HttpOnly; SameSite=Strict; Path=/`);
+      res.setHeader('Location', url.pathname + url.search);
+      res.setHeader('Cache-Control', 'no-store');
+      res.writeHead(302);
+      res.end();
+      return;
+    }
+    if (!this.#isAuthorised(req)) {
+      sendText(res, 401, unauthorizedText);
+      return;
+    }
+    if (url.pathname === API_PATH) {
+      sendText(res, 426, 'the API speaks WebSocket\n');
+      return;
+    }
+    if (!this.rendererBuilt) {
+      sendText(res, 503, 'Switchboard: the UI is not built (dist/renderer is missing). Run npm run build first.\n');
+      return;
+    }
+    const file = await resolveStaticFile(this.#rendererDir, url.pathname);
+    if (file.kind === 'bad-path') {
+      sendText(res, 400, 'bad path\n');
+      return;
+    }
+    if (file.kind === 'not-found') {
+      if (url.pathname === '/favicon.ico') {
+        // Browsers ask for it on their own; the page declares its icon, if any, itself.
+        res.writeHead(204);
+        res.end();
+        return;
+      }
+      sendText(res, 404, 'not found\n');
+      return;
+    }
+    if (file.path.endsWith('.html')) res.setHeader('Content-Security-Policy', contentSecurityPolicy(req.headers.host!));
+    res.setHeader('Cache-Control', 'no-cache');
+    sendFile(res, file, req.method === 'HEAD');
+  }
+
+  #onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+    socket.on('error', (error) => this.#logger.debug('upgrade socket error', { error: describeError(error) }));
+    const refusal = this.#upgradeRefusal(req);
+    if (refusal) {
+      this.#logger.warn('refused a websocket upgrade', { status: refusal.status, reason: refusal.reason, origin: req.headers.origin, host: req.headers.host });
+      rejectUpgrade(socket, refusal.status, refusal.reason);
+      return;
+    }
+    const webSockets = this.#webSockets;
+    if (!webSockets) {
+      rejectUpgrade(socket, 503, 'server is closing');
+      return;
+    }
+    webSockets.handleUpgrade(req, socket, head, (webSocket) => {
+      this.#alive.add(webSocket);
+      webSocket.on('pong', () => this.#alive.add(webSocket));
+      let bridge: WebSocketBridge;
+      try {
+        bridge = new WebSocketBridge({ socket: webSocket, hub: this.#hub, peer: { kind: 'person', name: 'browser' }, logger: this.#logger.child('ws') });
+      } catch (error) {
+        // The Hub is shutting down; tell the client instead of crashing the server.
+        this.#logger.warn('cannot open a Hub connection for a websocket', { error: describeError(error) });
+        webSocket.close(1011, 'hub unavailable');
+        return;
+      }
+      this.#bridges.add(bridge);
+      webSocket.on('close', () => this.#bridges.delete(bridge));
+    });
+  }
+
+  #checkHeartbeats(): void {
+    for (const client of this.#webSockets?.clients ?? []) {
+      if (!this.#alive.has(client)) {
+        this.#logger.info('dropping a websocket that stopped answering pings');
+        client.terminate();
+        continue;
+      }
+      this.#alive.delete(client);
+      client.ping();
+    }
+  }
+
+  #upgradeRefusal(req: IncomingMessage): { status: number; reason: string } | undefined {
+    const url = new URL(req.url ?? '/', 'http://switchboard.invalid');
+    if (url.pathname !== API_PATH) return { status: 404, reason: 'not found' };
+    if (!isAllowedHostHeader(req.headers.host, this.#hostPolicy)) return { status: 403, reason: 'forbidden host' };
+    if (!isSameOrigin(req.headers.origin, req.headers.host)) return { status: 403, reason: 'forbidden origin' };
+    if (!this.#isAuthorised(req)) return { status: 401, reason: 'unauthorized' };
+    return undefined;
+  }
+
+  /** Stop accepting, close every socket. The Hub is the caller's to dispose. */
+  async close(): Promise<void> {
+    const server = this.#server;
+    if (!server) return;
+    this.#server = undefined;
+    clearInterval(this.#heartbeat);
+    for (const bridge of [...this.#bridges]) bridge.dispose();
+    this.#bridges.clear();
+    const webSockets = this.#webSockets;
+    this.#webSockets = undefined;
+    if (webSockets) {
+      for (const client of webSockets.clients) client.terminate();
+      await new Promise<void>((resolve) => webSockets.close(() => resolve()));
+    }
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closed;
+  }
+
+  dispose(): void {
+    void this.close();
+  }
+}
+
+function urlHostFor(bindHost: string): string {
+  if (bindHost === '0.0.0.0' || bindHost === '::') return '127.0.0.1';
+  return bindHost.includes(':') && !bindHost.startsWith('[') ? `[${bindHost}]` : bindHost;
+}
+
+function contentSecurityPolicy(host: string): string {
+  return [
+    "default-src 'self'",
+    `connect-src 'self' ws://${host}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "script-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+function setCommonHeaders(res: ServerResponse): void {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('X-Frame-Options', 'DENY');
+  // The first URL carries the token; never let it leak through a Referer.
+  res.setHeader('Referrer-Policy', 'no-referrer');
+}
+
+function sendText(res: ServerResponse, status: number, text: string): void {
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('Content-Length', String(Buffer.byteLength(text)));
+  res.setHeader('Cache-Control', 'no-store');
+  res.writeHead(status);
+  res.end(text);
+}
+
+const statusText: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' };
+
+function rejectUpgrade(socket: Socket, status: number, reason: string): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = `${reason}\n`;
+  socket.end(
+    `HTTP/1.1 ${status} ${statusText[status] ?? 'Error'}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
