@@ -1,0 +1,113 @@
+import { useEffect, useState } from 'react';
+import type { AppState } from '../../src/common/api/contract.ts';
+import type { IHubClient } from '../../src/common/api/hubClient.ts';
+import { Sidebar } from '../features/sidebar/Sidebar.tsx';
+import { TerminalWorkspace } from '../features/terminals/TerminalWorkspace.tsx';
+import { NewTerminalDialog } from '../features/terminals/NewTerminalDialog.tsx';
+import { SettingsView } from '../features/settings/SettingsView.tsx';
+import { HistoryView } from '../features/history/HistoryView.tsx';
+import { ReviewView } from '../features/review/ReviewView.tsx';
+import { ShortcutsDialog } from '../features/shortcuts/ShortcutsDialog.tsx';
+import { ConnectionBanner } from './ConnectionBanner.tsx';
+import { ErrorToasts } from './ErrorToasts.tsx';
+import type { ErrorList } from './errorList.ts';
+import type { HubConnection } from './hubConnection.ts';
+import { commandForEvent } from './keybindings.ts';
+import { useObservable } from './observable.ts';
+import { installTestHook } from './testHook.ts';
+import { Workbench } from './workbench.ts';
+import { WorkbenchContext, useWorkbench } from './WorkbenchContext.tsx';
+
+export function App({ connection, errors }: { connection: HubConnection; errors: ErrorList }) {
+  const state = useObservable(connection.state);
+  const live = useObservable(connection.live);
+  return (
+    <div className="app">
+      <ConnectionBanner state={state} onRetry={() => connection.retryNow()} />
+      {live ? (
+        <WorkbenchHost
+          key={live.generation}
+          client={live.client}
+          appState={live.appState}
+          errors={errors}
+          connected={state.kind === 'connected'}
+        />
+      ) : (
+        <StartupScreen failed={state.kind === 'reconnecting' || state.kind === 'unauthorized'} />
+      )}
+      <ErrorToasts errors={errors} />
+    </div>
+  );
+}
+
+function StartupScreen({ failed }: { failed: boolean }) {
+  return (
+    <div className="startup" aria-busy={!failed}>
+      <div className="startup-logo" aria-hidden="true" />
+      <p>{failed ? 'Switchboard is not reachable.' : 'Connecting to Switchboard…'}</p>
+    </div>
+  );
+}
+
+/** One Workbench per connection: built here, started once mounted, disposed when replaced. */
+function WorkbenchHost({
+  client,
+  appState,
+  errors,
+  connected,
+}: {
+  client: IHubClient;
+  appState: AppState;
+  errors: ErrorList;
+  /** False while reconnecting: the last screens stay visible but take no input. */
+  connected: boolean;
+}) {
+  const [workbench] = useState(() => new Workbench(client, appState, errors));
+  useEffect(() => {
+    workbench.start().catch((error: unknown) => errors.report('Could not load the terminals', error));
+    const testHook = installTestHook(workbench);
+    const onKeyDown = (event: KeyboardEvent) => {
+      const command = commandForEvent(event);
+      if (!command) return;
+      // In text fields, copy and paste keep their native meaning.
+      const target = event.target as HTMLElement | null;
+      const inTextField = !!target && target.matches('input, textarea, [contenteditable="true"]') && !target.classList.contains('xterm-helper-textarea');
+      if (inTextField && (command === 'terminal.copy' || command === 'terminal.paste')) return;
+      event.preventDefault();
+      event.stopPropagation();
+      workbench.runCommand(command);
+    };
+    // Capture phase: the window sees shortcuts before xterm's textarea would type them.
+    window.addEventListener('keydown', onKeyDown, true);
+    return () => {
+      window.removeEventListener('keydown', onKeyDown, true);
+      testHook.dispose();
+      workbench.dispose();
+    };
+  }, [workbench, errors]);
+
+  return (
+    <WorkbenchContext.Provider value={workbench}>
+      <WorkbenchLayout connected={connected} />
+    </WorkbenchContext.Provider>
+  );
+}
+
+function WorkbenchLayout({ connected }: { connected: boolean }) {
+  const workbench = useWorkbench();
+  const view = useObservable(workbench.view);
+  const dialog = useObservable(workbench.dialog);
+  return (
+    <div className="shell" data-connection={connected ? 'live' : 'lost'} inert={!connected}>
+      <Sidebar />
+      <main className="main-area">
+        <TerminalWorkspace hidden={view !== 'terminals'} />
+        {view === 'settings' && <SettingsView />}
+        {view === 'history' && <HistoryView />}
+        {view === 'review' && <ReviewView />}
+      </main>
+      {dialog === 'newTerminal' && <NewTerminalDialog />}
+      {dialog === 'shortcuts' && <ShortcutsDialog />}
+    </div>
+  );
+}

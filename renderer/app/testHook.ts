@@ -1,0 +1,34 @@
+import { toDisposable, type IDisposable } from '../../src/common/lifecycle.ts';
+import type { Workbench } from './workbench.ts';
+
+/**
+ * A read-only window for end-to-end tests: the text of a pane's screen (from the xterm buffer,
+ * so it works with the WebGL and the DOM renderer alike) and whether the layout reached the Hub.
+ * It exposes nothing the user cannot already see and changes nothing.
+ */
+export interface SwitchboardTestHook {
+  /** The visible screen of the pane showing `terminalId`, or null when no pane shows it. */
+  readPane(terminalId: string): string | null;
+  /** Terminal ids with a live pane session. */
+  paneIds(): string[];
+  /** True when the latest layout change has been saved by the Hub. */
+  isLayoutSaved(): boolean;
+}
+
+declare global {
+  interface Window {
+    __switchboardTest?: SwitchboardTestHook;
+  }
+}
+
+export function installTestHook(workbench: Workbench): IDisposable {
+  const hook: SwitchboardTestHook = {
+    readPane: (terminalId) => workbench.sessions.get(terminalId)?.readScreen() ?? null,
+    paneIds: () => workbench.sessions.terminalIds,
+    isLayoutSaved: () => workbench.isLayoutSaved,
+  };
+  window.__switchboardTest = hook;
+  return toDisposable(() => {
+    if (window.__switchboardTest === hook) delete window.__switchboardTest;
+  });
+}

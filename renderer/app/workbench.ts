@@ -1,0 +1,520 @@
+/**
+ * The window's state and actions, outside React: the terminal list (kept in sync with Hub events),
+ * the tabs/splits layout (persisted to the Hub), settings, the pane sessions, and transient UI
+ * state (current view, dialogs, rename, search). One Workbench lives per Hub connection; React
+ * components read its observables and call its methods.
+ */
+import type { AppState, CreateTerminalParams, EventPayload, Layout, Settings, TerminalInfo } from '../../src/common/api/contract.ts';
+import type { IHubClient } from '../../src/common/api/hubClient.ts';
+import { Disposable, toDisposable } from '../../src/common/lifecycle.ts';
+import { TerminalConstants } from '../../src/common/constants.ts';
+import {
+  activeTab,
+  addTab,
+  allTerminalIds,
+  emptyLayout,
+  findTabOf,
+  focusTerminal,
+  moveTab,
+  pruneLayout,
+  removeTerminal,
+  replacePane,
+  sameLayout,
+  setActiveTab,
+  setSplitSizes,
+  splitPane,
+  terminalIdsOf,
+  type SplitDirection,
+} from '../features/terminals/layoutModel.ts';
+import { SessionRegistry } from '../features/terminals/sessionRegistry.ts';
+import { neighbourPane, type PaneDirection } from '../features/terminals/paneNavigation.ts';
+import { errorCode, type ErrorList } from './errorList.ts';
+import { commandForEvent, type CommandId } from './keybindings.ts';
+import { ObservableValue } from './observable.ts';
+import { ColorSchemeTracker } from './theme.ts';
+
+export type MainView = 'terminals' | 'history' | 'review' | 'settings';
+export type Dialog = 'newTerminal' | 'shortcuts' | null;
+
+/**
+ * Save the layout this long after the last change: a drag or a burst of splits becomes one
+ * write, and it is short enough that a reload right after a change still finds it saved.
+ */
+const layoutSaveDelayMs = 150;
+
+export class Workbench extends Disposable {
+  readonly client: IHubClient;
+  readonly appState: AppState;
+  readonly errors: ErrorList;
+
+  readonly terminals = this.register(new ObservableValue<ReadonlyMap<string, TerminalInfo>>(new Map()));
+  readonly layout = this.register(new ObservableValue<Layout>(emptyLayout));
+  readonly settings: ObservableValue<Settings>;
+  readonly colorScheme: ColorSchemeTracker;
+  readonly sessions: SessionRegistry;
+  /** False until the terminal list and the layout are loaded. */
+  readonly ready = this.register(new ObservableValue(false));
+
+  readonly view = this.register(new ObservableValue<MainView>('terminals'));
+  readonly dialog = this.register(new ObservableValue<Dialog>(null));
+  readonly renamingTerminalId = this.register(new ObservableValue<string | null>(null));
+  readonly searchTerminalId = this.register(new ObservableValue<string | null>(null));
+  /** Bumped to ask the focused pane to take keyboard focus (after a click elsewhere, a dialog…). */
+  readonly focusRequest = this.register(new ObservableValue(0));
+
+  /** Per tab, the pane that last had focus, so switching back returns to it. */
+  readonly #lastFocusedByTab = new Map<string, string>();
+  #layoutSaveTimer: ReturnType<typeof setTimeout> | undefined;
+  #layoutSaveInFlight: Promise<unknown> | undefined;
+  /** Layouts this window sent recently; their `layout.changed` echoes are not news. */
+  readonly #sentLayouts: string[] = [];
+  readonly #markSeenInFlight = new Set<string>();
+  #nextTabNumber = 1;
+
+  constructor(client: IHubClient, appState: AppState, errors: ErrorList) {
+    super();
+    this.client = client;
+    this.appState = appState;
+    this.errors = errors;
+    this.settings = this.register(new ObservableValue(appState.settings));
+    this.colorScheme = this.register(new ColorSchemeTracker(appState.settings.theme));
+    this.register(this.settings.onDidChange((settings) => this.colorScheme.setPreference(settings.theme)));
+    this.sessions = this.register(
+      new SessionRegistry({
+        client,
+        settings: this.settings,
+        colorScheme: this.colorScheme.scheme,
+        terminals: this.terminals,
+        isAppShortcut: (event) => commandForEvent(event) !== undefined,
+        reportError: (title, error) => this.errors.report(title, error),
+        onDidFocusTerminal: (terminalId) => this.#noteFocus(terminalId),
+      }),
+    );
+    this.register(toDisposable(() => clearTimeout(this.#layoutSaveTimer)));
+  }
+
+  async start(): Promise<void> {
+    this.sessions.start();
+    const { client } = this;
+
+    // Events that arrive while the list is loading are applied after it, in order.
+    let queue: (() => void)[] | undefined = [];
+    const apply = (change: () => void) => (queue ? queue.push(change) : change());
+    this.register(client.on('terminal.added', (info) => apply(() => this.#upsertTerminal(info))));
+    this.register(client.on('terminal.changed', (info) => apply(() => this.#upsertTerminal(info))));
+    this.register(client.on('terminal.removed', ({ id }) => apply(() => this.#removeTerminal(id))));
+    this.register(client.on('terminal.notification', (notification) => this.#showNotification(notification)));
+    this.register(client.on('settings.changed', (settings) => this.settings.set(settings)));
+    this.register(client.on('layout.changed', (layout) => this.#adoptRemoteLayout(layout)));
+
+    const list = await client.call('terminal.list', {});
+    if (this.store.isDisposed) return;
+    this.terminals.set(new Map(list.map((info) => [info.id, info])));
+    const queued = queue;
+    queue = undefined;
+    queued.forEach((change) => change());
+
+    const saved = this.appState.layout;
+    const restored = pruneLayout(saved ?? emptyLayout, (id) => this.terminals.value.has(id));
+    this.#setLayout(restored, { persist: !sameLayout(restored, saved) });
+    this.ready.set(true);
+    // A first start, or a saved layout whose terminals all ended with the server: start one. A
+    // layout the user emptied on purpose stays empty.
+    if (restored.tabs.length === 0 && (saved === null || saved.tabs.length > 0)) await this.newTerminal();
+
+    this.#watchWindow();
+    this.requestPaneFocus();
+  }
+
+  // ---- terminals ------------------------------------------------------------------------------
+
+  /** Starts a terminal in a new tab, or beside/below a pane when `split` is given. */
+  async newTerminal(options: { cwd?: string; split?: { targetId: string; direction: SplitDirection } } = {}): Promise<void> {
+    const params: CreateTerminalParams = {};
+    if (options.cwd) params.cwd = options.cwd;
+    const size = this.#estimateNewPaneSize(options.split);
+    if (size) Object.assign(params, size);
+    let info: TerminalInfo;
+    try {
+      info = await this.client.call('terminal.create', params);
+    } catch (error) {
+      this.errors.report('Could not start a terminal', error);
+      return;
+    }
+    if (this.store.isDisposed) return;
+    this.#upsertTerminal(info);
+    const layout = this.layout.value;
+    const split = options.split;
+    if (split && findTabOf(layout, split.targetId)) {
+      this.#setLayout(splitPane(layout, split.targetId, info.id, split.direction));
+    } else {
+      this.#setLayout(addTab(layout, this.#newTabId(), info.id));
+    }
+    this.view.set('terminals');
+    this.requestPaneFocus();
+  }
+
+  async splitFocused(direction: SplitDirection): Promise<void> {
+    const targetId = this.focusedTerminalId;
+    if (!targetId) return this.newTerminal();
+    const target = this.terminals.value.get(targetId);
+    await this.newTerminal({ cwd: target?.cwd, split: { targetId, direction } });
+  }
+
+  /** Ends the terminal's process and removes it (its pane goes at once). */
+  closeTerminal(terminalId: string | null = this.focusedTerminalId): void {
+    if (!terminalId) return;
+    this.#setLayout(removeTerminal(this.layout.value, terminalId));
+    this.client.call('terminal.close', { id: terminalId }).catch((error: unknown) => {
+      if (errorCode(error) === 'NOT_FOUND') return; // already gone
+      this.errors.report('Could not close the terminal', error);
+    });
+    this.requestPaneFocus();
+  }
+
+  closeTab(tabId: string): void {
+    const tab = this.layout.value.tabs.find((candidate) => candidate.id === tabId);
+    if (!tab) return;
+    for (const terminalId of terminalIdsOf(tab.root)) this.closeTerminal(terminalId);
+  }
+
+  /**
+   * Starts a replacement for an exited terminal in the same pane: same folder and name, and the
+   * same program when it was not a plain shell (a shell's arguments may hold the Hub's own
+   * shell-integration flags, so shells restart as the default shell).
+   */
+  async restartTerminal(terminalId: string): Promise<void> {
+    const previous = this.terminals.value.get(terminalId);
+    if (!previous) return;
+    const params: CreateTerminalParams = { cwd: previous.cwd, name: previous.name };
+    if (!previous.shellIntegration) {
+      params.file = previous.file;
+      params.args = previous.args;
+    }
+    const session = this.sessions.get(terminalId);
+    if (session) Object.assign(params, { cols: session.terminal.cols, rows: session.terminal.rows });
+    let info: TerminalInfo;
+    try {
+      info = await this.client.call('terminal.create', params);
+    } catch (error) {
+      this.errors.report('Could not restart the terminal', error);
+      return;
+    }
+    if (this.store.isDisposed) return;
+    this.#upsertTerminal(info);
+    const layout = this.layout.value;
+    this.#setLayout(findTabOf(layout, terminalId) ? replacePane(layout, terminalId, info.id) : addTab(layout, this.#newTabId(), info.id));
+    this.closeTerminal(terminalId);
+    this.requestPaneFocus();
+  }
+
+  async renameTerminal(terminalId: string, name: string): Promise<void> {
+    const trimmed = name.trim();
+    const current = this.terminals.value.get(terminalId);
+    if (!trimmed || !current || trimmed === current.name) return;
+    try {
+      this.#upsertTerminal(await this.client.call('terminal.rename', { id: terminalId, name: trimmed.slice(0, 200) }));
+    } catch (error) {
+      this.errors.report('Could not rename the terminal', error);
+    }
+  }
+
+  /** Shows a terminal: switches to its tab, or opens it in a new tab if no pane shows it. */
+  revealTerminal(terminalId: string): void {
+    if (!this.terminals.value.has(terminalId)) return;
+    const layout = this.layout.value;
+    this.#setLayout(findTabOf(layout, terminalId) ? focusTerminal(layout, terminalId) : addTab(layout, this.#newTabId(), terminalId));
+    this.view.set('terminals');
+    this.requestPaneFocus();
+  }
+
+  // ---- layout ---------------------------------------------------------------------------------
+
+  get focusedTerminalId(): string | null {
+    const layout = this.layout.value;
+    const tab = activeTab(layout);
+    const focused = layout.focusedTerminalId;
+    if (tab && focused && terminalIdsOf(tab.root).includes(focused)) return focused;
+    return tab ? (terminalIdsOf(tab.root)[0] ?? null) : null;
+  }
+
+  focusPane(terminalId: string): void {
+    this.#setLayout(focusTerminal(this.layout.value, terminalId));
+    this.requestPaneFocus();
+  }
+
+  selectTab(tabId: string): void {
+    this.#setLayout(setActiveTab(this.layout.value, tabId, this.#lastFocusedByTab.get(tabId)));
+    this.view.set('terminals');
+    this.requestPaneFocus();
+  }
+
+  cycleTab(step: 1 | -1): void {
+    const { tabs, activeTabId } = this.layout.value;
+    if (tabs.length < 2) return;
+    const index = tabs.findIndex((tab) => tab.id === activeTabId);
+    const next = tabs[(index + step + tabs.length) % tabs.length];
+    if (next) this.selectTab(next.id);
+  }
+
+  moveFocus(direction: PaneDirection): void {
+    const from = this.focusedTerminalId;
+    if (!from) return;
+    const to = neighbourPane(from, direction);
+    if (to) this.focusPane(to);
+  }
+
+  moveTab(tabId: string, toIndex: number): void {
+    this.#setLayout(moveTab(this.layout.value, tabId, toIndex));
+  }
+
+  setSplitSizes(tabId: string, path: readonly number[], sizes: readonly number[]): void {
+    this.#setLayout(setSplitSizes(this.layout.value, tabId, path, sizes));
+  }
+
+  requestPaneFocus(): void {
+    this.focusRequest.update((count) => count + 1);
+  }
+
+  /** True once the latest layout change has reached the Hub. */
+  get isLayoutSaved(): boolean {
+    return this.#layoutSaveTimer === undefined && this.#layoutSaveInFlight === undefined;
+  }
+
+  // ---- settings -------------------------------------------------------------------------------
+
+  async updateSettings(change: Partial<Settings>): Promise<void> {
+    const previous = this.settings.value;
+    this.settings.set({ ...previous, ...change });
+    try {
+      this.settings.set(await this.client.call('settings.update', change));
+    } catch (error) {
+      this.settings.set(previous);
+      this.errors.report('Could not save the setting', error);
+    }
+  }
+
+  // ---- commands -------------------------------------------------------------------------------
+
+  runCommand(command: CommandId): void {
+    const focused = this.focusedTerminalId;
+    switch (command) {
+      case 'terminal.new':
+        void this.newTerminal();
+        return;
+      case 'terminal.newInFolder':
+        this.dialog.set('newTerminal');
+        return;
+      case 'terminal.splitRight':
+        void this.splitFocused('right');
+        return;
+      case 'terminal.splitDown':
+        void this.splitFocused('down');
+        return;
+      case 'terminal.close':
+        this.closeTerminal();
+        return;
+      case 'terminal.rename':
+        if (focused) this.renamingTerminalId.set(focused);
+        return;
+      case 'terminal.find':
+        if (focused) {
+          this.view.set('terminals');
+          this.searchTerminalId.set(focused);
+        }
+        return;
+      case 'terminal.copy':
+        if (focused) this.sessions.get(focused)?.copySelection();
+        return;
+      case 'terminal.paste':
+        if (focused) void this.sessions.get(focused)?.pasteFromClipboard();
+        return;
+      case 'tab.next':
+        this.cycleTab(1);
+        return;
+      case 'tab.previous':
+        this.cycleTab(-1);
+        return;
+      case 'pane.focusLeft':
+        this.moveFocus('left');
+        return;
+      case 'pane.focusRight':
+        this.moveFocus('right');
+        return;
+      case 'pane.focusUp':
+        this.moveFocus('up');
+        return;
+      case 'pane.focusDown':
+        this.moveFocus('down');
+        return;
+      case 'sidebar.focus':
+        focusTerminalList();
+        return;
+      case 'view.settings':
+        this.view.set(this.view.value === 'settings' ? 'terminals' : 'settings');
+        if (this.view.value === 'terminals') this.requestPaneFocus();
+        return;
+      case 'view.shortcuts':
+        this.dialog.set(this.dialog.value === 'shortcuts' ? null : 'shortcuts');
+        return;
+    }
+  }
+
+  showView(view: MainView): void {
+    this.view.set(view);
+    if (view === 'terminals') this.requestPaneFocus();
+  }
+
+  closeDialog(): void {
+    this.dialog.set(null);
+    this.requestPaneFocus();
+  }
+
+  // ---- internals ------------------------------------------------------------------------------
+
+  #setLayout(layout: Layout, { persist = true }: { persist?: boolean } = {}): void {
+    if (layout === this.layout.value) return;
+    this.layout.set(layout);
+    const tab = activeTab(layout);
+    if (tab && layout.focusedTerminalId) this.#lastFocusedByTab.set(tab.id, layout.focusedTerminalId);
+    this.sessions.retainOnly(new Set(allTerminalIds(layout)));
+    if (persist) this.#scheduleLayoutSave();
+    this.#clearVisibleAttention();
+  }
+
+  #scheduleLayoutSave(): void {
+    clearTimeout(this.#layoutSaveTimer);
+    this.#layoutSaveTimer = setTimeout(() => this.#saveLayout(), layoutSaveDelayMs);
+  }
+
+  #saveLayout(): void {
+    clearTimeout(this.#layoutSaveTimer);
+    this.#layoutSaveTimer = undefined;
+    const layout = this.layout.value;
+    this.#sentLayouts.push(JSON.stringify(layout));
+    if (this.#sentLayouts.length > 8) this.#sentLayouts.shift();
+    const saving = this.client
+      .call('layout.set', layout)
+      .catch((error: unknown) => this.errors.report('Could not save the window layout', error))
+      .finally(() => {
+        if (this.#layoutSaveInFlight === saving) this.#layoutSaveInFlight = undefined;
+      });
+    this.#layoutSaveInFlight = saving;
+  }
+
+  /**
+   * Another window (or an agent) changed the stored layout: take its tabs and splits, but keep
+   * this window's own active tab and focus when they still exist.
+   */
+  #adoptRemoteLayout(layout: Layout): void {
+    const json = JSON.stringify(layout);
+    if (this.#sentLayouts.includes(json) || this.#layoutSaveTimer !== undefined) return;
+    const current = this.layout.value;
+    const merged = pruneLayout(
+      { ...layout, activeTabId: current.activeTabId ?? layout.activeTabId, focusedTerminalId: current.focusedTerminalId ?? layout.focusedTerminalId },
+      (id) => this.terminals.value.has(id),
+    );
+    if (!sameLayout(merged, current)) this.#setLayout(merged, { persist: false });
+  }
+
+  #upsertTerminal(info: TerminalInfo): void {
+    const next = new Map(this.terminals.value);
+    next.set(info.id, info);
+    this.terminals.set(next);
+    if (info.needsAttention) this.#clearVisibleAttention();
+  }
+
+  #removeTerminal(terminalId: string): void {
+    if (!this.terminals.value.has(terminalId)) return;
+    const next = new Map(this.terminals.value);
+    next.delete(terminalId);
+    this.terminals.set(next);
+    if (this.renamingTerminalId.value === terminalId) this.renamingTerminalId.set(null);
+    if (this.searchTerminalId.value === terminalId) this.searchTerminalId.set(null);
+    this.#setLayout(removeTerminal(this.layout.value, terminalId));
+  }
+
+  #noteFocus(terminalId: string): void {
+    this.#setLayout(focusTerminal(this.layout.value, terminalId));
+  }
+
+  #newTabId(): string {
+    return `tab-${Date.now().toString(36)}-${(this.#nextTabNumber++).toString(36)}`;
+  }
+
+  /** A size close to what the new pane will get, so the shell's first prompt fits at once. */
+  #estimateNewPaneSize(split?: { targetId: string; direction: SplitDirection }): { cols: number; rows: number } | undefined {
+    const reference = this.sessions.get(split?.targetId ?? this.focusedTerminalId ?? '');
+    if (!reference) return undefined;
+    let { cols, rows } = reference.terminal;
+    if (split?.direction === 'right') cols = Math.floor((cols - 1) / 2);
+    if (split?.direction === 'down') rows = Math.floor((rows - 1) / 2);
+    if (cols < TerminalConstants.minCols || rows < TerminalConstants.minRows) return undefined;
+    return { cols: Math.min(cols, TerminalConstants.maxCols), rows: Math.min(rows, TerminalConstants.maxRows) };
+  }
+
+  /** Panes of the active tab are in view: their attention badges are read. */
+  #clearVisibleAttention(): void {
+    if (typeof document === 'undefined' || !document.hasFocus() || document.visibilityState !== 'visible') return;
+    if (this.view.value !== 'terminals') return;
+    const tab = activeTab(this.layout.value);
+    if (!tab) return;
+    for (const terminalId of terminalIdsOf(tab.root)) {
+      if (!this.terminals.value.get(terminalId)?.needsAttention || this.#markSeenInFlight.has(terminalId)) continue;
+      this.#markSeenInFlight.add(terminalId);
+      this.client
+        .call('terminal.markSeen', { id: terminalId })
+        .catch((error: unknown) => {
+          if (errorCode(error) !== 'NOT_FOUND') this.errors.report('Could not clear the attention badge', error);
+        })
+        .finally(() => this.#markSeenInFlight.delete(terminalId));
+    }
+  }
+
+  #showNotification(notification: EventPayload<'terminal.notification'>): void {
+    // In view, the badge (cleared at once) is enough; a desktop notification is for when the user is away.
+    if (document.hasFocus() || typeof Notification === 'undefined') return;
+    const name = this.terminals.value.get(notification.id)?.name ?? 'Terminal';
+    const show = () => {
+      const shown = new Notification(notification.title || name, { body: notification.body || `${name} needs attention`, tag: notification.id });
+      shown.onclick = () => {
+        window.focus();
+        this.revealTerminal(notification.id);
+        shown.close();
+      };
+    };
+    if (Notification.permission === 'granted') show();
+    else if (Notification.permission === 'default') {
+      Notification.requestPermission().then(
+        (permission) => permission === 'granted' && show(),
+        (error: unknown) => console.warn('[switchboard] notification permission request failed:', error),
+      );
+    }
+  }
+
+  #watchWindow(): void {
+    const onAttentionChance = () => this.#clearVisibleAttention();
+    window.addEventListener('focus', onAttentionChance);
+    document.addEventListener('visibilitychange', onAttentionChance);
+    this.register(this.view.onDidChange(onAttentionChance));
+    // A reload right after a layout change must not lose it.
+    const onUnload = () => {
+      if (this.#layoutSaveTimer !== undefined) this.#saveLayout();
+    };
+    window.addEventListener('pagehide', onUnload);
+    this.register(
+      toDisposable(() => {
+        window.removeEventListener('focus', onAttentionChance);
+        document.removeEventListener('visibilitychange', onAttentionChance);
+        window.removeEventListener('pagehide', onUnload);
+      }),
+    );
+  }
+}
+
+function focusTerminalList(): void {
+  const target =
+    document.querySelector<HTMLElement>('[data-terminal-list] [aria-current="true"]') ??
+    document.querySelector<HTMLElement>('[data-terminal-list] button');
+  target?.focus();
+}

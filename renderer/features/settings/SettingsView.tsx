@@ -1,0 +1,220 @@
+import { useEffect, useState } from 'react';
+import { Settings, defaultSettings } from '../../../src/common/api/contract.ts';
+import { useObservable } from '../../app/observable.ts';
+import { useWorkbench } from '../../app/WorkbenchContext.tsx';
+import { ViewPage } from '../../app/ViewPage.tsx';
+import { ShortcutsList } from '../shortcuts/ShortcutsList.tsx';
+
+const themeChoices: { value: Settings['theme']; label: string }[] = [
+  { value: 'system', label: 'System' },
+  { value: 'dark', label: 'Dark' },
+  { value: 'light', label: 'Light' },
+];
+
+/** Settings are saved by the Hub (in the data dir) as soon as they change. */
+export function SettingsView() {
+  const workbench = useWorkbench();
+  const settings = useObservable(workbench.settings);
+  const { appState } = workbench;
+
+  return (
+    <ViewPage label="Settings" title="Settings" description="Saved automatically and shared by every Switchboard window.">
+      <div className="settings-grid">
+        <section className="settings-section" aria-labelledby="settings-appearance">
+          <h2 id="settings-appearance">Appearance</h2>
+          <div className="setting-row">
+            <div className="setting-text">
+              <span className="setting-name" id="setting-theme">
+                Theme
+              </span>
+              <span className="setting-help">System follows your desktop's light or dark preference.</span>
+            </div>
+            <div className="segmented" role="radiogroup" aria-labelledby="setting-theme">
+              {themeChoices.map((choice) => (
+                <button
+                  key={choice.value}
+                  type="button"
+                  role="radio"
+                  aria-checked={settings.theme === choice.value}
+                  className="segment"
+                  onClick={() => void workbench.updateSettings({ theme: choice.value })}
+                >
+                  {choice.label}
+                </button>
+              ))}
+            </div>
+          </div>
+          <NumberSetting
+            label="Font size"
+            help="Terminal text size in pixels."
+            value={settings.fontSize}
+            schema={Settings.shape.fontSize}
+            onCommit={(fontSize) => void workbench.updateSettings({ fontSize })}
+          />
+          <TextSetting
+            label="Font family"
+            help="A CSS font list; the first installed font is used."
+            value={settings.fontFamily}
+            placeholder={defaultSettings.fontFamily}
+            onCommit={(fontFamily) => void workbench.updateSettings({ fontFamily: fontFamily || defaultSettings.fontFamily })}
+          />
+        </section>
+
+        <section className="settings-section" aria-labelledby="settings-terminal">
+          <h2 id="settings-terminal">Terminal</h2>
+          <NumberSetting
+            label="Scrollback"
+            help="Lines kept above the screen in each pane."
+            value={settings.scrollback}
+            schema={Settings.shape.scrollback}
+            step={1000}
+            onCommit={(scrollback) => void workbench.updateSettings({ scrollback })}
+          />
+          <div className="setting-row">
+            <div className="setting-text">
+              <label className="setting-name" htmlFor="setting-copy-on-select">
+                Copy on select
+              </label>
+              <span className="setting-help">Selected text goes to the clipboard at once. Paste with Ctrl+Shift+V.</span>
+            </div>
+            <input
+              id="setting-copy-on-select"
+              type="checkbox"
+              className="switch"
+              checked={settings.copyOnSelect}
+              onChange={(event) => void workbench.updateSettings({ copyOnSelect: event.target.checked })}
+            />
+          </div>
+        </section>
+
+        <section className="settings-section" aria-labelledby="settings-shortcuts">
+          <h2 id="settings-shortcuts">Keyboard shortcuts</h2>
+          <ShortcutsList />
+        </section>
+
+        <section className="settings-section" aria-labelledby="settings-about">
+          <h2 id="settings-about">About</h2>
+          <dl className="about-list">
+            <dt>Version</dt>
+            <dd>{appState.version}</dd>
+            <dt>Running as</dt>
+            <dd>{appState.host === 'browser' ? 'Browser mode (switchboard serve)' : appState.host === 'electron' ? 'Desktop app' : appState.host}</dd>
+            <dt>Data folder</dt>
+            <dd>
+              <code>{appState.dataDir}</code>
+            </dd>
+            <dt>Workspace</dt>
+            <dd>
+              {appState.workspaceFolders.length === 0
+                ? 'none'
+                : appState.workspaceFolders.map((folder) => (
+                    <code key={folder} className="about-path">
+                      {folder}
+                    </code>
+                  ))}
+            </dd>
+          </dl>
+        </section>
+      </div>
+    </ViewPage>
+  );
+}
+
+interface NumberSchema {
+  safeParse(value: unknown): { success: boolean };
+}
+
+/** A number field that saves on Enter or blur, and only values the Hub's schema accepts. */
+function NumberSetting({
+  label,
+  help,
+  value,
+  schema,
+  step = 1,
+  onCommit,
+}: {
+  label: string;
+  help: string;
+  value: number;
+  schema: NumberSchema;
+  step?: number;
+  onCommit(value: number): void;
+}) {
+  const [draft, setDraft] = useState(String(value));
+  useEffect(() => setDraft(String(value)), [value]);
+  const parsed = Number(draft);
+  const valid = draft.trim() !== '' && schema.safeParse(parsed).success;
+  const id = `setting-${label.toLowerCase().replace(/\s+/g, '-')}`;
+  const commit = () => {
+    if (valid && parsed !== value) onCommit(parsed);
+    else if (!valid) setDraft(String(value));
+  };
+  return (
+    <div className="setting-row">
+      <div className="setting-text">
+        <label className="setting-name" htmlFor={id}>
+          {label}
+        </label>
+        <span className="setting-help">{help}</span>
+      </div>
+      <input
+        id={id}
+        type="number"
+        className="number-input"
+        inputMode="numeric"
+        step={step}
+        value={draft}
+        aria-invalid={!valid || undefined}
+        onChange={(event) => setDraft(event.target.value)}
+        onBlur={commit}
+        onKeyDown={(event) => {
+          if (event.key === 'Enter') commit();
+        }}
+      />
+    </div>
+  );
+}
+
+function TextSetting({
+  label,
+  help,
+  value,
+  placeholder,
+  onCommit,
+}: {
+  label: string;
+  help: string;
+  value: string;
+  placeholder: string;
+  onCommit(value: string): void;
+}) {
+  const [draft, setDraft] = useState(value);
+  useEffect(() => setDraft(value), [value]);
+  const id = `setting-${label.toLowerCase().replace(/\s+/g, '-')}`;
+  const commit = () => {
+    if (draft.trim() !== value) onCommit(draft.trim());
+  };
+  return (
+    <div className="setting-row setting-row-wide">
+      <div className="setting-text">
+        <label className="setting-name" htmlFor={id}>
+          {label}
+        </label>
+        <span className="setting-help">{help}</span>
+      </div>
+      <input
+        id={id}
+        type="text"
+        className="text-input"
+        spellCheck={false}
+        value={draft}
+        placeholder={placeholder}
+        onChange={(event) => setDraft(event.target.value)}
+        onBlur={commit}
+        onKeyDown={(event) => {
+          if (event.key === 'Enter') commit();
+        }}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,80 @@
+import type { ReactNode } from 'react';
+import { useObservable } from '../../app/observable.ts';
+import { useWorkbench } from '../../app/WorkbenchContext.tsx';
+import { tooltipFor } from '../../app/keybindings.ts';
+import { HistoryIcon, KeyboardIcon, LogoIcon, ReviewIcon, SettingsIcon, TerminalIcon } from '../../app/icons.tsx';
+import type { MainView } from '../../app/workbench.ts';
+import { allTerminalIds } from '../terminals/layoutModel.ts';
+import { TerminalListItem } from './TerminalListItem.tsx';
+
+/** Navigation and the list of every terminal the Hub runs, including ones no pane shows. */
+export function Sidebar() {
+  const workbench = useWorkbench();
+  const terminals = useObservable(workbench.terminals);
+  const layout = useObservable(workbench.layout);
+  const view = useObservable(workbench.view);
+  const shown = new Set(allTerminalIds(layout));
+  const sorted = [...terminals.values()].sort((a, b) => a.createdAt - b.createdAt);
+  const running = sorted.filter((info) => info.state === 'running').length;
+
+  const navButton = (target: MainView, label: string, icon: ReactNode, title?: string) => (
+    <button
+      type="button"
+      className="nav-button"
+      aria-current={view === target ? 'page' : undefined}
+      title={title}
+      onClick={() => workbench.showView(view === target && target !== 'terminals' ? 'terminals' : target)}
+    >
+      {icon}
+      <span>{label}</span>
+    </button>
+  );
+
+  return (
+    <nav className="sidebar" aria-label="Sidebar">
+      <div className="sidebar-brand">
+        <LogoIcon />
+        <span className="brand-name">Switchboard</span>
+        {workbench.appState.host === 'browser' && <span className="host-tag" title="Running in browser mode">browser</span>}
+      </div>
+
+      <div className="nav-group">
+        {navButton('terminals', 'Terminals', <TerminalIcon />)}
+        {navButton('history', 'History', <HistoryIcon />)}
+        {navButton('review', 'Review', <ReviewIcon />)}
+      </div>
+
+      <div className="section-header">
+        <span>Terminals</span>
+        <span className="section-count" title={`${running} running, ${sorted.length - running} exited`}>
+          {running}
+          {sorted.length > running ? ` / ${sorted.length}` : ''}
+        </span>
+      </div>
+      <ul className="terminal-list" data-terminal-list aria-label="All terminals">
+        {sorted.map((info) => (
+          <TerminalListItem
+            key={info.id}
+            info={info}
+            shown={shown.has(info.id)}
+            current={layout.focusedTerminalId === info.id && view === 'terminals'}
+          />
+        ))}
+        {sorted.length === 0 && <li className="terminal-list-empty">No terminals yet.</li>}
+      </ul>
+
+      <div className="sidebar-footer">
+        <button
+          type="button"
+          className="nav-button"
+          onClick={() => workbench.dialog.set('shortcuts')}
+          title={tooltipFor('view.shortcuts')}
+        >
+          <KeyboardIcon />
+          <span>Shortcuts</span>
+        </button>
+        {navButton('settings', 'Settings', <SettingsIcon />, tooltipFor('view.settings'))}
+      </div>
+    </nav>
+  );
+}

@@ -1,0 +1,131 @@
+import { useEffect, useRef } from 'react';
+import type { TerminalInfo } from '../../../src/common/api/contract.ts';
+import { useObservable } from '../../app/observable.ts';
+import { useWorkbench } from '../../app/WorkbenchContext.tsx';
+import { CloseIcon } from '../../app/icons.tsx';
+import { compactPath, shortenPath } from '../../app/paths.ts';
+import { StatusDot, statusText } from './StatusDot.tsx';
+
+/** One terminal in the sidebar: click shows it, double-click or F2 renames it. */
+export function TerminalListItem({ info, shown, current }: { info: TerminalInfo; shown: boolean; current: boolean }) {
+  const workbench = useWorkbench();
+  const renamingId = useObservable(workbench.renamingTerminalId);
+  const renaming = renamingId === info.id;
+  const homeDir = workbench.appState.homeDir;
+  const exited = info.state === 'exited';
+  const failed = exited && (info.exitCode !== 0 || info.signal !== null);
+
+  return (
+    <li
+      className="terminal-item"
+      data-terminal-item={info.id}
+      data-current={current}
+      data-shown={shown}
+      data-state={info.state}
+    >
+      {renaming ? (
+        <RenameField info={info} />
+      ) : (
+        <button
+          type="button"
+          className="terminal-item-main"
+          aria-current={current || undefined}
+          title={`${statusText(info)} — ${info.cwd}${shown ? '' : ' (not open in a tab)'}\nDouble-click or F2 to rename`}
+          onClick={() => workbench.revealTerminal(info.id)}
+          onDoubleClick={() => workbench.renamingTerminalId.set(info.id)}
+          onKeyDown={(event) => {
+            if (event.key === 'F2' && !event.ctrlKey && !event.shiftKey) {
+              event.preventDefault();
+              workbench.renamingTerminalId.set(info.id);
+            } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+              event.preventDefault();
+              moveListFocus(event.currentTarget, event.key === 'ArrowDown' ? 1 : -1);
+            }
+          }}
+        >
+          <StatusDot info={info} />
+          <span className="terminal-item-text">
+            <span className="terminal-item-name">
+              <span className="name-text">{info.name}</span>
+              {info.createdBy.kind !== 'person' && (
+                <span className="creator-tag" title={`Started by ${info.createdBy.kind} ${info.createdBy.name}`}>
+                  {info.createdBy.kind}
+                </span>
+              )}
+            </span>
+            <span className="terminal-item-detail">{compactPath(shortenPath(info.cwd, homeDir), 24)}</span>
+            {info.runningCommand && !exited && <span className="terminal-item-command">{info.runningCommand}</span>}
+          </span>
+          {info.needsAttention && (
+            <span className="attention-badge" title="Needs attention (bell)">
+              bell
+            </span>
+          )}
+          {exited && (
+            <span className="exit-pill" data-failed={failed} title={statusText(info)}>
+              {info.signal ? info.signal : `exit ${info.exitCode ?? '?'}`}
+            </span>
+          )}
+        </button>
+      )}
+      {!renaming && (
+        <button
+          type="button"
+          className="terminal-item-end"
+          aria-label={exited ? `Remove ${info.name}` : `End ${info.name}`}
+          title={exited ? 'Remove from the list' : 'End this terminal'}
+          onClick={() => workbench.closeTerminal(info.id)}
+        >
+          <CloseIcon width={12} height={12} />
+        </button>
+      )}
+    </li>
+  );
+}
+
+function RenameField({ info }: { info: TerminalInfo }) {
+  const workbench = useWorkbench();
+  const inputRef = useRef<HTMLInputElement>(null);
+  const done = useRef(false);
+
+  useEffect(() => {
+    inputRef.current?.focus();
+    inputRef.current?.select();
+  }, []);
+
+  const finish = (commit: boolean) => {
+    if (done.current) return;
+    done.current = true;
+    const value = inputRef.current?.value ?? '';
+    workbench.renamingTerminalId.set(null);
+    if (commit) void workbench.renameTerminal(info.id, value);
+    workbench.requestPaneFocus();
+  };
+
+  return (
+    <input
+      ref={inputRef}
+      className="rename-input"
+      aria-label="Terminal name"
+      defaultValue={info.name}
+      maxLength={200}
+      spellCheck={false}
+      onKeyDown={(event) => {
+        if (event.key === 'Enter') {
+          event.preventDefault();
+          finish(true);
+        } else if (event.key === 'Escape') {
+          event.preventDefault();
+          finish(false);
+        }
+      }}
+      onBlur={() => finish(true)}
+    />
+  );
+}
+
+function moveListFocus(from: HTMLElement, step: 1 | -1): void {
+  const buttons = [...(from.closest('[data-terminal-list]')?.querySelectorAll<HTMLElement>('.terminal-item-main') ?? [])];
+  const index = buttons.indexOf(from);
+  buttons[index + step]?.focus();
+}

@@ -1,0 +1,129 @@
+import { useEffect, useRef, useState } from 'react';
+import type { ISearchOptions } from '@xterm/addon-search';
+import { useObservable } from '../../app/observable.ts';
+import { useWorkbench } from '../../app/WorkbenchContext.tsx';
+import { ArrowDownIcon, ArrowUpIcon, CloseIcon } from '../../app/icons.tsx';
+import type { TerminalSession } from './terminalSession.ts';
+import { searchDecorations } from './xtermThemes.ts';
+
+/** Find in a pane's scrollback: Enter / Shift+Enter step through matches, Escape closes. */
+export function SearchBar({ session }: { session: TerminalSession }) {
+  const workbench = useWorkbench();
+  const scheme = useObservable(workbench.colorScheme.scheme);
+  const results = useObservable(session.searchResults);
+  const [query, setQuery] = useState('');
+  const [caseSensitive, setCaseSensitive] = useState(false);
+  const [regex, setRegex] = useState(false);
+  const [invalid, setInvalid] = useState(false);
+  const inputRef = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    inputRef.current?.focus();
+    inputRef.current?.select();
+  }, []);
+
+  // Leaving the bar (closing, or the pane going away) removes the highlights.
+  useEffect(() => () => session.clearSearch(), [session]);
+
+  const options = (incremental: boolean): ISearchOptions => ({
+    caseSensitive,
+    regex,
+    incremental,
+    decorations: searchDecorations(scheme),
+  });
+
+  const run = (direction: 'next' | 'previous', text = query, incremental = false) => {
+    if (!text) {
+      session.clearSearch();
+      setInvalid(false);
+      return;
+    }
+    if (regex && !isValidRegex(text)) {
+      setInvalid(true);
+      return;
+    }
+    setInvalid(false);
+    if (direction === 'next') session.findNext(text, options(incremental));
+    else session.findPrevious(text, options(false));
+  };
+
+  // Re-run when a match option changes (not on every keystroke: onChange already searched).
+  useEffect(() => {
+    if (query) run('next', query, true);
+  }, [caseSensitive, regex, scheme]);
+
+  const close = () => {
+    workbench.searchTerminalId.set(null);
+    workbench.requestPaneFocus();
+  };
+
+  const count = results && query ? (results.count === 0 ? 'No results' : results.index >= 0 ? `${results.index + 1} of ${results.count}` : `${results.count}+ found`) : '';
+
+  return (
+    <div className="search-bar" role="search" onMouseDown={(event) => event.stopPropagation()}>
+      <input
+        ref={inputRef}
+        type="search"
+        aria-label="Find in terminal"
+        placeholder="Find"
+        value={query}
+        aria-invalid={invalid || undefined}
+        spellCheck={false}
+        onChange={(event) => {
+          setQuery(event.target.value);
+          run('next', event.target.value, true);
+        }}
+        onKeyDown={(event) => {
+          if (event.key === 'Escape') {
+            event.preventDefault();
+            close();
+          } else if (event.key === 'Enter') {
+            event.preventDefault();
+            run(event.shiftKey ? 'previous' : 'next');
+          }
+        }}
+      />
+      <button
+        type="button"
+        className="toggle-button"
+        aria-label="Match case"
+        aria-pressed={caseSensitive}
+        title="Match case"
+        onClick={() => setCaseSensitive((value) => !value)}
+      >
+        Aa
+      </button>
+      <button
+        type="button"
+        className="toggle-button"
+        aria-label="Use regular expression"
+        aria-pressed={regex}
+        title="Use regular expression"
+        onClick={() => setRegex((value) => !value)}
+      >
+        .*
+      </button>
+      <span className="search-count" aria-live="polite">
+        {invalid ? 'Invalid pattern' : count}
+      </span>
+      <button type="button" className="icon-button small" aria-label="Previous match" title="Previous match (Shift+Enter)" onClick={() => run('previous')}>
+        <ArrowUpIcon />
+      </button>
+      <button type="button" className="icon-button small" aria-label="Next match" title="Next match (Enter)" onClick={() => run('next')}>
+        <ArrowDownIcon />
+      </button>
+      <button type="button" className="icon-button small" aria-label="Close search" title="Close (Escape)" onClick={close}>
+        <CloseIcon />
+      </button>
+    </div>
+  );
+}
+
+function isValidRegex(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,164 @@
+import { useState } from 'react';
+import type { TerminalInfo } from '../../../src/common/api/contract.ts';
+import { useObservable } from '../../app/observable.ts';
+import { useWorkbench } from '../../app/WorkbenchContext.tsx';
+import { tooltipFor } from '../../app/keybindings.ts';
+import { ChevronDownIcon, CloseIcon, PlusIcon, SplitDownIcon, SplitRightIcon, TrashIcon } from '../../app/icons.tsx';
+import { terminalIdsOf, type LayoutTab } from './layoutModel.ts';
+import { StatusDot } from '../sidebar/StatusDot.tsx';
+
+/** The tab strip and the actions on the focused pane. */
+export function TabBar() {
+  const workbench = useWorkbench();
+  const layout = useObservable(workbench.layout);
+  const terminals = useObservable(workbench.terminals);
+  const hasFocusedPane = workbench.focusedTerminalId !== null;
+  const activeTabId = layout.tabs.some((tab) => tab.id === layout.activeTabId) ? layout.activeTabId : layout.tabs[0]?.id;
+
+  return (
+    <div className="tab-bar">
+      <div className="tab-list" role="tablist" aria-label="Terminal tabs">
+        {layout.tabs.map((tab, index) => (
+          <TabItem
+            key={tab.id}
+            index={index}
+            tab={tab}
+            active={tab.id === activeTabId}
+            focusedTerminalId={layout.focusedTerminalId}
+            terminals={terminals}
+          />
+        ))}
+        <button
+          type="button"
+          className="icon-button tab-add"
+          aria-label="New terminal"
+          title={tooltipFor('terminal.new')}
+          onClick={() => void workbench.newTerminal()}
+        >
+          <PlusIcon />
+        </button>
+        <button
+          type="button"
+          className="icon-button tab-add-folder"
+          aria-label="Choose folder"
+          title={tooltipFor('terminal.newInFolder')}
+          onClick={() => workbench.dialog.set('newTerminal')}
+        >
+          <ChevronDownIcon />
+        </button>
+      </div>
+      <div className="pane-actions" role="toolbar" aria-label="Pane actions">
+        <button
+          type="button"
+          className="icon-button"
+          aria-label="Split right"
+          title={tooltipFor('terminal.splitRight')}
+          onClick={() => void workbench.splitFocused('right')}
+        >
+          <SplitRightIcon />
+        </button>
+        <button
+          type="button"
+          className="icon-button"
+          aria-label="Split down"
+          title={tooltipFor('terminal.splitDown')}
+          onClick={() => void workbench.splitFocused('down')}
+        >
+          <SplitDownIcon />
+        </button>
+        <button
+          type="button"
+          className="icon-button danger"
+          aria-label="Close terminal"
+          title={tooltipFor('terminal.close')}
+          disabled={!hasFocusedPane}
+          onClick={() => workbench.closeTerminal()}
+        >
+          <TrashIcon />
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** Drag data type for reordering tabs; other drags (files, text) are not tabs. */
+const tabDragType = 'application/x-switchboard-tab';
+
+function TabItem({
+  index,
+  tab,
+  active,
+  focusedTerminalId,
+  terminals,
+}: {
+  index: number;
+  tab: LayoutTab;
+  active: boolean;
+  focusedTerminalId: string | null;
+  terminals: ReadonlyMap<string, TerminalInfo>;
+}) {
+  const workbench = useWorkbench();
+  const ids = terminalIdsOf(tab.root);
+  const shownId = active && focusedTerminalId && ids.includes(focusedTerminalId) ? focusedTerminalId : ids[0];
+  const shown = shownId ? terminals.get(shownId) : undefined;
+  const title = tab.title ?? shown?.name ?? 'Terminal';
+  const infos = ids.map((id) => terminals.get(id)).filter((info): info is TerminalInfo => info !== undefined);
+  const attention = infos.some((info) => info.needsAttention);
+  const failed = infos.some((info) => info.state === 'exited' && info.exitCode !== 0);
+
+  const [dropTarget, setDropTarget] = useState(false);
+
+  return (
+    <div
+      className="tab"
+      data-active={active}
+      data-drop-target={dropTarget || undefined}
+      draggable
+      onDragStart={(event) => {
+        event.dataTransfer.setData(tabDragType, tab.id);
+        event.dataTransfer.effectAllowed = 'move';
+      }}
+      onDragOver={(event) => {
+        if (!event.dataTransfer.types.includes(tabDragType)) return;
+        event.preventDefault();
+        event.dataTransfer.dropEffect = 'move';
+        setDropTarget(true);
+      }}
+      onDragLeave={() => setDropTarget(false)}
+      onDrop={(event) => {
+        setDropTarget(false);
+        const draggedId = event.dataTransfer.getData(tabDragType);
+        if (!draggedId || draggedId === tab.id) return;
+        event.preventDefault();
+        workbench.moveTab(draggedId, index);
+      }}
+    >
+      <button
+        type="button"
+        role="tab"
+        id={`tab-${tab.id}`}
+        aria-selected={active}
+        aria-controls={`tabpanel-${tab.id}`}
+        className="tab-button"
+        title={shown ? `${shown.name} — ${shown.cwd}` : title}
+        onClick={() => workbench.selectTab(tab.id)}
+        onAuxClick={(event) => {
+          if (event.button === 1) workbench.closeTab(tab.id);
+        }}
+      >
+        {shown && <StatusDot info={shown} attention={attention} failed={failed} />}
+        <span className="tab-title">{title}</span>
+        {ids.length > 1 && <span className="tab-count" aria-label={`${ids.length} panes`}>{ids.length}</span>}
+      </button>
+      <button
+        type="button"
+        className="tab-close"
+        aria-label="Close tab"
+        title="Close tab (ends its terminals)"
+        onClick={() => workbench.closeTab(tab.id)}
+      >
+        <CloseIcon width={12} height={12} />
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,101 @@
+import { useEffect, useMemo, useRef } from 'react';
+import { useObservable } from '../../app/observable.ts';
+import { useTerminalInfo, useWorkbench } from '../../app/WorkbenchContext.tsx';
+import { CloseIcon, RestartIcon } from '../../app/icons.tsx';
+import { compactPath, shortenPath } from '../../app/paths.ts';
+import { StatusDot } from '../sidebar/StatusDot.tsx';
+import { SearchBar } from './SearchBar.tsx';
+
+/**
+ * One pane: lends its body to the terminal's session, follows focus, and shows the pane's
+ * header (in splits), search bar and exit banner.
+ */
+export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: string; tabActive: boolean; inSplit: boolean }) {
+  const workbench = useWorkbench();
+  const info = useTerminalInfo(terminalId);
+  const layout = useObservable(workbench.layout);
+  const focusRequest = useObservable(workbench.focusRequest);
+  const view = useObservable(workbench.view);
+  const dialog = useObservable(workbench.dialog);
+  const searchTerminalId = useObservable(workbench.searchTerminalId);
+  // Sessions outlive panes (a pane remounts when its split changes); acquiring is idempotent.
+  const session = useMemo(() => workbench.sessions.acquire(terminalId), [workbench, terminalId]);
+  const status = useObservable(session.status);
+  const bodyRef = useRef<HTMLDivElement>(null);
+  const focused = tabActive && layout.focusedTerminalId === terminalId;
+
+  useEffect(() => {
+    const body = bodyRef.current;
+    if (!body) return;
+    const mounted = session.mount(body);
+    return () => mounted.dispose();
+  }, [session]);
+
+  useEffect(() => {
+    if (!focused || view !== 'terminals' || dialog !== null || searchTerminalId === terminalId) return;
+    session.focus();
+  }, [focused, focusRequest, view, dialog, searchTerminalId, terminalId, session]);
+
+  const exited = info?.state === 'exited';
+  useEffect(() => {
+    if (exited) session.markExited();
+  }, [exited, session]);
+  const homeDir = workbench.appState.homeDir;
+
+  return (
+    <div
+      className="pane"
+      data-terminal-id={terminalId}
+      data-focused={focused}
+      data-in-split={inSplit}
+      onMouseDown={() => {
+        if (!focused) workbench.focusPane(terminalId);
+      }}
+    >
+      {inSplit && info && (
+        <div className="pane-header">
+          <StatusDot info={info} />
+          <span className="pane-title">{info.name}</span>
+          <span className="pane-subtitle" title={info.cwd}>
+            {compactPath(shortenPath(info.cwd, homeDir), 40)}
+          </span>
+          {info.runningCommand && <span className="pane-command">{info.runningCommand}</span>}
+          <button
+            type="button"
+            className="pane-close"
+            aria-label="Close pane"
+            title="Close pane (ends its terminal)"
+            onClick={(event) => {
+              event.stopPropagation();
+              workbench.closeTerminal(terminalId);
+            }}
+          >
+            <CloseIcon width={12} height={12} />
+          </button>
+        </div>
+      )}
+      {searchTerminalId === terminalId && <SearchBar session={session} />}
+      <div className="pane-body" ref={bodyRef} />
+      {status.kind === 'failed' && (
+        <div className="pane-message" role="status">
+          Could not show this terminal: {status.message}
+        </div>
+      )}
+      {exited && info && (
+        <div className="exit-banner" data-failed={info.exitCode !== 0 || info.signal !== null} role="status">
+          <span className="exit-text">
+            {info.signal ? `Process exited (${info.signal})` : `Process exited with code ${info.exitCode ?? '?'}`}
+          </span>
+          <span className="exit-actions">
+            <button type="button" className="banner-button" onClick={() => void workbench.restartTerminal(terminalId)}>
+              <RestartIcon width={13} height={13} /> Restart
+            </button>
+            <button type="button" className="banner-button" onClick={() => workbench.closeTerminal(terminalId)}>
+              Close
+            </button>
+          </span>
+        </div>
+      )}
+    </div>
+  );
+}

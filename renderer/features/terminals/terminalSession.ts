@@ -1,0 +1,355 @@
+/**
+ * One pane's view of one Hub terminal: an xterm.js instance, its addons, and the attach / output
+ * / input / flow-control loop with the Hub. The session owns its host element; React panes only
+ * lend it a slot (`mount`), so moving a pane in the split tree re-parents the element instead of
+ * re-creating the terminal and re-attaching.
+ */
+import { Terminal, type ITheme } from '@xterm/xterm';
+import { FitAddon } from '@xterm/addon-fit';
+import { SearchAddon, type ISearchOptions } from '@xterm/addon-search';
+import { Unicode11Addon } from '@xterm/addon-unicode11';
+import { WebLinksAddon } from '@xterm/addon-web-links';
+import { WebglAddon } from '@xterm/addon-webgl';
+import type { EventPayload, Settings } from '../../../src/common/api/contract.ts';
+import type { IHubClient } from '../../../src/common/api/hubClient.ts';
+import { TerminalConstants } from '../../../src/common/constants.ts';
+import { Disposable, toDisposable, type IDisposable } from '../../../src/common/lifecycle.ts';
+import { Emitter } from '../../../src/common/event.ts';
+import { errorCode } from '../../app/errorList.ts';
+import { ObservableValue } from '../../app/observable.ts';
+import { openExternalLink } from '../../app/links.ts';
+
+export type SessionStatus =
+  | { kind: 'attaching' }
+  | { kind: 'attached' }
+  | { kind: 'failed'; message: string };
+
+export interface SearchResults {
+  index: number;
+  count: number;
+}
+
+export interface TerminalSessionOptions {
+  client: IHubClient;
+  terminalId: string;
+  settings: Settings;
+  theme: ITheme;
+  /** Input and resizes only go to a running process. */
+  isRunning(): boolean;
+  /** App shortcuts are left to the window's key handler instead of being typed into the pane. */
+  isAppShortcut(event: KeyboardEvent): boolean;
+  /** Whether this pane may take one of Chromium's limited WebGL contexts. */
+  mayUseWebgl(): boolean;
+  reportError(title: string, error: unknown): void;
+}
+
+/** Wait this long after the last size change before telling the PTY, so a drag sends one resize. */
+const resizeDebounceMs = 60;
+/** Copy-on-select waits for the selection to stop changing (a drag changes it on every move). */
+const copyOnSelectDelayMs = 120;
+
+export class TerminalSession extends Disposable {
+  readonly terminalId: string;
+  /** The element xterm renders into; panes re-parent it. */
+  readonly element: HTMLDivElement;
+  readonly terminal: Terminal;
+  readonly status = this.register(new ObservableValue<SessionStatus>({ kind: 'attaching' }));
+  readonly searchResults = this.register(new ObservableValue<SearchResults | null>(null));
+
+  readonly #onDidFocus = this.register(new Emitter<void>());
+  /** The pane's keyboard focus moved into this terminal. */
+  readonly onDidFocus = this.#onDidFocus.event;
+
+  readonly #options: TerminalSessionOptions;
+  readonly #fit = new FitAddon();
+  readonly #search = new SearchAddon();
+  #webgl: WebglAddon | undefined;
+  #opened = false;
+  #attached = false;
+  /** Output that arrived while the attach call was in flight. */
+  #queuedOutput: EventPayload<'terminal.output'>[] = [];
+  /** Byte offset (in the Hub's raw ring) of the last output written. */
+  #offset = 0;
+  #renderedSinceAck = 0;
+  #resizeTimer: ReturnType<typeof setTimeout> | undefined;
+  #copyOnSelect: boolean;
+  #copyTimer: ReturnType<typeof setTimeout> | undefined;
+  #exited = false;
+
+  constructor(options: TerminalSessionOptions) {
+    super();
+    this.#options = options;
+    this.terminalId = options.terminalId;
+    this.#copyOnSelect = options.settings.copyOnSelect;
+    this.element = document.createElement('div');
+    this.element.className = 'xterm-host';
+    this.terminal = new Terminal({
+      // unicode11 and search decorations use the proposed API.
+      allowProposedApi: true,
+      cols: TerminalConstants.defaultCols,
+      rows: TerminalConstants.defaultRows,
+      scrollback: options.settings.scrollback,
+      fontSize: options.settings.fontSize,
+      fontFamily: options.settings.fontFamily,
+      lineHeight: 1.2,
+      cursorBlink: true,
+      cursorInactiveStyle: 'outline',
+      drawBoldTextInBrightColors: true,
+      theme: options.theme,
+      linkHandler: { activate: (_event, uri) => openExternalLink(uri), allowNonHttpProtocols: false },
+    });
+    this.register(toDisposable(() => this.terminal.dispose()));
+    this.terminal.loadAddon(this.#fit);
+    this.terminal.loadAddon(this.#search);
+    this.terminal.loadAddon(new Unicode11Addon());
+    this.terminal.unicode.activeVersion = '11';
+    this.terminal.loadAddon(new WebLinksAddon((_event, uri) => openExternalLink(uri)));
+    this.terminal.attachCustomKeyEventHandler((event) => !options.isAppShortcut(event));
+
+    this.register(this.terminal.onData((data) => this.#sendInput(data)));
+    // Mouse reports in the legacy X10 encoding arrive as binary strings; they are input too.
+    this.register(this.terminal.onBinary((data) => this.#sendInput(data)));
+    this.register(
+      this.terminal.onSelectionChange(() => {
+        // The selection changes on every mouse move of a drag; copy once it has settled.
+        clearTimeout(this.#copyTimer);
+        if (!this.#copyOnSelect || !this.terminal.hasSelection()) return;
+        this.#copyTimer = setTimeout(() => this.copySelection(), copyOnSelectDelayMs);
+      }),
+    );
+    this.register(toDisposable(() => clearTimeout(this.#copyTimer)));
+    this.register(
+      this.#search.onDidChangeResults(({ resultIndex, resultCount }) => this.searchResults.set({ index: resultIndex, count: resultCount })),
+    );
+    this.register(toDisposable(() => clearTimeout(this.#resizeTimer)));
+  }
+
+  /** Attach to the Hub terminal: reset to its size, draw its snapshot, then follow its output. */
+  async start(): Promise<void> {
+    const { client, terminalId } = this.#options;
+    try {
+      const attached = await client.call('terminal.attach', { id: terminalId });
+      if (this.store.isDisposed) return;
+      this.terminal.reset();
+      this.terminal.resize(attached.cols, attached.rows);
+      this.#offset = attached.offset;
+      this.#attached = true;
+      this.terminal.write(attached.snapshot, () => {
+        if (this.store.isDisposed) return;
+        if (this.#exited) this.#showAsEnded();
+        this.status.set({ kind: 'attached' });
+        // The pane may differ from the PTY's size (new pane, or the window changed while away).
+        this.#fitNow();
+      });
+      const queued = this.#queuedOutput;
+      this.#queuedOutput = [];
+      for (const event of queued) this.handleOutput(event);
+    } catch (error) {
+      if (this.store.isDisposed) return;
+      this.#queuedOutput = [];
+      this.status.set({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
+      if (errorCode(error) !== 'CONNECTION_CLOSED') this.#options.reportError('Could not attach to the terminal', error);
+    }
+  }
+
+  /** Output pushed by the Hub for this terminal. */
+  handleOutput(event: EventPayload<'terminal.output'>): void {
+    if (this.store.isDisposed) return;
+    if (!this.#attached) {
+      this.#queuedOutput.push(event);
+      return;
+    }
+    // Chunks that end at or before the snapshot's offset are already on screen.
+    if (event.offset <= this.#offset) return;
+    this.#offset = event.offset;
+    const chars = event.data.length;
+    this.terminal.write(event.data, () => this.#acknowledge(chars));
+  }
+
+  /**
+   * Puts the terminal into `slot` and keeps it fitted to the slot's size. Returns the disposable
+   * that takes it out again (the terminal itself lives on).
+   */
+  mount(slot: HTMLElement): IDisposable {
+    slot.appendChild(this.element);
+    if (!this.#opened) {
+      this.#opened = true;
+      this.terminal.open(this.element);
+      this.terminal.textarea?.addEventListener('focus', () => this.#onDidFocus.fire());
+      this.#loadWebgl();
+    }
+    const observer = new ResizeObserver(() => this.#scheduleFit());
+    observer.observe(slot);
+    this.#fitNow();
+    return toDisposable(() => {
+      observer.disconnect();
+      if (this.element.parentElement === slot) slot.removeChild(this.element);
+    });
+  }
+
+  focus(): void {
+    this.terminal.focus();
+  }
+
+  /** The process ended: the last screen stays, without a cursor that invites typing. */
+  markExited(): void {
+    if (this.#exited) return;
+    this.#exited = true;
+    if (this.status.value.kind === 'attached') this.#showAsEnded();
+  }
+
+  #showAsEnded(): void {
+    this.terminal.options.disableStdin = true;
+    this.terminal.options.cursorBlink = false;
+    // Hides the cursor in this pane's copy of the screen only; nothing is sent to the Hub.
+    this.terminal.write('\x1b[?25l');
+  }
+
+  applySettings(settings: Settings): void {
+    const options = this.terminal.options;
+    if (options.fontSize !== settings.fontSize) options.fontSize = settings.fontSize;
+    if (options.fontFamily !== settings.fontFamily) options.fontFamily = settings.fontFamily;
+    if (options.scrollback !== settings.scrollback) options.scrollback = settings.scrollback;
+    this.#copyOnSelect = settings.copyOnSelect;
+    this.#scheduleFit();
+  }
+
+  applyTheme(theme: ITheme): void {
+    this.terminal.options.theme = theme;
+  }
+
+  copySelection(): void {
+    const text = this.terminal.getSelection();
+    if (!text) return;
+    navigator.clipboard.writeText(text).catch((error: unknown) => {
+      // Browsers refuse clipboard writes without focus or permission; the selection stays, so the
+      // user can still copy with the context menu. Not worth an alert on every selection.
+      console.warn('[switchboard] copy to clipboard refused:', error);
+    });
+  }
+
+  async pasteFromClipboard(): Promise<void> {
+    let text: string;
+    try {
+      text = await navigator.clipboard.readText();
+    } catch (error) {
+      // Clipboard reads can be refused (a browser without the permission, Electron's permission
+      // handler). The editing command still pastes into xterm's textarea where it is allowed,
+      // and xterm's own paste handler then applies bracketed paste.
+      this.terminal.focus();
+      if (document.execCommand('paste')) return;
+      this.#options.reportError('Could not read the clipboard (paste with the right-click menu instead)', error);
+      return;
+    }
+    // term.paste applies bracketed paste when the program asked for it.
+    if (text) this.terminal.paste(text);
+  }
+
+  findNext(term: string, options: ISearchOptions): boolean {
+    return this.#search.findNext(term, options);
+  }
+
+  findPrevious(term: string, options: ISearchOptions): boolean {
+    return this.#search.findPrevious(term, options);
+  }
+
+  clearSearch(): void {
+    this.#search.clearDecorations();
+    this.searchResults.set(null);
+  }
+
+  /** The visible screen as text, one line per row, trailing blanks trimmed. */
+  readScreen(): string {
+    const buffer = this.terminal.buffer.active;
+    const lines: string[] = [];
+    for (let row = 0; row < this.terminal.rows; row++) {
+      lines.push(buffer.getLine(buffer.viewportY + row)?.translateToString(true) ?? '');
+    }
+    return lines.join('\n');
+  }
+
+  override dispose(): void {
+    if (this.store.isDisposed) return;
+    if (this.#attached) {
+      this.#options.client.call('terminal.detach', { id: this.terminalId }).catch((error: unknown) => {
+        // The terminal may be gone already (closed, or the Hub went away): nothing to detach from.
+        const code = errorCode(error);
+        if (code !== 'NOT_FOUND' && code !== 'CONNECTION_CLOSED') this.#options.reportError('Could not detach from the terminal', error);
+      });
+    }
+    super.dispose();
+  }
+
+  #sendInput(data: string): void {
+    if (!this.#attached || !this.#options.isRunning()) return;
+    this.#options.client.call('terminal.write', { id: this.terminalId, data }).catch((error: unknown) => {
+      if (errorCode(error) === 'TERMINAL_EXITED' || errorCode(error) === 'NOT_FOUND') return; // the exit banner says so
+      this.#options.reportError('Could not send input to the terminal', error);
+    });
+  }
+
+  /** Flow control: tell the Hub, in fixed steps, how much output xterm has processed. */
+  #acknowledge(chars: number): void {
+    if (this.store.isDisposed) return;
+    this.#renderedSinceAck += chars;
+    while (this.#renderedSinceAck >= TerminalConstants.ackBatchChars) {
+      this.#renderedSinceAck -= TerminalConstants.ackBatchChars;
+      this.#options.client.call('terminal.ack', { id: this.terminalId, chars: TerminalConstants.ackBatchChars }).catch((error: unknown) => {
+        const code = errorCode(error);
+        if (code !== 'NOT_FOUND' && code !== 'CONNECTION_CLOSED') this.#options.reportError('Flow control failed', error);
+      });
+    }
+  }
+
+  #loadWebgl(): void {
+    if (!this.#options.mayUseWebgl()) return;
+    try {
+      const webgl = new WebglAddon();
+      webgl.onContextLoss(() => this.#dropWebgl());
+      this.terminal.loadAddon(webgl);
+      this.#webgl = webgl;
+    } catch (error) {
+      // No WebGL2 here (no GPU, or Chromium's context cap): the DOM renderer is already active.
+      console.info('[switchboard] WebGL renderer unavailable, using the DOM renderer:', error);
+    }
+  }
+
+  #dropWebgl(): void {
+    // Disposing the addon returns the terminal to the DOM renderer.
+    this.#webgl?.dispose();
+    this.#webgl = undefined;
+  }
+
+  get usesWebgl(): boolean {
+    return this.#webgl !== undefined;
+  }
+
+  #scheduleFit(): void {
+    clearTimeout(this.#resizeTimer);
+    this.#resizeTimer = setTimeout(() => this.#fitNow(), resizeDebounceMs);
+  }
+
+  #fitNow(): void {
+    clearTimeout(this.#resizeTimer);
+    if (this.store.isDisposed || !this.#opened || !this.#attached) return;
+    // A slot with no size (hidden, not yet laid out) proposes nonsense; keep the current size.
+    if (!this.element.isConnected || this.element.clientWidth === 0 || this.element.clientHeight === 0) return;
+    const proposed = this.#fit.proposeDimensions();
+    if (!proposed || !Number.isFinite(proposed.cols) || !Number.isFinite(proposed.rows)) return;
+    const cols = clamp(proposed.cols, TerminalConstants.minCols, TerminalConstants.maxCols);
+    const rows = clamp(proposed.rows, TerminalConstants.minRows, TerminalConstants.maxRows);
+    if (cols === this.terminal.cols && rows === this.terminal.rows) return;
+    this.terminal.resize(cols, rows);
+    if (!this.#options.isRunning()) return;
+    this.#options.client.call('terminal.resize', { id: this.terminalId, cols, rows }).catch((error: unknown) => {
+      const code = errorCode(error);
+      if (code !== 'NOT_FOUND' && code !== 'TERMINAL_EXITED' && code !== 'CONNECTION_CLOSED') {
+        this.#options.reportError('Could not resize the terminal', error);
+      }
+    });
+  }
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.max(min, Math.min(max, Math.floor(value)));
+}

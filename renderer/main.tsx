@@ -1,0 +1,23 @@
+import '@xterm/xterm/css/xterm.css';
+import './styles/app.css';
+import { createRoot } from 'react-dom/client';
+import { config as configureZod } from 'zod';
+import { createHubClient } from '../src/browser/createHubClient.ts';
+import { App } from './app/App.tsx';
+import { ErrorList } from './app/errorList.ts';
+import { HubConnection } from './app/hubConnection.ts';
+import { applyInitialColorScheme } from './app/theme.ts';
+
+// Electron's CSP forbids eval; without this zod probes for it with `new Function` and the
+// refused probe is reported as a CSP violation on every start.
+configureZod({ jitless: true });
+
+applyInitialColorScheme();
+
+const container = document.getElementById('root');
+if (!container) throw new Error('index.html has no #root element');
+
+const connection = new HubConnection(createHubClient);
+const errors = new ErrorList();
+createRoot(container).render(<App connection={connection} errors={errors} />);
+connection.start();

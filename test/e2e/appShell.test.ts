@@ -1,0 +1,222 @@
+/**
+ * The window around the panes, in real Chromium against a real `switchboard serve`: keyboard
+ * shortcuts, errors from the Hub, rename, search, settings, and a lost connection.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it, type TestContext } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromiumArgs, openApp, paneIds, readPane, startServedApp, typeInPane, waitForPanes, waitForPaneText, type ServedApp } from '../helpers/servedApp.ts';
+import { pollUntil } from '../helpers/poll.ts';
+
+let browser: Browser;
+
+before(async () => {
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: chromiumArgs });
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+async function openFreshApp(t: TestContext): Promise<{ app: ServedApp; page: Page; firstPane: string }> {
+  const app = await startServedApp();
+  t.after(() => app.stop());
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const firstPane = await openApp(page, app.url);
+  return { app, page, firstPane };
+}
+
+describe('the app around the panes', () => {
+  it('runs its keyboard shortcuts in Chromium without typing them into the shell', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    await page.locator(`[data-terminal-id="${firstPane}"] .pane-body`).click();
+    await page.keyboard.press('Control+Shift+D');
+    const [, right] = await waitForPanes(page, 2);
+    await waitForPaneText(page, right!, '$');
+    // The new pane has focus: typing goes there.
+    await page.keyboard.type('echo typed-$((7*6))');
+    await page.keyboard.press('Enter');
+    await waitForPaneText(page, right!, 'typed-42');
+
+    await page.keyboard.press('Control+Shift+S');
+    const three = await waitForPanes(page, 3);
+    assert.equal(three.length, 3);
+
+    // Alt+Left moves focus back to the left pane.
+    await page.keyboard.press('Alt+ArrowLeft');
+    await pollUntil(async () => (await page.locator(`[data-terminal-id="${firstPane}"]`).getAttribute('data-focused')) === 'true', {
+      what: 'focus to move to the left pane',
+    });
+
+    // Ctrl+Shift+X closes the focused pane (the left one), leaving two.
+    await page.keyboard.press('Control+Shift+X');
+    await pollUntil(async () => (await paneIds(page)).length === 2 && !(await paneIds(page)).includes(firstPane), {
+      what: 'the focused pane to close',
+    });
+
+    // Ctrl+Shift+` opens a new tab.
+    await page.keyboard.press('Control+Shift+Backquote');
+    await pollUntil(async () => (await page.getByRole('tab').count()) === 2, { what: 'a second tab' });
+
+    // None of the shortcuts reached a shell as input (Ctrl+Shift+D would be ^D and end it).
+    assert.equal(await page.locator('.exit-banner').count(), 0);
+  });
+
+  it('shows a Hub error as a dismissible alert and changes nothing else', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    await page.getByRole('button', { name: 'Choose folder' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New terminal in a folder' });
+    await dialog.getByLabel('Working directory').fill('/no/such/folder-for-switchboard');
+    await dialog.getByRole('button', { name: 'Start' }).click();
+
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /no\/such\/folder-for-switchboard/);
+    assert.deepEqual(await paneIds(page), [firstPane], 'no pane was added or removed');
+    assert.equal(await page.getByRole('tab').count(), 1);
+
+    await alert.getByRole('button', { name: 'Dismiss' }).click();
+    await pollUntil(async () => (await page.getByRole('alert').count()) === 0, { what: 'the alert to go away' });
+    // The existing pane still works.
+    await typeInPane(page, firstPane, 'echo still-$((2*21))');
+    await waitForPaneText(page, firstPane, 'still-42');
+  });
+
+  it('renames a terminal from the sidebar', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    const item = page.locator(`[data-terminal-item="${firstPane}"]`);
+    await item.locator('.terminal-item-main').dblclick();
+    const field = page.getByRole('textbox', { name: 'Terminal name' });
+    await field.fill('build server');
+    await field.press('Enter');
+    await pollUntil(async () => (await item.innerText()).includes('build server'), { what: 'the new name in the sidebar' });
+    await pollUntil(async () => (await page.getByRole('tab').first().innerText()).includes('build server'), { what: 'the new name on the tab' });
+
+    // F2 on the focused list item renames too; Escape cancels.
+    await item.locator('.terminal-item-main').focus();
+    await page.keyboard.press('F2');
+    await page.getByRole('textbox', { name: 'Terminal name' }).fill('discarded');
+    await page.keyboard.press('Escape');
+    assert.match(await item.innerText(), /build server/);
+  });
+
+  it('finds text in the scrollback with Ctrl+Shift+F', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    await typeInPane(page, firstPane, 'for i in $(seq 1 80); do echo row-$i; done; echo needle-$((9*9))');
+    await waitForPaneText(page, firstPane, 'needle-81');
+    await page.keyboard.press('Control+Shift+F');
+    const search = page.locator(`[data-terminal-id="${firstPane}"] input[type="search"]`);
+    await search.waitFor();
+    await search.fill('row-1');
+    // row-1, row-10 … row-19: eleven matches, most of them scrolled out of view.
+    await pollUntil(async () => /of 11/.test(await page.locator('.search-count').innerText()), { what: 'the match count' });
+    await search.press('Escape');
+    await pollUntil(async () => (await search.count()) === 0, { what: 'the search bar to close' });
+    // Focus is back in the terminal.
+    await page.keyboard.type('echo back-$((1+1))');
+    await page.keyboard.press('Enter');
+    await waitForPaneText(page, firstPane, 'back-2');
+  });
+
+  it('saves settings with the Hub so they survive a reload', async (t) => {
+    const { page } = await openFreshApp(t);
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const settings = page.getByRole('region', { name: 'Settings' });
+    await settings.waitFor();
+    await settings.getByRole('radio', { name: 'Light' }).click();
+    await pollUntil(async () => (await page.locator('html').getAttribute('data-theme')) === 'light', { what: 'the light theme' });
+    await settings.getByLabel('Font size').fill('15');
+    await settings.getByLabel('Font size').press('Enter');
+
+    await page.reload();
+    await waitForPanes(page, 1);
+    assert.equal(await page.locator('html').getAttribute('data-theme'), 'light');
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    assert.equal(await page.getByRole('region', { name: 'Settings' }).getByLabel('Font size').inputValue(), '15');
+  });
+
+  it('offers History and Review views that say honestly they are empty', async (t) => {
+    const { page } = await openFreshApp(t);
+    await page.getByRole('button', { name: 'History', exact: true }).click();
+    assert.match(await page.getByRole('region', { name: 'History' }).innerText(), /No history recorded yet/);
+    await page.getByRole('button', { name: 'Review', exact: true }).click();
+    assert.match(await page.getByRole('region', { name: 'Review' }).innerText(), /Nothing to review/);
+    await page.keyboard.press('Escape');
+    await pollUntil(async () => (await page.getByRole('region', { name: 'Review' }).count()) === 0, { what: 'Escape to go back' });
+  });
+
+  it('says so when the connection to the server is lost', async (t) => {
+    const { app, page, firstPane } = await openFreshApp(t);
+    await typeInPane(page, firstPane, 'echo before-loss');
+    await waitForPaneText(page, firstPane, 'before-loss');
+    await app.stop();
+    const banner = page.getByRole('status').filter({ hasText: 'Disconnected from Switchboard — reconnecting…' });
+    await banner.waitFor();
+    // The last screen stays visible under the banner.
+    assert.match((await readPane(page, firstPane)) ?? '', /before-loss/);
+  });
+
+  it('copies a selection at once and pastes with Ctrl+Shift+V (bracketed, not run)', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await typeInPane(page, firstPane, 'echo copy-me-$((2+3))');
+    await waitForPaneText(page, firstPane, 'copy-me-5');
+    // Triple-click selects the output line; copy-on-select (on by default) puts it on the clipboard.
+    const row = page.locator(`[data-terminal-id="${firstPane}"] .xterm-rows > div`).filter({ hasText: /^copy-me-5/ });
+    const box = (await row.boundingBox())!;
+    // xterm's screen layer takes the pointer events above its rows, as it does for a person.
+    await page.mouse.click(box.x + 20, box.y + box.height / 2, { clickCount: 3 });
+    await pollUntil(async () => (await page.evaluate(() => navigator.clipboard.readText())).trim() === 'copy-me-5', {
+      what: 'the selection on the clipboard',
+    });
+
+    // A pasted command line is inserted, not run: bash asked for bracketed paste.
+    await page.evaluate(() => navigator.clipboard.writeText('echo pasted-$((3+4))\necho should-not-run-yet'));
+    await page.keyboard.press('Control+Shift+V');
+    await waitForPaneText(page, firstPane, 'should-not-run-yet');
+    assert.ok(!(await readPane(page, firstPane))!.includes('pasted-7'), 'nothing ran before Enter');
+    await page.keyboard.press('Enter');
+    await waitForPaneText(page, firstPane, 'pasted-7');
+  });
+
+  it('reconnects and reattaches every pane after the connection drops', async (t) => {
+    const app = await startServedApp();
+    t.after(() => app.stop());
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    t.after(() => context.close());
+    // Test-side only: keep a handle on the page's sockets so the test can cut the connection.
+    await context.addInitScript(() => {
+      const sockets: WebSocket[] = [];
+      const Native = WebSocket;
+      (globalThis as unknown as { __sockets: WebSocket[] }).__sockets = sockets;
+      globalThis.WebSocket = class extends Native {
+        constructor(...args: ConstructorParameters<typeof WebSocket>) {
+          super(...args);
+          sockets.push(this);
+        }
+      };
+    });
+    const page = await context.newPage();
+    const firstPane = await openApp(page, app.url);
+    await page.getByRole('button', { name: 'Split right', exact: true }).click();
+    const [, secondPane] = await waitForPanes(page, 2);
+    await typeInPane(page, firstPane, 'echo left-before');
+    await typeInPane(page, secondPane!, 'echo right-before');
+    await waitForPaneText(page, secondPane!, 'right-before');
+    await waitForPaneText(page, firstPane, 'left-before');
+
+    // Output that lands around the drop (before, during or after it) must still reach the pane.
+    await typeInPane(page, firstPane, 'sleep 0.3; echo around-the-drop-$((3*3))');
+    await page.evaluate(() => (globalThis as unknown as { __sockets: WebSocket[] }).__sockets.forEach((socket) => socket.close()));
+    const banner = page.getByRole('status').filter({ hasText: 'Disconnected from Switchboard — reconnecting…' });
+    await banner.waitFor();
+    await banner.waitFor({ state: 'detached' });
+    assert.deepEqual(await waitForPanes(page, 2), [firstPane, secondPane]);
+    await waitForPaneText(page, firstPane, 'around-the-drop-9');
+    await waitForPaneText(page, secondPane!, 'right-before');
+    await typeInPane(page, secondPane!, 'echo right-after-$((8*8))');
+    await waitForPaneText(page, secondPane!, 'right-after-64');
+  });
+});

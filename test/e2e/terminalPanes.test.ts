@@ -1,0 +1,214 @@
+/**
+ * The terminal UI in real Chromium against a real `switchboard serve`: panes run real shells,
+ * split, host full-screen programs, show exit codes, and survive a page reload.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it, type TestContext } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { chromium } from 'playwright-core';
+import {
+  chromiumArgs,
+  openApp,
+  readPane,
+  startServedApp,
+  typeInPane,
+  waitForLayoutSaved,
+  waitForPanes,
+  waitForPaneText,
+  type ServedApp,
+  type ServedAppOptions,
+} from '../helpers/servedApp.ts';
+import { pollUntil } from '../helpers/poll.ts';
+
+let browser: Browser;
+
+before(async () => {
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: chromiumArgs });
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+/** A fresh server and a fresh browser context (no cookies) for one test; both end with it. */
+async function openFreshApp(t: TestContext, options: ServedAppOptions = {}): Promise<{ app: ServedApp; page: Page; firstPane: string }> {
+  const app = await startServedApp(options);
+  t.after(() => app.stop());
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  // The page runs under Electron's CSP (a meta tag in index.html): nothing may trip it.
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) pageErrors.push(message.text());
+  });
+  t.after(() => assert.deepEqual(pageErrors, [], 'the page threw or broke its CSP'));
+  const firstPane = await openApp(page, app.url);
+  return { app, page, firstPane };
+}
+
+describe('terminal panes in browser mode', () => {
+  it('runs a command typed into a pane and shows its output', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    assert.deepEqual(await waitForPanes(page, 1), [firstPane], 'a first load opens exactly one pane');
+    await typeInPane(page, firstPane, 'echo hello-$((6*7))');
+    const screen = await waitForPaneText(page, firstPane, 'hello-42');
+    // The command line shows the unexpanded text; only the output has the computed value.
+    assert.match(screen, /echo hello-\$\(\(6\*7\)\)/);
+  });
+
+  it('splits right into two panes, each with its own working shell', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    await page.getByRole('button', { name: 'Split right', exact: true }).click();
+    const ids = await waitForPanes(page, 2);
+    assert.equal(ids.length, 2);
+    assert.equal(new Set(ids).size, 2, 'the panes show different terminals');
+    assert.equal(ids[0], firstPane, 'the original pane stays on the left');
+    const secondPane = ids[1]!;
+    await waitForPaneText(page, secondPane, '$');
+
+    const left = await page.locator(`[data-terminal-id="${firstPane}"]`).boundingBox();
+    const right = await page.locator(`[data-terminal-id="${secondPane}"]`).boundingBox();
+    assert.ok(left && right && right.x >= left.x + left.width - 2, 'the new pane is to the right of the first');
+
+    await typeInPane(page, firstPane, 'echo left-$((1+1))');
+    await typeInPane(page, secondPane, 'echo right-$((2+2))');
+    await waitForPaneText(page, firstPane, 'left-2');
+    await waitForPaneText(page, secondPane, 'right-4');
+    assert.ok(!(await readPane(page, firstPane))!.includes('right-4'), 'input to one pane does not reach the other');
+    assert.ok(!(await readPane(page, secondPane))!.includes('left-2'), 'input to one pane does not reach the other');
+  });
+
+  it('gives the screen back after a full-screen program quits', async (t) => {
+    const longFile = Array.from({ length: 300 }, (_, index) => `long-line-${index + 1}`).join('\n') + '\n';
+    const { page, firstPane } = await openFreshApp(t, { workspaceFiles: { 'long.txt': longFile } });
+    await typeInPane(page, firstPane, 'echo before-$((40+2))');
+    await waitForPaneText(page, firstPane, 'before-42');
+
+    await typeInPane(page, firstPane, 'less long.txt');
+    const inLess = await waitForPaneText(page, firstPane, 'long-line-1\n');
+    assert.ok(!inLess.includes('before-42'), 'less draws on the alternate screen, hiding the shell output');
+
+    await page.keyboard.press('q');
+    const back = await pollUntil(
+      async () => {
+        const screen = await readPane(page, firstPane);
+        return screen && screen.includes('before-42') && !screen.includes('long-line-1\n') ? screen : undefined;
+      },
+      { what: 'the shell screen to come back after quitting less' },
+    );
+    assert.match(back, /\$ less long\.txt/);
+    await typeInPane(page, firstPane, 'echo after-$((50+5))');
+    await waitForPaneText(page, firstPane, 'after-55');
+  });
+
+  it('shows a non-zero exit code in the sidebar and in the pane banner', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    await typeInPane(page, firstPane, 'exit 3');
+
+    const banner = page.locator(`[data-terminal-id="${firstPane}"] .exit-banner`);
+    await banner.waitFor();
+    assert.match(await banner.innerText(), /exited with code 3/i);
+    assert.equal(await banner.getAttribute('data-failed'), 'true');
+
+    const item = page.locator(`[data-terminal-item="${firstPane}"]`);
+    await pollUntil(async () => /exit 3/.test(await item.innerText()), { what: 'the sidebar to show exit 3' });
+    assert.equal(await item.getAttribute('data-state'), 'exited');
+    assert.equal(await item.locator('.exit-pill').getAttribute('data-failed'), 'true');
+
+    // The last screen stays visible under the banner until the terminal is closed.
+    assert.match((await readPane(page, firstPane))!, /\$ exit 3/);
+  });
+
+  it('restores the same panes and screens after a page reload', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    await page.getByRole('button', { name: 'Split down', exact: true }).click();
+    const ids = await waitForPanes(page, 2);
+    const secondPane = ids[1]!;
+    await waitForPaneText(page, secondPane, '$');
+    await typeInPane(page, firstPane, 'echo top-$((3*3))');
+    await typeInPane(page, secondPane, 'echo bottom-$((4*4))');
+    await waitForPaneText(page, firstPane, 'top-9');
+    await waitForPaneText(page, secondPane, 'bottom-16');
+    await waitForLayoutSaved(page);
+    const before = { first: await readPane(page, firstPane), second: await readPane(page, secondPane) };
+
+    await page.reload();
+    const restored = await waitForPanes(page, 2);
+    assert.deepEqual(restored, ids, 'the same terminals in the same places');
+    for (const [id, screen] of [
+      [firstPane, before.first],
+      [secondPane, before.second],
+    ] as const) {
+      await pollUntil(async () => (await readPane(page, id)) === screen, {
+        what: `pane ${id} to show the same screen after the reload`,
+      }).catch(async (error: Error) => {
+        throw new Error(`${error.message}\n--- before ---\n${screen}\n--- after ---\n${await readPane(page, id)}`);
+      });
+    }
+    // Still live shells, not pictures of them.
+    await typeInPane(page, secondPane, 'echo again-$((5*5))');
+    await waitForPaneText(page, secondPane, 'again-25');
+  });
+
+  it('keeps a pane live through an output flood (flow control acks reach the Hub)', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    // About 1 MB: ten times the Hub's pause threshold, so the PTY only finishes if the pane keeps acknowledging.
+    await typeInPane(page, firstPane, 'seq 1 150000; echo flood-done-$((6*7))');
+    await waitForPaneText(page, firstPane, 'flood-done-42', 60_000);
+    assert.match((await readPane(page, firstPane))!, /150000/);
+    await typeInPane(page, firstPane, 'echo after-flood');
+    await waitForPaneText(page, firstPane, 'after-flood');
+  });
+
+  it('badges a terminal that rang the bell out of view, and clears it once shown', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    await page.getByRole('button', { name: 'New terminal', exact: true }).click();
+    const [, second] = await waitForPanes(page, 2);
+    await waitForPaneText(page, second!, '$');
+    await typeInPane(page, second!, "sleep 1; printf 'ding\\a\\n'");
+    // Back to the first tab before the bell rings.
+    await page.getByRole('tab').first().click();
+    const item = page.locator(`[data-terminal-item="${second}"]`);
+    await pollUntil(async () => (await item.locator('.attention-badge').count()) === 1, { what: 'the bell badge on the hidden terminal' });
+    assert.equal(await page.locator(`[data-terminal-item="${firstPane}"] .attention-badge`).count(), 0);
+
+    await item.locator('.terminal-item-main').click();
+    await waitForPaneText(page, second!, 'ding');
+    await pollUntil(async () => (await item.locator('.attention-badge').count()) === 0, { what: 'the badge to clear once the pane is shown' });
+  });
+
+  it('resizes a split by dragging its divider and keeps the size across a reload', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    await page.getByRole('button', { name: 'Split right', exact: true }).click();
+    const [, secondPane] = await waitForPanes(page, 2);
+    await waitForPaneText(page, secondPane!, '$');
+    const width = async () => (await page.locator(`[data-terminal-id="${firstPane}"]`).boundingBox())!.width;
+    const before = await width();
+
+    const divider = (await page.getByRole('separator').boundingBox())!;
+    const x = divider.x + divider.width / 2;
+    const y = divider.y + divider.height / 2;
+    await page.mouse.move(x, y);
+    await page.mouse.down();
+    await page.mouse.move(x - 150, y, { steps: 8 });
+    await page.mouse.up();
+    const dragged = await pollUntil(async () => {
+      const now = await width();
+      return Math.abs(before - 150 - now) < 4 ? now : undefined;
+    }, { what: 'the left pane to shrink by the drag' });
+
+    // The pane's terminal follows its new size (fewer columns than the wider right pane).
+    await typeInPane(page, firstPane, 'echo cols-$(tput cols)');
+    const leftCols = Number(/cols-(\d+)/.exec(await waitForPaneText(page, firstPane, /cols-\d+/))![1]);
+    await typeInPane(page, secondPane!, 'echo cols-$(tput cols)');
+    const rightCols = Number(/cols-(\d+)/.exec(await waitForPaneText(page, secondPane!, /cols-\d+/))![1]);
+    assert.ok(leftCols < rightCols - 10, `left ${leftCols} columns, right ${rightCols}`);
+
+    await waitForLayoutSaved(page);
+    await page.reload();
+    await waitForPanes(page, 2);
+    await pollUntil(async () => Math.abs((await width()) - dragged) < 3, { what: 'the dragged size after the reload' });
+  });
+});

@@ -1,0 +1,186 @@
+/**
+ * End-to-end plumbing: a real `switchboard serve` child process on a temp HOME / data dir, and a
+ * real headless Chromium (Debian's /usr/bin/chromium) to drive the UI it serves.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { pollUntil } from './poll.ts';
+import { createTempHome, testEnv } from './tempHome.ts';
+
+const cliMain = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const readyPrefix = 'Switchboard ready: ';
+
+export interface ServedApp {
+  /** The one-time URL with the token, as printed by `switchboard serve`. */
+  url: string;
+  /** http://127.0.0.1:PORT */
+  origin: string;
+  port: number;
+  token: string;
+  home: string;
+  dataDir: string;
+  workspace: string;
+  stdout(): string;
+  stderr(): string;
+  /** SIGINT, wait for a clean exit (SIGKILL after a grace period), then remove the temp dirs. */
+  stop(): Promise<void>;
+}
+
+export interface ServedAppOptions {
+  /** Files to create in the workspace before the server starts (name → content). */
+  workspaceFiles?: Record<string, string>;
+  env?: Record<string, string>;
+}
+
+/**
+ * Starts browser mode on a free port. HOME is a temp dir whose .bashrc only sets `PS1='$ '`, so
+ * every pane's prompt is predictable.
+ */
+export async function startServedApp(options: ServedAppOptions = {}): Promise<ServedApp> {
+  const temp = createTempHome('sb-e2e-');
+  writeFileSync(join(temp.home, '.bashrc'), "PS1='$ '\n");
+  for (const [name, content] of Object.entries(options.workspaceFiles ?? {})) writeFileSync(join(temp.workspace, name), content);
+
+  const child = spawn(process.execPath, [cliMain, 'serve', '--port', '0', temp.workspace], {
+    env: { ...testEnv(temp.home), SWITCHBOARD_HOME: temp.dataDir, SWITCHBOARD_LOG_LEVEL: 'warn', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let exitedEarly = false;
+  void exited.then(() => (exitedEarly = true));
+
+  const stop = async () => {
+    await stopChild(child, exited);
+    temp.dispose();
+  };
+
+  let url: string;
+  try {
+    url = await pollUntil(
+      () => {
+        if (exitedEarly) throw new Error(`switchboard serve exited before it was ready; stderr: ${stderr}`);
+        const line = stdout.split('\n').find((candidate) => candidate.startsWith(readyPrefix));
+        return line?.slice(readyPrefix.length).trim();
+      },
+      { timeoutMs: 20_000, intervalMs: 50, what: 'the "Switchboard ready" line' },
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const parsed = new URL(url);
+  return {
+    url,
+    origin: parsed.origin,
+    port: Number(parsed.port),
+    token: parsed.searchParams.get('token') ?? '',
+    home: temp.home,
+    dataDir: temp.dataDir,
+    workspace: temp.workspace,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    stop,
+  };
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGINT');
+  const graceful = await Promise.race([exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000).unref())]);
+  if (!graceful) {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+export const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+
+export interface TestBrowser {
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  close(): Promise<void>;
+}
+
+/** Headless Chromium with a fresh context (no cookies) and one page at 1280×800. */
+export async function launchBrowser(options: { colorScheme?: 'dark' | 'light' } = {}): Promise<TestBrowser> {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: chromiumArgs });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: options.colorScheme ?? 'dark' });
+  const page = await context.newPage();
+  return { browser, context, page, close: () => browser.close() };
+}
+
+// ---- page helpers -------------------------------------------------------------------------
+
+/** Opens the app and waits until its first pane shows a shell prompt. Returns that pane's id. */
+export async function openApp(page: Page, url: string): Promise<string> {
+  await page.goto(url);
+  const [first] = await waitForPanes(page, 1);
+  await waitForPaneText(page, first!, '$');
+  return first!;
+}
+
+/** Terminal ids of the panes on screen, in DOM order, once there are at least `count`. */
+export async function waitForPanes(page: Page, count: number): Promise<string[]> {
+  return pollUntil(
+    async () => {
+      const ids = await paneIds(page);
+      return ids.length >= count ? ids : undefined;
+    },
+    { timeoutMs: 15_000, what: `${count} pane(s)` },
+  );
+}
+
+export function paneIds(page: Page): Promise<string[]> {
+  return page.$$eval('[data-terminal-id]', (panes) => panes.map((pane) => pane.getAttribute('data-terminal-id') ?? ''));
+}
+
+/** The visible screen text of a pane, read from its xterm buffer through the app's test hook. */
+export function readPane(page: Page, terminalId: string): Promise<string | null> {
+  return page.evaluate((id) => (globalThis as WithTestHook).__switchboardTest?.readPane(id) ?? null, terminalId);
+}
+
+export async function waitForPaneText(page: Page, terminalId: string, text: string | RegExp, timeoutMs = 15_000): Promise<string> {
+  let last: string | null = null;
+  try {
+    return await pollUntil(
+      async () => {
+        last = await readPane(page, terminalId);
+        if (last === null) return undefined;
+        return (typeof text === 'string' ? last.includes(text) : text.test(last)) ? last : undefined;
+      },
+      { timeoutMs, intervalMs: 50, what: `pane ${terminalId} to show ${String(text)}` },
+    );
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n--- pane screen ---\n${last ?? '(no pane)'}\n---`);
+  }
+}
+
+/** Clicks into a pane and types a line into it, as a person would. */
+export async function typeInPane(page: Page, terminalId: string, line: string): Promise<void> {
+  await page.locator(`[data-terminal-id="${terminalId}"] .pane-body`).click();
+  await page.keyboard.type(line);
+  await page.keyboard.press('Enter');
+}
+
+/** Waits until the app has saved its latest layout with the Hub (so a reload restores it). */
+export async function waitForLayoutSaved(page: Page): Promise<void> {
+  await pollUntil(() => page.evaluate(() => (globalThis as WithTestHook).__switchboardTest?.isLayoutSaved() ?? false), {
+    what: 'the layout to be saved',
+  });
+}
+
+/** The shape of renderer/app/testHook.ts, seen from the test side (which has no DOM types). */
+interface TestHook {
+  readPane(terminalId: string): string | null;
+  paneIds(): string[];
+  isLayoutSaved(): boolean;
+}
+type WithTestHook = { __switchboardTest?: TestHook };
