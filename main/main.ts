@@ -12,7 +12,8 @@ import { AppConstants } from '../src/common/constants.ts';
 import { Hub } from '../src/node/hub.ts';
 import { createLogger } from '../src/node/logger.ts';
 import { installAppSecurity } from './security.ts';
-import { IpcChannels, WindowBridge } from './windowBridge.ts';
+import { BridgeChannels } from '../src/common/api/bridge.ts';
+import { WindowBridge } from './windowBridge.ts';
 
 const logger = createLogger({ subsystem: 'main' });
 // Bundled to dist/main/main.cjs; the renderer and preload are built beside it.
@@ -80,7 +81,7 @@ function createWindow(activeHub: Hub): void {
   });
 }
 
-ipcMain.handle(IpcChannels.call, (event, method: unknown, params: unknown) => {
+ipcMain.handle(BridgeChannels.call, (event, method: unknown, params: unknown) => {
   // Check who is asking before looking at what they ask.
   const bridge = bridges.get(event.sender.id);
   if (!bridge || !bridge.isTrustedSender(event)) {

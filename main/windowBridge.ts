@@ -4,13 +4,13 @@
  * inherits (and never has to acknowledge) the old page's terminal attachments.
  */
 import type { BrowserWindow, IpcMainInvokeEvent } from 'electron';
+import { BridgeChannels } from '../src/common/api/bridge.ts';
 import type { CallOutcome } from '../src/common/api/wire.ts';
 import type { IDisposable } from '../src/common/lifecycle.ts';
 import type { HubConnection } from '../src/node/api/hubConnection.ts';
 import type { Hub } from '../src/node/hub.ts';
 import type { ILogger } from '../src/node/logger.ts';
 
-export const IpcChannels = { call: 'switchboard:call', event: 'switchboard:event' } as const;
 
 export class WindowBridge implements IDisposable {
   readonly #window: BrowserWindow;
@@ -54,7 +54,7 @@ export class WindowBridge implements IDisposable {
       this.#connection = this.#hub.connect(
         {
           sendEvent: (event, payload) => {
-            if (!contents.isDestroyed()) contents.send(IpcChannels.event, event, payload);
+            if (!contents.isDestroyed()) contents.send(BridgeChannels.event, event, payload);
           },
         },
         { kind: 'person', name: 'you' },

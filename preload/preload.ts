@@ -3,11 +3,11 @@
  * `window.switchboard`, and nothing of Electron or Node.
  */
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import type { SwitchboardBridge } from '../src/browser/switchboardBridge.ts';
+import { BridgeChannels, type SwitchboardBridge } from '../src/common/api/bridge.ts';
 import type { CallOutcome } from '../src/common/api/wire.ts';
 
-const callChannel = 'switchboard:call';
-const eventChannel = 'switchboard:event';
+const callChannel = BridgeChannels.call;
+const eventChannel = BridgeChannels.event;
 
 const bridge: SwitchboardBridge = {
   call(method: string, params: unknown): Promise<CallOutcome> {

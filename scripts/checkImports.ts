@@ -79,7 +79,10 @@ for (const [, prefix] of layerRoots) {
       if (!specifier) continue;
       const where = `${relative(root, file)}: '${specifier}'`;
       if (specifier.startsWith('.')) {
-        const target = layerOf(resolve(dirname(file), specifier));
+        const resolved = resolve(dirname(file), specifier);
+        // The package manifest is data every layer may read (name, version).
+        if (resolved === join(root, 'package.json')) continue;
+        const target = layerOf(resolved);
         if (target === undefined) {
           violations.push(`${where} leaves the source layers`);
         } else if (!allowedLayers[layer].includes(target)) {

@@ -1,15 +1,7 @@
-/**
- * The object Electron's preload script exposes as `window.switchboard` (through contextBridge).
- * It is the renderer's only door to the main process: a contract call and an event feed.
- */
-import type { CallOutcome } from '../common/api/wire.ts';
+/** Declares `window.switchboard`, which exists only inside the Electron app (see preload/). */
+import type { SwitchboardBridge } from '../common/api/bridge.ts';
 
-export interface SwitchboardBridge {
-  /** Run a contract method in the Hub; never rejects for a refused call (that is `{ok:false}`). */
-  call(method: string, params: unknown): Promise<CallOutcome>;
-  /** Receive the Hub's events for this window; the returned function unsubscribes. */
-  onEvent(listener: (event: string, payload: unknown) => void): () => void;
-}
+export type { SwitchboardBridge };
 
 declare global {
   interface Window {
