@@ -10,6 +10,13 @@ export const TerminalConstants = {
   lowWatermarkChars: 5_000,
   /** The renderer acknowledges in steps of this many chars (from xterm.js write callbacks). */
   ackBatchChars: 5_000,
+  /**
+   * The headless mirror may fall this far behind before the PTY is paused (and must catch up to
+   * the low mark before it resumes). It parses on a worker thread, so a deep queue keeps it busy
+   * while the PTY is read in parallel; the bound stays far below xterm's 50 MB discard limit.
+   */
+  mirrorHighWatermarkChars: 1_000_000,
+  mirrorLowWatermarkChars: 250_000,
   /** Flush a batch at once when it reaches this size. */
   batchMaxBytes: 64 * 1024,
   /** Under sustained output, flush at least this often so panes stay live. */

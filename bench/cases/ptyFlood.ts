@@ -1,0 +1,155 @@
+/**
+ * Case 1: throughput of a PTY flood (`cat` of a big file) through the Hub's terminal pipeline —
+ * a PtySession with the headless mirror on and one lossless subscriber that acks the way the
+ * renderer does (in steps of TerminalConstants.ackBatchChars) — against a bare node-pty reader
+ * of the same file in the same run. Runs alternate so that machine noise hits both alike.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import xtermHeadless from '@xterm/headless';
+import { spawn } from 'node-pty';
+import { TerminalConstants } from '../../src/common/constants.ts';
+import { nullLogger } from '../../src/node/logger.ts';
+import { PtyHost } from '../../src/node/pty/ptyHost.ts';
+import type { BenchCase } from '../benchCase.ts';
+
+const cols = 120;
+const rows = 40;
+
+export const ptyFloodCase: BenchCase = {
+  name: 'pty-flood',
+  description: 'bytes/s of `cat BIGFILE` through PtySession (mirror + lossless subscriber) vs a bare node-pty reader',
+  async run({ quick, log }) {
+    const sizeBytes = quick ? 8 * 1024 * 1024 : 50 * 1024 * 1024;
+    const rounds = quick ? 1 : 3;
+    const dir = mkdtempSync(join(tmpdir(), 'sb-bench-'));
+    try {
+      const file = join(dir, 'flood.txt');
+      writeFileSync(file, floodText(sizeBytes));
+      log(`file: ${(sizeBytes / 1024 / 1024).toFixed(0)} MiB of build-log-like text (SGR colours, some UTF-8); ${rounds} round(s) each, alternating`);
+      const bare: number[] = [];
+      const pipeline: number[] = [];
+      const host = new PtyHost({ logger: nullLogger, defaultCwd: dir });
+      try {
+        // One untimed warm-up of each so JIT and page cache do not favour whichever runs second.
+        await bareRead(file);
+        await pipelineRead(host, file);
+        for (let round = 0; round < rounds; round++) {
+          bare.push(await bareRead(file));
+          pipeline.push(await pipelineRead(host, file));
+          log(`round ${round + 1}: bare ${mbps(bare.at(-1)!)} MB/s, pipeline ${mbps(pipeline.at(-1)!)} MB/s`);
+        }
+      } finally {
+        host.dispose();
+      }
+      const bareMedian = median(bare);
+      const pipelineMedian = median(pipeline);
+      const ceiling = await headlessParseRate(file);
+      return [
+        { label: 'bare node-pty reader (median)', value: bareMedian / 1e6, unit: 'MB/s' },
+        { label: 'Hub pipeline: mirror + lossless subscriber', value: pipelineMedian / 1e6, unit: 'MB/s' },
+        { label: 'ratio pipeline / bare (target >= 0.9)', value: pipelineMedian / bareMedian, unit: 'x', digits: 2 },
+        // The pipeline cannot beat the mirror: this is @xterm/headless alone on the same bytes.
+        { label: 'reference: @xterm/headless parse alone', value: ceiling / 1e6, unit: 'MB/s' },
+      ];
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+/** Bytes per second of reading the file through a bare node-pty `cat`. */
+function bareRead(file: string): Promise<number> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    let bytes = 0;
+    const pty = spawn('cat', [file], { cols, rows, encoding: null, env: process.env as Record<string, string> });
+    pty.onData((data) => (bytes += (data as unknown as Buffer).length));
+    pty.onExit(() => resolve(bytes / ((performance.now() - started) / 1000)));
+  });
+}
+
+/** Bytes per second through PtySession, until the subscriber has everything and the mirror has parsed it. */
+async function pipelineRead(host: PtyHost, file: string): Promise<number> {
+  const started = performance.now();
+  const session = await host.create({ file: 'cat', args: [file], cols, rows, createdBy: { kind: 'person', name: 'bench' } });
+  let received = 0;
+  let unacked = 0;
+  let delivered = 0;
+  const attachment = await session.attach({
+    lossless: true,
+    onOutput: (data, endOffset) => {
+      received = endOffset;
+      // The renderer acknowledges in steps from xterm.js write callbacks.
+      unacked += data.length;
+      if (unacked >= TerminalConstants.ackBatchChars) {
+        attachment.ack(unacked);
+        unacked = 0;
+      }
+      delivered++;
+    },
+  });
+  await session.exited;
+  await waitFor(() => received === session.offset);
+  await session.readScreen(); // the mirror has parsed everything
+  const seconds = (performance.now() - started) / 1000;
+  const bytes = session.offset;
+  attachment.dispose();
+  await host.close(session.id);
+  if (delivered === 0) throw new Error('the subscriber received nothing');
+  return bytes / seconds;
+}
+
+/** Bytes per second @xterm/headless parses the file (as the PTY delivers it: LF became CRLF), same size and scrollback as the mirror. */
+async function headlessParseRate(file: string): Promise<number> {
+  const bytes = Buffer.from(readFileSync(file, 'utf8').replace(/\n/g, '\r\n'));
+  const terminal = new xtermHeadless.Terminal({ cols, rows, scrollback: TerminalConstants.scrollbackLines, allowProposedApi: true });
+  try {
+    const started = performance.now();
+    // Wait for the parser every few MB: xterm discards writes once 50 MB are pending.
+    const pauseEvery = 4 * 1024 * 1024;
+    for (let offset = 0; offset < bytes.length; offset += TerminalConstants.batchMaxBytes) {
+      terminal.write(bytes.subarray(offset, offset + TerminalConstants.batchMaxBytes));
+      if ((offset + TerminalConstants.batchMaxBytes) % pauseEvery === 0) await new Promise<void>((resolve) => terminal.write('', resolve));
+    }
+    await new Promise<void>((resolve) => terminal.write('', resolve));
+    return bytes.length / ((performance.now() - started) / 1000);
+  } finally {
+    terminal.dispose();
+  }
+}
+
+function waitFor(condition: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => (condition() ? resolve() : setImmediate(check));
+    check();
+  });
+}
+
+/** Text that looks like a busy build log: timestamps, SGR colours, paths, some non-ASCII. */
+function floodText(size: number): string {
+  const lines: string[] = [];
+  let length = 0;
+  for (let index = 0; length < size; index++) {
+    const line =
+      index % 7 === 0
+        ? `\x1b[32m✔\x1b[0m test ${index} passed in ${index % 97} ms — données validées\n`
+        : index % 13 === 0
+          ? `\x1b[1;31merror\x1b[0m: src/module${index % 50}/file${index}.ts:${index % 400}:${index % 80} something went wrong\n`
+          : `[${String(index).padStart(8, '0')}] compiling src/package${index % 30}/component${index}.tsx (${index * 31 % 10007} bytes)\n`;
+    lines.push(line);
+    length += Buffer.byteLength(line);
+  }
+  return lines.join('');
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+function mbps(bytesPerSecond: number): string {
+  return (bytesPerSecond / 1e6).toFixed(1);
+}

@@ -1,0 +1,43 @@
+/**
+ * Benchmarks: `npm run bench` runs every case at full size, `npm run bench -- --quick` at tiny
+ * sizes (for CI, under a minute). `npm run bench -- <case>...` runs only the named cases.
+ *
+ * A case is a module in bench/cases that exports a `BenchCase`; add it to `cases` below.
+ */
+import { oscScanCase } from './cases/oscScan.ts';
+import { ptyFloodCase } from './cases/ptyFlood.ts';
+import type { BenchCase } from './benchCase.ts';
+
+const cases: BenchCase[] = [ptyFloodCase, oscScanCase];
+
+async function main(argv: string[]): Promise<number> {
+  const quick = argv.includes('--quick');
+  const names = argv.filter((arg) => !arg.startsWith('--'));
+  if (argv.includes('--help')) {
+    console.log(`usage: npm run bench -- [--quick] [case...]\ncases:\n${cases.map((c) => `  ${c.name}  ${c.description}`).join('\n')}`);
+    return 0;
+  }
+  const unknown = names.filter((name) => !cases.some((c) => c.name === name));
+  if (unknown.length > 0) {
+    console.error(`unknown bench case: ${unknown.join(', ')} (known: ${cases.map((c) => c.name).join(', ')})`);
+    return 2;
+  }
+  const selected = names.length > 0 ? cases.filter((c) => names.includes(c.name)) : cases;
+  console.log(`Switchboard benchmarks (${quick ? 'quick' : 'full'}) — node ${process.version}, ${process.platform}/${process.arch}`);
+  let failed = false;
+  for (const benchCase of selected) {
+    console.log(`\n## ${benchCase.name}: ${benchCase.description}`);
+    const started = performance.now();
+    try {
+      const results = await benchCase.run({ quick, log: (line) => console.log(`   ${line}`) });
+      for (const result of results) console.log(`   ${result.label.padEnd(44)} ${result.value.toFixed(result.digits ?? 1).padStart(10)} ${result.unit}`);
+    } catch (error) {
+      failed = true;
+      console.error(`   FAILED: ${(error as Error).stack ?? String(error)}`);
+    }
+    console.log(`   (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  }
+  return failed ? 1 : 0;
+}
+
+process.exitCode = await main(process.argv.slice(2));

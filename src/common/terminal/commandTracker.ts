@@ -1,0 +1,183 @@
+/**
+ * Follows the shell integration marks of one terminal and derives what the Hub shows: the cwd,
+ * the command running now, the last finished command, and command events with the byte range of
+ * the command's output. Pure state: offsets and time are passed in by the caller.
+ */
+import type { CommandSummary } from '../api/contract.ts';
+import { Emitter, type Event } from '../event.ts';
+import type { IDisposable } from '../lifecycle.ts';
+import type { TerminalMark } from './terminalMarks.ts';
+
+export interface CommandEvent {
+  commandLine: string;
+  /** The cwd when the command started (null if the shell never reported one). */
+  cwd: string | null;
+  exitCode: number | null;
+  /** Absolute byte offset just after the command-start mark (OSC 633/133 C): where its output begins. */
+  startOffset: number;
+  /** Absolute byte offset of the command-finished mark (OSC 633/133 D): where its output ends. */
+  endOffset: number;
+  startedAt: number;
+  endedAt: number;
+}
+
+/** Where a mark sits in the output stream, in absolute byte offsets. */
+export interface MarkPosition {
+  /** Offset of the ESC that starts the sequence. */
+  start: number;
+  /** Offset just after its terminator. */
+  end: number;
+}
+
+export interface CommandTrackerOptions {
+  /**
+   * The nonce our shell script was given. When set, a command line (OSC 633 E) carrying another
+   * nonce is ignored: it came from program output, not from the shell.
+   */
+  nonce: string | null;
+  /** The cwd the process was started in; replaced by what the shell reports. */
+  initialCwd: string;
+  /** Whether an OSC 7 host names this machine (a remote host's paths are not ours). */
+  isLocalHost: (host: string) => boolean;
+}
+
+interface RunningCommand {
+  commandLine: string;
+  cwd: string | null;
+  startOffset: number;
+  startedAt: number;
+}
+
+export class CommandTracker implements IDisposable {
+  readonly #options: CommandTrackerOptions;
+  #cwd: string;
+  #cwdReported = false;
+  #shellIntegration = false;
+  #pendingCommandLine: string | null = null;
+  #running: RunningCommand | null = null;
+  #lastCommand: CommandSummary | null = null;
+
+  readonly #onDidChange = new Emitter<void>();
+  /** Fired when cwd, runningCommand, lastCommand or shellIntegration changed. */
+  readonly onDidChange: Event<void> = this.#onDidChange.event;
+  readonly #onDidFinishCommand = new Emitter<CommandEvent>();
+  readonly onDidFinishCommand: Event<CommandEvent> = this.#onDidFinishCommand.event;
+
+  constructor(options: CommandTrackerOptions) {
+    this.#options = options;
+    this.#cwd = options.initialCwd;
+  }
+
+  get cwd(): string {
+    return this.#cwd;
+  }
+  get shellIntegration(): boolean {
+    return this.#shellIntegration;
+  }
+  get runningCommand(): string | null {
+    return this.#running ? this.#running.commandLine : null;
+  }
+  get lastCommand(): CommandSummary | null {
+    return this.#lastCommand;
+  }
+
+  handle(mark: TerminalMark, position: MarkPosition, now: number): void {
+    switch (mark.kind) {
+      case 'promptStart':
+      case 'promptEnd': {
+        let changed = this.#markIntegrated();
+        // A prompt while a command is still "running" means the shell never sent D (e.g. a
+        // shell that only emits A/B/C): close the command without an exit code.
+        if (mark.kind === 'promptStart' && this.#running) {
+          this.#finish(null, position.start, now);
+          changed = true;
+        }
+        if (changed) this.#onDidChange.fire();
+        return;
+      }
+      case 'commandLine': {
+        const changed = this.#markIntegrated();
+        if (this.#options.nonce === null || mark.nonce === this.#options.nonce) {
+          this.#pendingCommandLine = mark.commandLine;
+        }
+        if (changed) this.#onDidChange.fire();
+        return;
+      }
+      case 'commandStart': {
+        this.#markIntegrated();
+        if (this.#running) this.#finish(null, position.start, now);
+        this.#running = {
+          commandLine: this.#pendingCommandLine ?? '',
+          cwd: this.#cwdReported ? this.#cwd : null,
+          startOffset: position.end,
+          startedAt: now,
+        };
+        this.#pendingCommandLine = null;
+        this.#onDidChange.fire();
+        return;
+      }
+      case 'commandFinished': {
+        const changed = this.#markIntegrated();
+        if (this.#running) {
+          this.#finish(mark.exitCode, position.start, now);
+          this.#onDidChange.fire();
+        } else if (changed) {
+          this.#onDidChange.fire();
+        }
+        return;
+      }
+      case 'cwd': {
+        if (mark.host !== undefined && !this.#options.isLocalHost(mark.host)) return;
+        this.#cwdReported = true;
+        if (mark.cwd === this.#cwd) return;
+        this.#cwd = mark.cwd;
+        this.#onDidChange.fire();
+        return;
+      }
+      case 'notification':
+        // Notifications are the session's business (attention badge), not command state.
+        return;
+    }
+  }
+
+  /** The process ended: a command still running ends with it, at the final offset. */
+  endOfStream(offset: number, now: number): void {
+    if (!this.#running) return;
+    this.#finish(null, offset, now);
+    this.#onDidChange.fire();
+  }
+
+  dispose(): void {
+    this.#onDidChange.dispose();
+    this.#onDidFinishCommand.dispose();
+  }
+
+  #markIntegrated(): boolean {
+    if (this.#shellIntegration) return false;
+    this.#shellIntegration = true;
+    return true;
+  }
+
+  #finish(exitCode: number | null, endOffset: number, now: number): void {
+    const running = this.#running;
+    if (!running) return;
+    this.#running = null;
+    const event: CommandEvent = {
+      commandLine: running.commandLine,
+      cwd: running.cwd,
+      exitCode,
+      startOffset: running.startOffset,
+      endOffset: Math.max(endOffset, running.startOffset),
+      startedAt: running.startedAt,
+      endedAt: now,
+    };
+    this.#lastCommand = {
+      commandLine: event.commandLine,
+      cwd: event.cwd,
+      exitCode: event.exitCode,
+      startedAt: event.startedAt,
+      endedAt: event.endedAt,
+    };
+    this.#onDidFinishCommand.fire(event);
+  }
+}

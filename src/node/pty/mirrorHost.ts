@@ -1,0 +1,254 @@
+/**
+ * Creates the headless mirrors of a PtyHost's terminals. By default they live on one shared
+ * worker thread (mirrorWorker.ts), started with the first terminal: parsing runs beside the PTY
+ * reads and never stalls the Hub's thread. Where the worker script is not available (e.g. a
+ * bundle that did not emit it) or `mode: 'inline'` is asked for, mirrors run in-process.
+ *
+ * If the worker dies, its mirrors fail loudly (snapshots reject) and release their flow-control
+ * debt so no PTY stays paused; terminals created afterwards get a fresh worker.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { IDisposable } from '../../common/lifecycle.ts';
+import type { ILogger } from '../logger.ts';
+import type { MirrorRequest, MirrorResponse } from './mirrorProtocol.ts';
+import { type ITerminalMirror, type MirrorSnapshot, type ScreenText, TerminalMirror, type TerminalMirrorOptions } from './terminalMirror.ts';
+
+export type MirrorMode = 'worker' | 'inline';
+
+export interface MirrorHostOptions {
+  logger: ILogger;
+  /** Default 'worker'. */
+  mode?: MirrorMode;
+  /** The worker script; default: mirrorWorker.ts beside this file. */
+  workerPath?: string;
+}
+
+interface PendingRequest {
+  mirror: WorkerMirror;
+  resolve: (value: never) => void;
+  reject: (error: Error) => void;
+}
+
+/** Where the worker script is, or null when this build does not have it. */
+function defaultWorkerPath(): string | null {
+  try {
+    // In a CommonJS bundle import.meta is empty; there is no worker file next to us then.
+    if (typeof import.meta.url !== 'string') return null;
+    const path = fileURLToPath(new URL('./mirrorWorker.ts', import.meta.url));
+    return existsSync(path) ? path : null;
+  } catch {
+    return null;
+  }
+}
+
+export class MirrorHost implements IDisposable {
+  readonly #logger: ILogger;
+  readonly #mode: MirrorMode;
+  readonly #workerPath: string | undefined;
+  #worker: Worker | undefined;
+  readonly #mirrors = new Map<number, WorkerMirror>();
+  readonly #requests = new Map<number, PendingRequest>();
+  #nextMirrorId = 1;
+  #nextRequestId = 1;
+  /** Writes not yet parsed plus requests not yet answered: while > 0 the worker keeps the process alive. */
+  #outstanding = 0;
+  #warnedNoWorker = false;
+  #disposed = false;
+
+  constructor(options: MirrorHostOptions) {
+    this.#logger = options.logger;
+    this.#mode = options.mode ?? 'worker';
+    this.#workerPath = options.workerPath;
+  }
+
+  create(options: TerminalMirrorOptions): ITerminalMirror {
+    if (this.#disposed) throw new Error('MirrorHost is disposed');
+    const worker = this.#mode === 'worker' ? this.#ensureWorker() : undefined;
+    if (!worker) return new TerminalMirror(options);
+    const mirror = new WorkerMirror(this, this.#nextMirrorId++, options.onParsed);
+    this.#mirrors.set(mirror.mirrorId, mirror);
+    this.post({ type: 'create', mirrorId: mirror.mirrorId, cols: options.cols, rows: options.rows, scrollback: options.scrollback });
+    return mirror;
+  }
+
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#failAll(new Error('terminal mirror disposed'));
+    const worker = this.#worker;
+    this.#worker = undefined;
+    if (worker) {
+      worker.removeAllListeners();
+      worker.unref();
+      void worker.terminate();
+    }
+  }
+
+  // --- used by WorkerMirror -------------------------------------------------------------------
+
+  post(request: MirrorRequest, transfer?: ArrayBuffer[]): void {
+    this.#worker?.postMessage(request, transfer);
+  }
+
+  request<T>(mirror: WorkerMirror, build: (requestId: number) => MirrorRequest): Promise<T> {
+    if (!this.#worker) return Promise.reject(new Error('terminal mirror is not running'));
+    const requestId = this.#nextRequestId++;
+    return new Promise<T>((resolve, reject) => {
+      this.#requests.set(requestId, { mirror, resolve: resolve as (value: never) => void, reject });
+      this.track(1);
+      this.post(build(requestId));
+    });
+  }
+
+  /** Count work the worker still owes us; the worker holds the event loop only while there is some. */
+  track(delta: number): void {
+    const before = this.#outstanding;
+    this.#outstanding = Math.max(0, before + delta);
+    if (before === 0 && this.#outstanding > 0) this.#worker?.ref();
+    else if (before > 0 && this.#outstanding === 0) this.#worker?.unref();
+  }
+
+  forget(mirror: WorkerMirror): void {
+    this.#mirrors.delete(mirror.mirrorId);
+    for (const [requestId, pending] of this.#requests) {
+      if (pending.mirror !== mirror) continue;
+      this.#requests.delete(requestId);
+      this.track(-1);
+      pending.reject(new Error('terminal mirror disposed'));
+    }
+    this.post({ type: 'dispose', mirrorId: mirror.mirrorId });
+  }
+
+  // --- worker ---------------------------------------------------------------------------------
+
+  #ensureWorker(): Worker | undefined {
+    if (this.#worker) return this.#worker;
+    const path = this.#workerPath ?? defaultWorkerPath();
+    if (path === null) {
+      if (!this.#warnedNoWorker) {
+        this.#warnedNoWorker = true;
+        this.#logger.warn('mirror worker script not found; terminal mirrors run on the main thread');
+      }
+      return undefined;
+    }
+    const worker = new Worker(path);
+    worker.unref();
+    worker.on('message', (response: MirrorResponse) => this.#onResponse(response));
+    worker.on('error', (error) => this.#onWorkerGone(worker, error));
+    worker.on('exit', (code) => this.#onWorkerGone(worker, new Error(`mirror worker exited with code ${code}`)));
+    this.#worker = worker;
+    this.#outstanding = 0;
+    return worker;
+  }
+
+  #onResponse(response: MirrorResponse): void {
+    if (response.type === 'parsed') {
+      this.#mirrors.get(response.mirrorId)?.parsed(response.chars);
+      return;
+    }
+    const pending = this.#requests.get(response.requestId);
+    if (!pending) return;
+    this.#requests.delete(response.requestId);
+    this.track(-1);
+    if (response.type === 'failed') pending.reject(new Error(response.message));
+    else pending.resolve((response.type === 'snapshot' ? response.snapshot : response.text) as never);
+  }
+
+  #onWorkerGone(worker: Worker, error: Error): void {
+    if (this.#worker !== worker) return;
+    this.#logger.error('terminal mirror worker failed; mirrors of running terminals are lost', { error });
+    this.#worker = undefined;
+    worker.removeAllListeners();
+    void worker.terminate();
+    this.#failAll(new Error(`terminal mirror failed: ${error.message}`));
+  }
+
+  #failAll(error: Error): void {
+    const requests = [...this.#requests.values()];
+    this.#requests.clear();
+    const mirrors = [...this.#mirrors.values()];
+    this.#mirrors.clear();
+    this.#outstanding = 0;
+    for (const pending of requests) pending.reject(error);
+    for (const mirror of mirrors) mirror.fail(error);
+  }
+}
+
+/** The Hub-side handle of a mirror that lives on the worker. */
+class WorkerMirror implements ITerminalMirror {
+  readonly mirrorId: number;
+  readonly #host: MirrorHost;
+  readonly #onParsed: ((chars: number) => void) | undefined;
+  #pendingChars = 0;
+  #unparsedWrites = 0;
+  #failure: Error | undefined;
+  #disposed = false;
+
+  constructor(host: MirrorHost, mirrorId: number, onParsed: ((chars: number) => void) | undefined) {
+    this.#host = host;
+    this.mirrorId = mirrorId;
+    this.#onParsed = onParsed;
+  }
+
+  write(data: string, bytes: Uint8Array): void {
+    if (this.#disposed || this.#failure || data.length === 0) return;
+    this.#pendingChars += data.length;
+    this.#unparsedWrites++;
+    this.#host.track(1);
+    // Bytes, not the string: they cross to the worker without serialization (the copy's buffer
+    // is transferred) and xterm parses them faster.
+    const copy = new Uint8Array(bytes);
+    this.#host.post({ type: 'write', mirrorId: this.mirrorId, bytes: copy, chars: data.length }, [copy.buffer]);
+  }
+
+  resize(cols: number, rows: number): void {
+    if (this.#disposed || this.#failure) return;
+    this.#host.post({ type: 'resize', mirrorId: this.mirrorId, cols, rows });
+  }
+
+  snapshot(options: { scrollback?: number } = {}): Promise<MirrorSnapshot> {
+    if (this.#disposed || this.#failure) return Promise.reject(this.#failure ?? new Error('terminal mirror disposed'));
+    return this.#host.request<MirrorSnapshot>(this, (requestId) => ({ type: 'snapshot', mirrorId: this.mirrorId, requestId, ...options }));
+  }
+
+  readText(options: { scrollback?: boolean } = {}): Promise<ScreenText> {
+    if (this.#disposed || this.#failure) return Promise.reject(this.#failure ?? new Error('terminal mirror disposed'));
+    return this.#host.request<ScreenText>(this, (requestId) => ({
+      type: 'readText',
+      mirrorId: this.mirrorId,
+      requestId,
+      scrollback: options.scrollback ?? false,
+    }));
+  }
+
+  /** The worker parsed one write of `chars` chars. */
+  parsed(chars: number): void {
+    if (this.#disposed || this.#failure) return;
+    this.#pendingChars -= chars;
+    this.#unparsedWrites--;
+    this.#host.track(-1);
+    this.#onParsed?.(chars);
+  }
+
+  /** The worker is gone: release the flow-control debt so the PTY is not left paused. */
+  fail(error: Error): void {
+    if (this.#disposed || this.#failure) return;
+    this.#failure = error;
+    const pending = this.#pendingChars;
+    this.#pendingChars = 0;
+    this.#unparsedWrites = 0;
+    if (pending > 0) this.#onParsed?.(pending);
+  }
+
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    if (this.#failure) return;
+    // Writes the worker will never acknowledge now must not hold the event loop.
+    this.#host.track(-this.#unparsedWrites);
+    this.#unparsedWrites = 0;
+    this.#host.forget(this);
+  }
+}

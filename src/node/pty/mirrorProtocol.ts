@@ -1,0 +1,17 @@
+/** Messages between the Hub and the mirror worker thread (see mirrorHost.ts and mirrorWorker.ts). */
+import type { MirrorSnapshot, ScreenText } from './terminalMirror.ts';
+
+export type MirrorRequest =
+  | { type: 'create'; mirrorId: number; cols: number; rows: number; scrollback: number }
+  /** UTF-8 output (its buffer is transferred); `chars` is its length as a string, echoed back in 'parsed'. */
+  | { type: 'write'; mirrorId: number; bytes: Uint8Array; chars: number }
+  | { type: 'resize'; mirrorId: number; cols: number; rows: number }
+  | { type: 'snapshot'; mirrorId: number; requestId: number; scrollback?: number }
+  | { type: 'readText'; mirrorId: number; requestId: number; scrollback: boolean }
+  | { type: 'dispose'; mirrorId: number };
+
+export type MirrorResponse =
+  | { type: 'parsed'; mirrorId: number; chars: number }
+  | { type: 'snapshot'; requestId: number; snapshot: MirrorSnapshot }
+  | { type: 'text'; requestId: number; text: ScreenText }
+  | { type: 'failed'; requestId: number; message: string };

@@ -1,0 +1,68 @@
+/**
+ * Worker thread that runs the headless mirrors of every terminal of a PtyHost, so that parsing
+ * output (the expensive part of the pipeline) runs beside the thread reading the PTYs instead of
+ * on it — and never blocks the Hub (in Electron, the main process). Requests are handled in
+ * the order they were posted, which keeps writes, resizes and snapshot markers in stream order.
+ */
+import { parentPort } from 'node:worker_threads';
+import type { MirrorRequest, MirrorResponse } from './mirrorProtocol.ts';
+import { TerminalMirror } from './terminalMirror.ts';
+
+if (!parentPort) throw new Error('mirrorWorker.ts must run as a worker thread');
+const port = parentPort;
+const mirrors = new Map<number, TerminalMirror>();
+
+function send(response: MirrorResponse): void {
+  port.postMessage(response);
+}
+
+function fail(requestId: number, error: unknown): void {
+  send({ type: 'failed', requestId, message: error instanceof Error ? error.message : String(error) });
+}
+
+port.on('message', (request: MirrorRequest) => {
+  switch (request.type) {
+    case 'create': {
+      const { mirrorId } = request;
+      mirrors.set(
+        mirrorId,
+        new TerminalMirror({
+          cols: request.cols,
+          rows: request.rows,
+          scrollback: request.scrollback,
+          onParsed: (chars) => send({ type: 'parsed', mirrorId, chars }),
+        }),
+      );
+      return;
+    }
+    case 'write':
+      mirrors.get(request.mirrorId)?.writeBytes(request.bytes, request.chars);
+      return;
+    case 'resize':
+      mirrors.get(request.mirrorId)?.resize(request.cols, request.rows);
+      return;
+    case 'snapshot': {
+      const mirror = mirrors.get(request.mirrorId);
+      if (!mirror) return fail(request.requestId, new Error('no such mirror'));
+      const options = request.scrollback === undefined ? {} : { scrollback: request.scrollback };
+      mirror.snapshot(options).then(
+        (snapshot) => send({ type: 'snapshot', requestId: request.requestId, snapshot }),
+        (error: unknown) => fail(request.requestId, error),
+      );
+      return;
+    }
+    case 'readText': {
+      const mirror = mirrors.get(request.mirrorId);
+      if (!mirror) return fail(request.requestId, new Error('no such mirror'));
+      mirror.readText({ scrollback: request.scrollback }).then(
+        (text) => send({ type: 'text', requestId: request.requestId, text }),
+        (error: unknown) => fail(request.requestId, error),
+      );
+      return;
+    }
+    case 'dispose':
+      mirrors.get(request.mirrorId)?.dispose();
+      mirrors.delete(request.mirrorId);
+      return;
+  }
+});

@@ -1,0 +1,98 @@
+/**
+ * Finding and signalling every process group of a terminal's session. node-pty starts the
+ * program as a session leader (setsid), and an interactive shell puts each job in a process
+ * group of its own, so "kill the terminal" means every group whose session is the shell's pid —
+ * including jobs still alive after the shell itself is gone.
+ *
+ * On Linux the groups come from /proc; elsewhere we fall back to the leader's own group.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+
+interface ProcStat {
+  pid: number;
+  state: string;
+  processGroup: number;
+  session: number;
+}
+
+/** Parse /proc/<pid>/stat; the command name may hold spaces and parentheses, so split after the last ')'. */
+export function parseProcStat(text: string): ProcStat | null {
+  const close = text.lastIndexOf(')');
+  if (close === -1) return null;
+  const pid = Number.parseInt(text, 10);
+  const fields = text.substring(close + 2).split(' ');
+  const processGroup = Number(fields[2]);
+  const session = Number(fields[3]);
+  if (!Number.isInteger(pid) || !Number.isInteger(processGroup) || !Number.isInteger(session)) return null;
+  return { pid, state: fields[0] ?? '?', processGroup, session };
+}
+
+const hasProc = process.platform === 'linux';
+
+function groupsFrom(stats: Array<ProcStat | null>, sessionId: number): number[] {
+  const groups = new Set<number>();
+  for (const stat of stats) {
+    // Zombies are already dead; they only wait for their parent to reap them.
+    if (stat && stat.session === sessionId && stat.state !== 'Z' && stat.processGroup > 0) groups.add(stat.processGroup);
+  }
+  return [...groups];
+}
+
+/** Process groups with a live member in the session led by `sessionId`. */
+export async function sessionProcessGroups(sessionId: number): Promise<number[]> {
+  if (!hasProc) return isAlive(sessionId) ? [sessionId] : [];
+  let entries: string[];
+  try {
+    entries = await readdir('/proc');
+  } catch {
+    return isAlive(sessionId) ? [sessionId] : [];
+  }
+  const stats = await Promise.all(
+    entries
+      .filter((entry) => entry.charCodeAt(0) >= 0x30 && entry.charCodeAt(0) <= 0x39)
+      .map((entry) => readFile(`/proc/${entry}/stat`, 'utf8').then(parseProcStat, () => null)),
+  );
+  return groupsFrom(stats, sessionId);
+}
+
+/** Synchronous variant for `dispose()`, which cannot wait. */
+export function sessionProcessGroupsSync(sessionId: number): number[] {
+  if (!hasProc) return isAlive(sessionId) ? [sessionId] : [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return isAlive(sessionId) ? [sessionId] : [];
+  }
+  const stats: Array<ProcStat | null> = [];
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) < 0x30 || entry.charCodeAt(0) > 0x39) continue;
+    try {
+      stats.push(parseProcStat(readFileSync(`/proc/${entry}/stat`, 'utf8')));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return groupsFrom(stats, sessionId);
+}
+
+/** Send `signal` to each group; a group that is already gone is not an error. */
+export function signalProcessGroups(groups: readonly number[], signal: NodeJS.Signals): void {
+  for (const group of groups) {
+    try {
+      process.kill(-group, signal);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    }
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

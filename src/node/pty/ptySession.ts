@@ -1,0 +1,500 @@
+/**
+ * One terminal: a running (or exited) PTY process and everything the Hub keeps about it.
+ *
+ * The hot path, per batch of PTY output (see DESIGN.md §4):
+ *   PTY reads → OutputBatcher → ring (raw bytes) → OSC scan (marks, notifications)
+ *             → headless mirror → onDidOutput → subscribers (with per-subscriber flow control)
+ * A batch is decoded to a string once and that one string goes everywhere.
+ */
+import { constants as osConstants } from 'node:os';
+import type { IPty } from 'node-pty';
+import type { CommandSummary, Creator, TerminalInfo } from '../../common/api/contract.ts';
+import { ApiError } from '../../common/api/errors.ts';
+import { TerminalConstants } from '../../common/constants.ts';
+import { Emitter, type Event } from '../../common/event.ts';
+import type { IDisposable } from '../../common/lifecycle.ts';
+import { CommandTracker, type CommandEvent } from '../../common/terminal/commandTracker.ts';
+import { OscParser, type OscParserHandler } from '../../common/terminal/oscParser.ts';
+import { parseTerminalMark } from '../../common/terminal/terminalMarks.ts';
+import type { ILogger } from '../logger.ts';
+import { type FlowAccount, FlowController } from './flowControl.ts';
+import { OutputBatcher } from './outputBatcher.ts';
+import { OutputRing, type RingRead } from './outputRing.ts';
+import { sessionProcessGroups, sessionProcessGroupsSync, signalProcessGroups } from './processGroups.ts';
+import { type ITerminalMirror, type ScreenText, TerminalMirror, type TerminalMirrorOptions } from './terminalMirror.ts';
+
+export type { CommandEvent } from '../../common/terminal/commandTracker.ts';
+
+export interface OutputSubscriber {
+  /** Lossless subscribers take part in flow control: the PTY waits for their acks. */
+  readonly lossless: boolean;
+  /** A batch of output; `endOffset` is the absolute byte offset just after it. */
+  onOutput(data: string, endOffset: number): void;
+}
+
+export interface Attachment extends IDisposable {
+  /** Serialized mirror (screen + scrollback); written into a fresh xterm of cols×rows it reproduces the screen. */
+  readonly snapshot: string;
+  /** Byte offset the snapshot corresponds to; onOutput continues exactly from here. */
+  readonly offset: number;
+  readonly cols: number;
+  readonly rows: number;
+  /** The subscriber processed this many chars of output (flow control). */
+  ack(chars: number): void;
+  /** Chars delivered (or queued for delivery) to this subscriber and not acknowledged yet. */
+  readonly unacknowledged: number;
+}
+
+export interface ExitStatus {
+  exitCode: number | null;
+  signal: string | null;
+}
+
+export interface PtySessionOptions {
+  id: string;
+  pty: IPty;
+  name: string;
+  file: string;
+  args: string[];
+  cwd: string;
+  cols: number;
+  rows: number;
+  createdBy: Creator;
+  /** Nonce given to our shell integration script (null when none was injected). */
+  nonce: string | null;
+  scrollback: number;
+  ringBytes: number;
+  logger: ILogger;
+  isLocalHost: (host: string) => boolean;
+  /** Where the mirror runs (PtyHost passes its MirrorHost); default: in-process. */
+  createMirror?: (options: TerminalMirrorOptions) => ITerminalMirror;
+}
+
+interface Subscription {
+  readonly subscriber: OutputSubscriber;
+  readonly account: FlowAccount;
+  /** Output that arrived before the attach was delivered: alternating data, endOffset. */
+  pending: Array<string | number> | null;
+  disposed: boolean;
+}
+
+const signalNames = new Map<number, string>(Object.entries(osConstants.signals).map(([name, number]) => [number, name]));
+
+export class PtySession implements IDisposable {
+  readonly id: string;
+  readonly #logger: ILogger;
+  readonly #info: TerminalInfo;
+  #pty: IPty | undefined;
+  readonly #ptyListeners: IDisposable[] = [];
+  readonly #ring: OutputRing;
+  readonly #batcher: OutputBatcher;
+  readonly #mirror: ITerminalMirror;
+  readonly #mirrorAccount: FlowAccount;
+  readonly #flow: FlowController;
+  readonly #parser: OscParser;
+  readonly #tracker: CommandTracker;
+  readonly #subscriptions = new Set<Subscription>();
+  #offset = 0;
+  /** The batch being scanned, so parser callbacks can turn char indexes into byte offsets. */
+  #batchText = '';
+  #batchStartOffset = 0;
+  #batchIsAscii = true;
+  #exit: ExitStatus | null = null;
+  readonly #exited: Promise<ExitStatus>;
+  #resolveExited!: (status: ExitStatus) => void;
+  #killing: Promise<void> | undefined;
+  readonly #sleeps = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
+  #disposed = false;
+
+  readonly #onDidOutput = new Emitter<{ data: string; startOffset: number; endOffset: number }>();
+  readonly onDidOutput: Event<{ data: string; startOffset: number; endOffset: number }> = this.#onDidOutput.event;
+  readonly #onDidCommand = new Emitter<CommandEvent>();
+  readonly onDidCommand: Event<CommandEvent> = this.#onDidCommand.event;
+  readonly #onDidExit = new Emitter<ExitStatus>();
+  readonly onDidExit: Event<ExitStatus> = this.#onDidExit.event;
+  readonly #onDidChangeInfo = new Emitter<TerminalInfo>();
+  /** Any field of `info` changed. */
+  readonly onDidChangeInfo: Event<TerminalInfo> = this.#onDidChangeInfo.event;
+  readonly #onDidNotify = new Emitter<{ title: string; body: string }>();
+  /** BEL (when not already flagged), OSC 9 or OSC 777;notify. */
+  readonly onDidNotify: Event<{ title: string; body: string }> = this.#onDidNotify.event;
+
+  constructor(options: PtySessionOptions) {
+    this.id = options.id;
+    this.#logger = options.logger;
+    this.#pty = options.pty;
+    this.#info = {
+      id: options.id,
+      name: options.name,
+      file: options.file,
+      args: options.args,
+      pid: options.pty.pid,
+      cwd: options.cwd,
+      cols: options.cols,
+      rows: options.rows,
+      state: 'running',
+      exitCode: null,
+      signal: null,
+      runningCommand: null,
+      lastCommand: null,
+      needsAttention: false,
+      shellIntegration: false,
+      createdBy: options.createdBy,
+      createdAt: Date.now(),
+      endedAt: null,
+    };
+    this.#exited = new Promise((resolve) => (this.#resolveExited = resolve));
+    this.#ring = new OutputRing(options.ringBytes);
+    this.#flow = new FlowController({
+      highWatermark: TerminalConstants.highWatermarkChars,
+      lowWatermark: TerminalConstants.lowWatermarkChars,
+      pause: () => this.#pty?.pause(),
+      resume: () => this.#pty?.resume(),
+    });
+    // The mirror must not fall behind without bound either (xterm drops data past 50 MB).
+    this.#mirrorAccount = this.#flow.open(true, {
+      high: TerminalConstants.mirrorHighWatermarkChars,
+      low: TerminalConstants.mirrorLowWatermarkChars,
+    });
+    const createMirror = options.createMirror ?? ((mirrorOptions: TerminalMirrorOptions) => new TerminalMirror(mirrorOptions));
+    this.#mirror = createMirror({
+      cols: options.cols,
+      rows: options.rows,
+      scrollback: options.scrollback,
+      onParsed: (chars) => this.#mirrorAccount.ack(chars),
+    });
+    this.#parser = new OscParser(this.#parserHandler);
+    this.#tracker = new CommandTracker({ nonce: options.nonce, initialCwd: options.cwd, isLocalHost: options.isLocalHost });
+    this.#tracker.onDidChange(() => this.#syncTrackerInfo());
+    this.#tracker.onDidFinishCommand((event) => this.#onDidCommand.fire(event));
+    this.#batcher = new OutputBatcher({
+      maxBytes: TerminalConstants.batchMaxBytes,
+      maxDelayMs: TerminalConstants.batchMaxDelayMs,
+      onBatch: (bytes) => this.#processBatch(bytes),
+    });
+    // With `encoding: null` node-pty delivers Buffers, although its typings say string.
+    this.#ptyListeners.push(options.pty.onData((data) => this.#batcher.push(data as unknown as Buffer)));
+    this.#ptyListeners.push(options.pty.onExit(({ exitCode, signal }) => this.#handleExit(exitCode, signal)));
+  }
+
+  get info(): TerminalInfo {
+    const info = this.#info;
+    return { ...info, args: [...info.args], createdBy: { ...info.createdBy }, lastCommand: info.lastCommand && { ...info.lastCommand } };
+  }
+
+  /** Total bytes produced so far (and delivered to the ring, mirror and subscribers). */
+  get offset(): number {
+    return this.#offset;
+  }
+
+  get exitStatus(): ExitStatus | null {
+    return this.#exit;
+  }
+
+  /** Resolves when the process has exited and all its output went through the pipeline. */
+  get exited(): Promise<ExitStatus> {
+    return this.#exited;
+  }
+
+  write(data: string): void {
+    this.#requireRunning().write(data);
+  }
+
+  resize(cols: number, rows: number): void {
+    if (!isInRange(cols, TerminalConstants.minCols, TerminalConstants.maxCols) || !isInRange(rows, TerminalConstants.minRows, TerminalConstants.maxRows)) {
+      throw new ApiError('INVALID_PARAMS', `invalid size ${cols}x${rows}`);
+    }
+    const pty = this.#requireRunning();
+    if (cols === this.#info.cols && rows === this.#info.rows) return;
+    // Output already read was produced for the old size: parse it at that size first.
+    this.#batcher.flush();
+    pty.resize(cols, rows);
+    this.#mirror.resize(cols, rows);
+    this.#info.cols = cols;
+    this.#info.rows = rows;
+    this.#fireInfo();
+  }
+
+  rename(name: string): void {
+    if (name === this.#info.name) return;
+    this.#info.name = name;
+    this.#fireInfo();
+  }
+
+  markSeen(): void {
+    if (!this.#info.needsAttention) return;
+    this.#info.needsAttention = false;
+    this.#fireInfo();
+  }
+
+  /**
+   * End the process group(s): SIGHUP, then SIGTERM, then SIGKILL, each after a grace period.
+   * Resolves with the exit status once the process has exited and its output was processed.
+   */
+  kill(): Promise<ExitStatus> {
+    if (this.#exit) return Promise.resolve(this.#exit);
+    this.#killing ??= this.#escalateKill().catch((error: unknown) => {
+      this.#logger.error('killing terminal failed', { id: this.id, error });
+    });
+    return this.#exited;
+  }
+
+  async attach(subscriber: OutputSubscriber): Promise<Attachment> {
+    if (this.#disposed) throw new ApiError('NOT_FOUND', `terminal ${this.id} was closed`);
+    // Everything read so far goes to the mirror before the marker, so the snapshot covers it.
+    this.#batcher.flush();
+    const subscription: Subscription = { subscriber, account: this.#flow.open(subscriber.lossless), pending: [], disposed: false };
+    this.#subscriptions.add(subscription);
+    const offset = this.#offset;
+    let snapshot: { data: string; cols: number; rows: number };
+    try {
+      snapshot = await this.#mirror.snapshot();
+    } catch (error) {
+      this.#unsubscribe(subscription);
+      throw error;
+    }
+    const attachment: Attachment = {
+      snapshot: snapshot.data,
+      offset,
+      cols: snapshot.cols,
+      rows: snapshot.rows,
+      ack: (chars) => subscription.account.ack(chars),
+      get unacknowledged() {
+        return subscription.account.unacknowledged;
+      },
+      dispose: () => this.#unsubscribe(subscription),
+    };
+    // Output that arrived while serializing is delivered on the next turn, after the caller's
+    // continuation of `await attach()` has handled the snapshot.
+    setImmediate(() => this.#goLive(subscription));
+    return attachment;
+  }
+
+  readRing(fromOffset: number, maxBytes?: number): RingRead {
+    return this.#ring.read(fromOffset, maxBytes);
+  }
+
+  /** The serialized mirror (screen + scrollback), as of everything produced so far. */
+  async serializeScreen(options: { scrollback?: number } = {}): Promise<string> {
+    this.#batcher.flush();
+    return (await this.#mirror.snapshot(options)).data;
+  }
+
+  /** The mirror's text (viewport, or everything with `scrollback: true`), as of everything produced so far. */
+  readScreen(options: { scrollback?: boolean } = {}): Promise<ScreenText> {
+    this.#batcher.flush();
+    return this.#mirror.readText(options);
+  }
+
+  /** Hard stop: every process group of the session gets SIGHUP and SIGKILL at once; nothing is left running. */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    const pty = this.#pty;
+    if (pty && !this.#exit) {
+      const groups = new Set([...sessionProcessGroupsSync(pty.pid), pty.pid]);
+      signalProcessGroups([...groups], 'SIGHUP');
+      signalProcessGroups([...groups], 'SIGKILL');
+      // Nobody will see the exit event now; settle kill()/exited waiters with what we did.
+      this.#exit = { exitCode: null, signal: 'SIGKILL' };
+      Object.assign(this.#info, { state: 'exited', exitCode: null, signal: 'SIGKILL', endedAt: Date.now(), runningCommand: null });
+      this.#resolveExited(this.#exit);
+    }
+    for (const listener of this.#ptyListeners) listener.dispose();
+    this.#ptyListeners.length = 0;
+    this.#pty = undefined;
+    for (const sleep of this.#sleeps) {
+      clearTimeout(sleep.timer);
+      sleep.resolve();
+    }
+    this.#sleeps.clear();
+    this.#batcher.dispose();
+    for (const subscription of this.#subscriptions) subscription.disposed = true;
+    this.#subscriptions.clear();
+    this.#flow.dispose();
+    this.#mirror.dispose();
+    this.#tracker.dispose();
+    this.#onDidOutput.dispose();
+    this.#onDidCommand.dispose();
+    this.#onDidExit.dispose();
+    this.#onDidChangeInfo.dispose();
+    this.#onDidNotify.dispose();
+  }
+
+  // --- hot path -------------------------------------------------------------------------------
+
+  #processBatch(bytes: Buffer): void {
+    const startOffset = this.#offset;
+    const endOffset = startOffset + bytes.length;
+    this.#offset = endOffset;
+    this.#ring.write(bytes);
+    const text = bytes.toString('utf8');
+    if (this.#logger.isEnabled('trace')) this.#logger.trace('output', { id: this.id, startOffset, text });
+
+    this.#batchText = text;
+    this.#batchStartOffset = startOffset;
+    // UTF-16 length equals byte length only when every char is ASCII.
+    this.#batchIsAscii = text.length === bytes.length;
+    this.#parser.feed(text);
+    this.#batchText = '';
+
+    this.#mirror.write(text, bytes);
+    this.#mirrorAccount.charge(text.length);
+
+    if (this.#onDidOutput.hasListeners) this.#onDidOutput.fire({ data: text, startOffset, endOffset });
+
+    for (const subscription of this.#subscriptions) {
+      // Charge before delivering: a subscriber may ack from inside onOutput.
+      subscription.account.charge(text.length);
+      if (subscription.pending) {
+        subscription.pending.push(text, endOffset);
+      } else {
+        this.#deliver(subscription, text, endOffset);
+      }
+    }
+  }
+
+  #deliver(subscription: Subscription, text: string, endOffset: number): void {
+    try {
+      subscription.subscriber.onOutput(text, endOffset);
+    } catch (error) {
+      // One broken subscriber must not stop the others or the pipeline.
+      this.#logger.error('output subscriber failed', { id: this.id, error });
+    }
+  }
+
+  readonly #parserHandler: OscParserHandler = {
+    onOsc: (payload, endIndex, terminatorLength) => {
+      const mark = parseTerminalMark(payload);
+      if (mark === null) return;
+      if (mark.kind === 'notification') {
+        this.#notify(mark.title || this.#info.name, mark.body);
+        return;
+      }
+      const end = this.#batchStartOffset + this.#prefixBytes(endIndex);
+      // ESC ] payload terminator: works even when the sequence began in an earlier batch.
+      const start = end - (2 + Buffer.byteLength(payload, 'utf8') + terminatorLength);
+      this.#tracker.handle(mark, { start, end }, Date.now());
+    },
+    onBell: () => {
+      // A beeping program would otherwise flood notifications: only the first bell counts until seen.
+      if (!this.#info.needsAttention) this.#notify(this.#info.name, '');
+    },
+  };
+
+  /** Bytes in the first `chars` chars of the current batch. Exact unless the batch held invalid UTF-8. */
+  #prefixBytes(chars: number): number {
+    if (this.#batchIsAscii) return chars;
+    return Buffer.byteLength(this.#batchText.substring(0, chars), 'utf8');
+  }
+
+  #notify(title: string, body: string): void {
+    if (!this.#info.needsAttention) {
+      this.#info.needsAttention = true;
+      this.#fireInfo();
+    }
+    this.#onDidNotify.fire({ title, body });
+  }
+
+  // --- subscriptions --------------------------------------------------------------------------
+
+  #goLive(subscription: Subscription): void {
+    if (subscription.disposed) return;
+    const pending = subscription.pending ?? [];
+    subscription.pending = null;
+    for (let index = 0; index < pending.length; index += 2) {
+      if (subscription.disposed) return;
+      this.#deliver(subscription, pending[index] as string, pending[index + 1] as number);
+    }
+  }
+
+  #unsubscribe(subscription: Subscription): void {
+    if (subscription.disposed) return;
+    subscription.disposed = true;
+    subscription.pending = null;
+    this.#subscriptions.delete(subscription);
+    // Releases its debt, which may resume the PTY.
+    subscription.account.dispose();
+  }
+
+  // --- lifecycle ------------------------------------------------------------------------------
+
+  #requireRunning(): IPty {
+    if (this.#exit || !this.#pty) throw new ApiError('TERMINAL_EXITED', `terminal ${this.id} has exited`);
+    return this.#pty;
+  }
+
+  #handleExit(exitCode: number, signal: number | undefined): void {
+    if (this.#exit) return;
+    // node-pty reports exit only after the PTY's read side closed, so all output is in the batcher.
+    this.#batcher.end();
+    this.#parser.reset();
+    const signalName = signal ? (signalNames.get(signal) ?? `SIG${signal}`) : null;
+    const status: ExitStatus = { exitCode: signalName ? null : exitCode, signal: signalName };
+    this.#exit = status;
+    const now = Date.now();
+    Object.assign(this.#info, { state: 'exited', exitCode: status.exitCode, signal: status.signal, endedAt: now, runningCommand: null });
+    this.#tracker.endOfStream(this.#offset, now);
+    for (const listener of this.#ptyListeners) listener.dispose();
+    this.#ptyListeners.length = 0;
+    this.#logger.debug('terminal exited', { id: this.id, ...status });
+    this.#fireInfo();
+    this.#onDidExit.fire(status);
+    this.#resolveExited(status);
+  }
+
+  async #escalateKill(): Promise<void> {
+    const pty = this.#pty;
+    if (!pty) return;
+    // A paused PTY never reads its EOF, so the exit would never be seen: drain it.
+    this.#flow.release();
+    pty.resume();
+    const steps: Array<[NodeJS.Signals, number]> = [
+      ['SIGHUP', TerminalConstants.killTermDelayMs],
+      ['SIGTERM', TerminalConstants.killForceDelayMs],
+      ['SIGKILL', TerminalConstants.killForceDelayMs],
+    ];
+    for (const [signal, graceMs] of steps) {
+      if (this.#disposed) return;
+      const groups = await sessionProcessGroups(pty.pid);
+      if (groups.length === 0 && this.#exit) return;
+      if (!this.#exit && !groups.includes(pty.pid)) groups.push(pty.pid);
+      this.#logger.debug('signalling terminal', { id: this.id, signal, groups });
+      signalProcessGroups(groups, signal);
+      const deadline = Date.now() + graceMs;
+      while (Date.now() < deadline && !this.#disposed) {
+        await this.#sleep(20);
+        if (this.#exit && (await sessionProcessGroups(pty.pid)).length === 0) return;
+      }
+    }
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const entry = {
+        timer: setTimeout(() => {
+          this.#sleeps.delete(entry);
+          resolve();
+        }, ms),
+        resolve,
+      };
+      this.#sleeps.add(entry);
+    });
+  }
+
+  #syncTrackerInfo(): void {
+    this.#info.cwd = this.#tracker.cwd;
+    this.#info.runningCommand = this.#exit ? null : this.#tracker.runningCommand;
+    this.#info.lastCommand = this.#tracker.lastCommand as CommandSummary | null;
+    this.#info.shellIntegration = this.#tracker.shellIntegration;
+    this.#fireInfo();
+  }
+
+  #fireInfo(): void {
+    if (this.#onDidChangeInfo.hasListeners) this.#onDidChangeInfo.fire(this.info);
+  }
+}
+
+function isInRange(value: number, min: number, max: number): boolean {
+  return Number.isInteger(value) && value >= min && value <= max;
+}

@@ -1,0 +1,187 @@
+/**
+ * The headless twin of a terminal's screen: every byte the PTY produced is parsed by
+ * `@xterm/headless` at the PTY's size, so the Hub can answer "what is on the screen" and hand an
+ * attaching pane an exact snapshot.
+ *
+ * xterm parses writes asynchronously, in order. Resizes are queued behind the writes that came
+ * before them (a plain `resize()` would apply to data still waiting to be parsed), and
+ * `snapshot()` queues a marker so the serialization describes exactly the data written before it.
+ */
+import xtermHeadless from '@xterm/headless';
+import xtermSerialize from '@xterm/addon-serialize';
+import type { IDisposable } from '../../common/lifecycle.ts';
+
+const { Terminal } = xtermHeadless;
+const { SerializeAddon } = xtermSerialize;
+type HeadlessTerminal = InstanceType<typeof Terminal>;
+type Serializer = InstanceType<typeof SerializeAddon>;
+
+export interface MirrorSnapshot {
+  /** Serialized screen and scrollback; written into a fresh terminal of cols×rows it reproduces the screen. */
+  data: string;
+  cols: number;
+  rows: number;
+}
+
+export interface ScreenText {
+  /** Lines of the active buffer, oldest first, right-trimmed (scrollback first when requested). */
+  lines: string[];
+  cols: number;
+  rows: number;
+  cursorX: number;
+  cursorY: number;
+  altScreen: boolean;
+}
+
+/** What the session needs from a mirror; implemented in-process (TerminalMirror) and on a worker thread (see mirrorHost.ts). */
+export interface ITerminalMirror extends IDisposable {
+  /**
+   * Queue output for parsing; `onParsed(data.length)` reports it back once parsed. `bytes` is
+   * the same output as UTF-8, valid only during the call (an implementation that needs it later
+   * copies it).
+   */
+  write(data: string, bytes: Uint8Array): void;
+  /** Resize once everything written so far has been parsed at the old size. */
+  resize(cols: number, rows: number): void;
+  /** Serialize the screen as it is after everything written so far. */
+  snapshot(options?: { scrollback?: number }): Promise<MirrorSnapshot>;
+  /** The text of the screen after everything written so far. */
+  readText(options?: { scrollback?: boolean }): Promise<ScreenText>;
+}
+
+export interface TerminalMirrorOptions {
+  cols: number;
+  rows: number;
+  scrollback: number;
+  /** Called in write order when the chars of one `write` have been parsed (for flow control). */
+  onParsed?: (chars: number) => void;
+}
+
+/** The in-process mirror; the worker thread runs these too. */
+export class TerminalMirror implements ITerminalMirror {
+  readonly #terminal: HeadlessTerminal;
+  readonly #serializer: Serializer;
+  readonly #onParsed: ((chars: number) => void) | undefined;
+  /** Char counts of writes not parsed yet, in order; `#parsedHead` is the next to complete. */
+  readonly #pendingWrites: number[] = [];
+  #pendingHead = 0;
+  #pendingChars = 0;
+  /** Rejecters of snapshot/readText calls still waiting for their marker. */
+  readonly #waiting = new Set<(error: Error) => void>();
+  #disposed = false;
+
+  constructor(options: TerminalMirrorOptions) {
+    this.#terminal = new Terminal({
+      cols: options.cols,
+      rows: options.rows,
+      scrollback: options.scrollback,
+      allowProposedApi: true,
+      // The mirror only watches; the attached pane answers queries (DA, DSR) for the program.
+      logLevel: 'off',
+    });
+    this.#serializer = new SerializeAddon();
+    // The addon is typed against @xterm/xterm's Terminal; the headless one has the same API surface it uses.
+    this.#terminal.loadAddon(this.#serializer as unknown as Parameters<HeadlessTerminal['loadAddon']>[0]);
+    this.#onParsed = options.onParsed;
+  }
+
+  /** Chars written but not parsed yet. */
+  get pendingChars(): number {
+    return this.#pendingChars;
+  }
+
+  write(data: string): void {
+    this.#write(data, data.length);
+  }
+
+  /** Parse UTF-8 bytes (xterm decodes them ~15% faster than a string); `chars` is what onParsed reports. */
+  writeBytes(bytes: Uint8Array, chars: number): void {
+    this.#write(bytes, chars);
+  }
+
+  #write(data: string | Uint8Array, chars: number): void {
+    if (this.#disposed || data.length === 0) return;
+    this.#pendingWrites.push(chars);
+    this.#pendingChars += chars;
+    this.#terminal.write(data, this.#onWriteParsed);
+  }
+
+  /** Resize once everything written so far has been parsed at the old size. */
+  resize(cols: number, rows: number): void {
+    if (this.#disposed) return;
+    this.#terminal.write('', () => {
+      if (!this.#disposed) this.#terminal.resize(cols, rows);
+    });
+  }
+
+  /** Serialize the screen as it is after everything written so far. */
+  snapshot(options: { scrollback?: number } = {}): Promise<MirrorSnapshot> {
+    return this.#afterPendingWrites(() => ({
+      data: this.#serializer.serialize(options.scrollback === undefined ? {} : { scrollback: options.scrollback }),
+      cols: this.#terminal.cols,
+      rows: this.#terminal.rows,
+    }));
+  }
+
+  /** The text of the screen after everything written so far. */
+  readText(options: { scrollback?: boolean } = {}): Promise<ScreenText> {
+    return this.#afterPendingWrites(() => {
+      const buffer = this.#terminal.buffer.active;
+      const first = options.scrollback ? 0 : buffer.baseY;
+      const last = buffer.baseY + this.#terminal.rows;
+      const lines: string[] = [];
+      for (let y = first; y < last; y++) lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
+      return {
+        lines,
+        cols: this.#terminal.cols,
+        rows: this.#terminal.rows,
+        cursorX: buffer.cursorX,
+        cursorY: buffer.cursorY,
+        altScreen: buffer.type === 'alternate',
+      };
+    });
+  }
+
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#serializer.dispose();
+    this.#terminal.dispose();
+    this.#pendingWrites.length = 0;
+    this.#pendingChars = 0;
+    const waiting = [...this.#waiting];
+    this.#waiting.clear();
+    for (const reject of waiting) reject(new Error('terminal mirror disposed'));
+  }
+
+  #afterPendingWrites<T>(read: () => T): Promise<T> {
+    if (this.#disposed) return Promise.reject(new Error('terminal mirror disposed'));
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting.add(reject);
+      this.#terminal.write('', () => {
+        if (!this.#waiting.delete(reject)) return; // already rejected by dispose()
+        try {
+          resolve(read());
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
+  }
+
+  readonly #onWriteParsed = (): void => {
+    if (this.#disposed) return;
+    const chars = this.#pendingWrites[this.#pendingHead] ?? 0;
+    this.#pendingHead++;
+    // Compact the queue now and then instead of shifting on every write.
+    if (this.#pendingHead === this.#pendingWrites.length) {
+      this.#pendingWrites.length = 0;
+      this.#pendingHead = 0;
+    } else if (this.#pendingHead > 1024 && this.#pendingHead * 2 > this.#pendingWrites.length) {
+      this.#pendingWrites.splice(0, this.#pendingHead);
+      this.#pendingHead = 0;
+    }
+    this.#pendingChars -= chars;
+    this.#onParsed?.(chars);
+  };
+}

@@ -1,0 +1,212 @@
+/**
+ * Shell integration end to end: real bash, zsh and fish (the latter two where installed) started
+ * by PtyHost with our scripts injected, in a temp HOME with the user's own rc files.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import type { CommandEvent, PtySession } from '../../../../src/node/pty/ptySession.ts';
+import { nullLogger } from '../../../../src/node/logger.ts';
+import { PtyHost } from '../../../../src/node/pty/ptyHost.ts';
+import { pollUntil } from '../../../helpers/poll.ts';
+import { createTestHost, person, waitForOutput, which } from './ptyTestKit.ts';
+
+interface ShellCase {
+  name: 'bash' | 'zsh' | 'fish';
+  /** The user's startup file, relative to HOME. */
+  rcFile: string;
+  rcContent: string;
+  brokenRc: string;
+  /** bash and zsh run the lines before a syntax error; fish parses the whole file first and runs none. */
+  runsLinesBeforeSyntaxError: boolean;
+}
+
+const shells: ShellCase[] = [
+  {
+    name: 'bash',
+    rcFile: '.bashrc',
+    rcContent: "export FROM_RC=loaded\nalias greet='echo hi-from-alias'\n",
+    brokenRc: 'export BEFORE_ERROR=1\nif then fi (((\n',
+    runsLinesBeforeSyntaxError: true,
+  },
+  {
+    name: 'zsh',
+    rcFile: '.zshrc',
+    rcContent: "export FROM_RC=loaded\nalias greet='echo hi-from-alias'\n",
+    brokenRc: 'export BEFORE_ERROR=1\nif then fi (((\n',
+    runsLinesBeforeSyntaxError: true,
+  },
+  {
+    name: 'fish',
+    rcFile: '.config/fish/config.fish',
+    rcContent: "set -gx FROM_RC loaded\nalias greet 'echo hi-from-alias'\n",
+    brokenRc: 'set -gx BEFORE_ERROR 1\nif then (((\n',
+    runsLinesBeforeSyntaxError: false,
+  },
+];
+
+let kit: ReturnType<typeof createTestHost>;
+beforeEach(() => {
+  kit = createTestHost();
+});
+afterEach(() => kit.dispose());
+
+function writeHomeFile(relative: string, content: string): void {
+  const path = join(kit.temp.home, relative);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, content);
+}
+
+async function startShell(shell: ShellCase, args: string[] = []): Promise<PtySession> {
+  const session = await kit.host.create({ file: shell.name, args, env: { ...kit.env, SHELL: which(shell.name)! }, createdBy: person });
+  await pollUntil(() => session.info.shellIntegration, { what: `${shell.name} to report its first prompt`, timeoutMs: 15_000 });
+  return session;
+}
+
+/** Type a command line and resolve with the command event it produces. */
+function run(session: PtySession, line: string, timeoutMs = 10_000): Promise<CommandEvent> {
+  const events: CommandEvent[] = [];
+  const subscription = session.onDidCommand((event) => events.push(event));
+  session.write(line + '\r');
+  return pollUntil(() => events[0], { what: `command event for ${JSON.stringify(line)}`, timeoutMs }).finally(() => subscription.dispose());
+}
+
+function outputOf(session: PtySession, event: CommandEvent): string {
+  return session.readRing(event.startOffset, event.endOffset - event.startOffset).data.toString('utf8');
+}
+
+for (const shell of shells) {
+  const missing = which(shell.name) === null ? `${shell.name} is not installed` : false;
+  if (missing) console.log(`# skipping ${shell.name} shell integration tests: ${missing}`);
+
+  describe(`shell integration: ${shell.name}`, { skip: missing, timeout: 60_000 }, () => {
+    test('command events carry the command line, cwd, exit code and the offsets of the output', async () => {
+      const session = await startShell(shell);
+      const event = await run(session, 'echo one; echo two');
+      assert.equal(event.commandLine, 'echo one; echo two');
+      assert.equal(event.cwd, kit.temp.workspace);
+      assert.equal(event.exitCode, 0);
+      assert.ok(event.endedAt >= event.startedAt);
+      const output = outputOf(session, event);
+      assert.ok(output.includes('one\r\ntwo\r\n'), JSON.stringify(output));
+      // The range is the command's output only: not the echoed command line, not the next prompt.
+      // (fish puts the command line into the window title, an OSC 0, which is fine.)
+      const withoutTitles = output.replace(/\x1b\][012];[^\x07]*\x07/g, '');
+      assert.equal(withoutTitles.includes('echo one'), false, JSON.stringify(output));
+      assert.equal(output.includes('\x1b]633;'), false, JSON.stringify(output));
+      assert.deepEqual(session.info.lastCommand, {
+        commandLine: event.commandLine,
+        cwd: event.cwd,
+        exitCode: 0,
+        startedAt: event.startedAt,
+        endedAt: event.endedAt,
+      });
+
+      assert.equal((await run(session, 'false')).exitCode, 1);
+      assert.equal((await run(session, "sh -c 'exit 7'")).exitCode, 7);
+      const quoted = await run(session, 'echo "a;b\\c"');
+      assert.equal(quoted.commandLine, 'echo "a;b\\c"');
+    });
+
+    test('tracks the cwd after cd', async () => {
+      mkdirSync(join(kit.temp.workspace, 'sub dir'));
+      const session = await startShell(shell);
+      await run(session, "cd 'sub dir'");
+      await pollUntil(() => session.info.cwd === join(kit.temp.workspace, 'sub dir'), { what: 'cwd to follow cd' });
+      const event = await run(session, 'pwd');
+      assert.equal(event.cwd, join(kit.temp.workspace, 'sub dir'));
+    });
+
+    test('reports the running command until it ends', async () => {
+      const session = await startShell(shell);
+      const events: CommandEvent[] = [];
+      session.onDidCommand((event) => events.push(event));
+      session.write('sleep 30\r');
+      await pollUntil(() => session.info.runningCommand === 'sleep 30', { what: 'runningCommand' });
+      session.write('\x03');
+      const event = await pollUntil(() => events[0], { what: 'interrupted command event' });
+      assert.equal(event.commandLine, 'sleep 30');
+      assert.notEqual(event.exitCode, 0);
+      assert.equal(session.info.runningCommand, null);
+    });
+
+    test("the user's own rc file still loads", async () => {
+      writeHomeFile(shell.rcFile, shell.rcContent);
+      const session = await startShell(shell);
+      const event = await run(session, 'greet; echo "rc=$FROM_RC"');
+      const output = outputOf(session, event);
+      assert.ok(output.includes('hi-from-alias'), JSON.stringify(output));
+      assert.ok(output.includes('rc=loaded'), JSON.stringify(output));
+    });
+
+    test('a broken rc file still gives a working shell with integration', async () => {
+      writeHomeFile(shell.rcFile, shell.brokenRc);
+      const session = await startShell(shell);
+      const event = await run(session, 'echo "works-$BEFORE_ERROR"');
+      assert.equal(event.exitCode, 0);
+      assert.equal(event.commandLine, 'echo "works-$BEFORE_ERROR"');
+      assert.ok(outputOf(session, event).includes(shell.runsLinesBeforeSyntaxError ? 'works-1' : 'works-'));
+    });
+
+    test('the nonce is not visible to commands', async () => {
+      const session = await startShell(shell);
+      const event = await run(session, 'echo "nonce=[$SWITCHBOARD_NONCE]"');
+      assert.ok(outputOf(session, event).includes('nonce=[]'));
+      assert.equal(event.commandLine, 'echo "nonce=[$SWITCHBOARD_NONCE]"');
+    });
+
+    test('exiting the shell ends the terminal with its exit code', async () => {
+      const session = await startShell(shell);
+      session.write('exit 5\r');
+      assert.deepEqual(await session.exited, { exitCode: 5, signal: null });
+    });
+  });
+}
+
+describe('shell integration: bash specifics', { timeout: 60_000 }, () => {
+  test('a login bash reads the profile files and is integrated', async () => {
+    writeHomeFile('.bash_profile', 'export FROM_PROFILE=yes\n');
+    const session = await startShell(shells[0]!, ['-l']);
+    const event = await run(session, 'echo "profile=$FROM_PROFILE"');
+    assert.ok(outputOf(session, event).includes('profile=yes'));
+  });
+
+  test('commands hidden from history (leading space) still get a command line', async () => {
+    writeHomeFile('.bashrc', 'HISTCONTROL=ignoreboth\n');
+    const session = await startShell(shells[0]!);
+    assert.equal((await run(session, 'echo first')).commandLine, 'echo first');
+    assert.equal((await run(session, ' echo hidden')).commandLine, 'echo hidden');
+    assert.equal((await run(session, 'echo first')).commandLine, 'echo first');
+    assert.equal((await run(session, 'echo first')).commandLine, 'echo first');
+  });
+
+  test('a user PROMPT_COMMAND and DEBUG trap keep working and still see $?', async () => {
+    writeHomeFile('.bashrc', "PROMPT_COMMAND='LAST_STATUS=$?'\ntrap 'DEBUG_RAN=1' DEBUG\n");
+    const session = await startShell(shells[0]!);
+    await run(session, "sh -c 'exit 4'");
+    const event = await run(session, 'echo "last=$LAST_STATUS debug=$DEBUG_RAN"');
+    assert.ok(outputOf(session, event).includes('last=4 debug=1'), outputOf(session, event));
+  });
+
+  test('when the integration scripts are missing the shell starts plainly, with the user rc', async () => {
+    writeHomeFile('.bashrc', 'export FROM_RC=loaded\n');
+    const host = new PtyHost({ logger: nullLogger, defaultCwd: kit.temp.workspace, shellIntegrationDir: join(kit.temp.home, 'nowhere') });
+    try {
+      const session = await host.create({ file: 'bash', env: kit.env, createdBy: person });
+      session.write('echo "rc=$FROM_RC"\r');
+      await waitForOutput(session, 'rc=loaded');
+      assert.equal(session.info.shellIntegration, false);
+    } finally {
+      host.dispose();
+    }
+  });
+
+  test('without integration (bash --norc) no marks are emitted and the terminal still works', async () => {
+    const session = await kit.host.create({ file: 'bash', args: ['--norc', '--noprofile'], env: kit.env, createdBy: person });
+    session.write('echo plain-$((2+2))\r');
+    await waitForOutput(session, 'plain-4');
+    assert.equal(session.info.shellIntegration, false);
+    assert.equal(session.readRing(0).data.toString().includes('\x1b]633;'), false);
+  });
+});

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { type CommandEvent, CommandTracker } from '../../../../src/common/terminal/commandTracker.ts';
+
+function tracker(nonce: string | null = 'N') {
+  const commands: CommandEvent[] = [];
+  let changes = 0;
+  const instance = new CommandTracker({ nonce, initialCwd: '/start', isLocalHost: (host) => host === 'here' });
+  instance.onDidFinishCommand((event) => commands.push(event));
+  instance.onDidChange(() => changes++);
+  return { instance, commands, changes: () => changes };
+}
+
+describe('CommandTracker', () => {
+  test('a full prompt/command cycle gives a command event with output offsets between C and D', () => {
+    const { instance, commands } = tracker();
+    instance.handle({ kind: 'cwd', cwd: '/work' }, { start: 0, end: 10 }, 1);
+    instance.handle({ kind: 'promptStart' }, { start: 10, end: 18 }, 1);
+    instance.handle({ kind: 'promptEnd' }, { start: 20, end: 28 }, 1);
+    assert.equal(instance.shellIntegration, true);
+    instance.handle({ kind: 'commandLine', commandLine: 'make', nonce: 'N' }, { start: 40, end: 60 }, 2);
+    instance.handle({ kind: 'commandStart' }, { start: 60, end: 68 }, 3);
+    assert.equal(instance.runningCommand, 'make');
+    instance.handle({ kind: 'commandFinished', exitCode: 2 }, { start: 100, end: 110 }, 7);
+    assert.equal(instance.runningCommand, null);
+    assert.deepEqual(commands, [{ commandLine: 'make', cwd: '/work', exitCode: 2, startOffset: 68, endOffset: 100, startedAt: 3, endedAt: 7 }]);
+    assert.deepEqual(instance.lastCommand, { commandLine: 'make', cwd: '/work', exitCode: 2, startedAt: 3, endedAt: 7 });
+  });
+
+  test('a command line with the wrong nonce is ignored', () => {
+    const { instance, commands } = tracker('N');
+    instance.handle({ kind: 'commandLine', commandLine: 'rm -rf /', nonce: 'forged' }, { start: 0, end: 1 }, 1);
+    instance.handle({ kind: 'commandStart' }, { start: 1, end: 2 }, 1);
+    instance.handle({ kind: 'commandFinished', exitCode: 0 }, { start: 3, end: 4 }, 1);
+    assert.equal(commands[0]?.commandLine, '');
+  });
+
+  test('without an injected nonce any command line is taken', () => {
+    const { instance, commands } = tracker(null);
+    instance.handle({ kind: 'commandLine', commandLine: 'ls', nonce: null }, { start: 0, end: 1 }, 1);
+    instance.handle({ kind: 'commandStart' }, { start: 1, end: 2 }, 1);
+    instance.handle({ kind: 'commandFinished', exitCode: 0 }, { start: 3, end: 4 }, 1);
+    assert.equal(commands[0]?.commandLine, 'ls');
+  });
+
+  test('D without a running command (an empty prompt line) gives no event', () => {
+    const { instance, commands } = tracker();
+    instance.handle({ kind: 'commandFinished', exitCode: 0 }, { start: 0, end: 5 }, 1);
+    assert.deepEqual(commands, []);
+  });
+
+  test('a new prompt while a command runs ends it without an exit code (shells that skip D)', () => {
+    const { instance, commands } = tracker();
+    instance.handle({ kind: 'commandStart' }, { start: 0, end: 5 }, 1);
+    instance.handle({ kind: 'promptStart' }, { start: 50, end: 55 }, 2);
+    assert.deepEqual(commands.map((c) => [c.exitCode, c.startOffset, c.endOffset]), [[null, 5, 50]]);
+  });
+
+  test('the end of the stream ends a running command', () => {
+    const { instance, commands } = tracker();
+    instance.handle({ kind: 'commandStart' }, { start: 0, end: 5 }, 1);
+    instance.endOfStream(80, 9);
+    assert.deepEqual(commands.map((c) => [c.exitCode, c.endOffset, c.endedAt]), [[null, 80, 9]]);
+  });
+
+  test('cwd follows local reports and ignores remote hosts; changes are announced once', () => {
+    const { instance, changes } = tracker();
+    assert.equal(instance.cwd, '/start');
+    instance.handle({ kind: 'cwd', cwd: '/a' }, { start: 0, end: 1 }, 1);
+    instance.handle({ kind: 'cwd', cwd: '/a' }, { start: 0, end: 1 }, 1);
+    instance.handle({ kind: 'cwd', cwd: '/b', host: 'here' }, { start: 0, end: 1 }, 1);
+    instance.handle({ kind: 'cwd', cwd: '/remote', host: 'elsewhere' }, { start: 0, end: 1 }, 1);
+    assert.equal(instance.cwd, '/b');
+    assert.equal(changes(), 2);
+  });
+});

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { nullLogger } from '../../../../src/node/logger.ts';
+import { MirrorHost, type MirrorMode } from '../../../../src/node/pty/mirrorHost.ts';
+import { pollUntil } from '../../../helpers/poll.ts';
+
+function write(mirror: { write(data: string, bytes: Uint8Array): void }, data: string): void {
+  mirror.write(data, Buffer.from(data));
+}
+
+for (const mode of ['worker', 'inline'] as MirrorMode[]) {
+  describe(`MirrorHost (${mode})`, () => {
+    test('parses writes in order, reports them parsed, and serializes the screen', async () => {
+      const host = new MirrorHost({ logger: nullLogger, mode });
+      try {
+        let parsed = 0;
+        const mirror = host.create({ cols: 20, rows: 3, scrollback: 100, onParsed: (chars) => (parsed += chars) });
+        write(mirror, 'hello\r\n');
+        write(mirror, '\x1b[31mré\x1b[0m😀');
+        mirror.resize(30, 4);
+        write(mirror, '\r\nafter resize');
+        const text = await mirror.readText({ scrollback: true });
+        assert.deepEqual(text.lines, ['hello', 'ré😀', 'after resize', '']);
+        assert.equal(text.cols, 30);
+        assert.equal(text.rows, 4);
+        assert.equal(parsed, 'hello\r\n'.length + '\x1b[31mré\x1b[0m😀'.length + '\r\nafter resize'.length);
+        const snapshot = await mirror.snapshot();
+        assert.match(snapshot.data, /hello/);
+        assert.equal(snapshot.cols, 30);
+        mirror.dispose();
+        await assert.rejects(mirror.snapshot(), /disposed/);
+      } finally {
+        host.dispose();
+      }
+    });
+
+    test('disposing the host rejects requests still waiting', async () => {
+      const host = new MirrorHost({ logger: nullLogger, mode });
+      const mirror = host.create({ cols: 20, rows: 3, scrollback: 100 });
+      write(mirror, 'x'.repeat(100_000));
+      const pending = mirror.snapshot();
+      host.dispose();
+      if (mode === 'worker') await assert.rejects(pending, /disposed/);
+      else await pending.catch(() => {}); // the inline mirror may already have answered
+    });
+  });
+}
+
+describe('MirrorHost worker failure', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-mirror-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('a dying worker fails its mirrors loudly and releases their flow-control debt', async () => {
+    const script = join(dir, 'dyingWorker.mjs');
+    writeFileSync(script, "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => { throw new Error('boom'); });\n");
+    const host = new MirrorHost({ logger: nullLogger, mode: 'worker', workerPath: script });
+    try {
+      let released = 0;
+      const mirror = host.create({ cols: 20, rows: 3, scrollback: 100, onParsed: (chars) => (released += chars) });
+      write(mirror, 'some output');
+      await pollUntil(() => released === 'some output'.length, { what: 'debt released after the worker died' });
+      await assert.rejects(mirror.snapshot(), /terminal mirror failed: boom/);
+      // A mirror created afterwards gets a fresh worker (which dies the same way here).
+      const next = host.create({ cols: 20, rows: 3, scrollback: 100 });
+      await assert.rejects(next.readText(), /terminal mirror failed/);
+    } finally {
+      host.dispose();
+    }
+  });
+});

@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { OutputRing } from '../../../../src/node/pty/outputRing.ts';
+
+/** Bytes whose value is their absolute offset mod 251, so any misplaced byte is visible. */
+function stream(from: number, length: number): Buffer {
+  const bytes = Buffer.alloc(length);
+  for (let index = 0; index < length; index++) bytes[index] = (from + index) % 251;
+  return bytes;
+}
+
+describe('OutputRing', () => {
+  test('reads back what was written by absolute offset before wrapping', () => {
+    const ring = new OutputRing(1000);
+    ring.write(stream(0, 300));
+    ring.write(stream(300, 200));
+    const read = ring.read(100, 250);
+    assert.deepEqual(read, { data: stream(100, 250), startOffset: 100, endOffset: 350, truncated: false });
+    assert.equal(ring.endOffset, 500);
+    assert.equal(ring.startOffset, 0);
+  });
+
+  test('keeps the last capacity bytes after wrapping, and reads spanning the wrap are contiguous', () => {
+    const ring = new OutputRing(1000);
+    for (let offset = 0; offset < 2550; offset += 150) ring.write(stream(offset, 150));
+    assert.equal(ring.endOffset, 2550);
+    assert.equal(ring.startOffset, 1550);
+    // 2000 is at position 0 of the buffer: this read crosses the physical end.
+    const read = ring.read(1900, 300);
+    assert.deepEqual(read, { data: stream(1900, 300), startOffset: 1900, endOffset: 2200, truncated: false });
+    assert.deepEqual(ring.read(1550).data, stream(1550, 1000));
+  });
+
+  test('reading an overwritten range starts at the oldest byte held and says truncated', () => {
+    const ring = new OutputRing(100);
+    ring.write(stream(0, 250));
+    const read = ring.read(10, 50);
+    assert.deepEqual(read, { data: stream(150, 50), startOffset: 150, endOffset: 200, truncated: true });
+  });
+
+  test('a single write larger than the ring keeps its tail', () => {
+    const ring = new OutputRing(64);
+    ring.write(stream(0, 10));
+    ring.write(stream(10, 500));
+    assert.equal(ring.endOffset, 510);
+    assert.deepEqual(ring.read(0), { data: stream(446, 64), startOffset: 446, endOffset: 510, truncated: true });
+  });
+
+  test('reads at or past the end are empty', () => {
+    const ring = new OutputRing(100);
+    ring.write(stream(0, 40));
+    assert.deepEqual(ring.read(40), { data: Buffer.alloc(0), startOffset: 40, endOffset: 40, truncated: false });
+    assert.deepEqual(ring.read(70), { data: Buffer.alloc(0), startOffset: 40, endOffset: 40, truncated: false });
+    assert.throws(() => ring.read(-1), RangeError);
+  });
+
+  test('memory grows as output arrives, up to the capacity, without losing data', () => {
+    const capacity = 300 * 1024;
+    const ring = new OutputRing(capacity);
+    let offset = 0;
+    for (const size of [10, 70_000, 100_000, 200_000, 50_000]) {
+      ring.write(stream(offset, size));
+      offset += size;
+      const held = Math.min(offset, capacity);
+      assert.deepEqual(ring.read(offset - held).data, stream(offset - held, held), `after ${offset}`);
+    }
+  });
+});

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { parseProcStat } from '../../../../src/node/pty/processGroups.ts';
+import { composeEnvironment, resolveExecutable, shellIntegrationLaunch } from '../../../../src/node/pty/shellLaunch.ts';
+
+describe('composeEnvironment', () => {
+  test('inherits, then terminal variables, then baseEnv, then the caller; the id always wins', () => {
+    const env = composeEnvironment({
+      inherited: { PATH: '/bin', TERM: 'dumb', COLUMNS: '80', KEEP: 'inherited', SWITCHBOARD_NONCE: 'leak' },
+      terminalId: 't-1',
+      baseEnv: { SWITCHBOARD_SOCKET: '/s.sock', KEEP: 'base' },
+      callerEnv: { COLORTERM: 'caller', SWITCHBOARD_TERMINAL_ID: 'spoofed' },
+    });
+    assert.equal(env.PATH, '/bin');
+    assert.equal(env.TERM, 'xterm-256color');
+    assert.equal(env.COLORTERM, 'caller');
+    assert.equal(env.TERM_PROGRAM, 'Switchboard');
+    assert.equal(env.SWITCHBOARD_SOCKET, '/s.sock');
+    assert.equal(env.KEEP, 'base');
+    assert.equal(env.SWITCHBOARD_TERMINAL_ID, 't-1');
+    assert.equal('COLUMNS' in env, false);
+    assert.equal('SWITCHBOARD_NONCE' in env, false);
+  });
+});
+
+describe('shellIntegrationLaunch', () => {
+  const base = { env: {}, home: '/home/me', integrationDir: '/si' };
+
+  test('bash gets --init-file; a login bash is told to read the profile files itself', () => {
+    assert.deepEqual(shellIntegrationLaunch({ ...base, file: '/bin/bash', args: [] }), {
+      kind: 'bash',
+      script: '/si/bash/switchboard.bash',
+      args: ['--init-file', '/si/bash/switchboard.bash', '-i'],
+      env: {},
+    });
+    assert.deepEqual(shellIntegrationLaunch({ ...base, file: '/bin/bash', args: ['-l'] })?.env, { SWITCHBOARD_BASH_LOGIN: '1' });
+  });
+
+  test('zsh gets our ZDOTDIR and remembers the user one', () => {
+    assert.deepEqual(shellIntegrationLaunch({ ...base, file: '/usr/bin/zsh', args: ['-l'] }), {
+      kind: 'zsh',
+      script: '/si/zsh/.zshrc',
+      args: ['-l'],
+      env: { ZDOTDIR: '/si/zsh', USER_ZDOTDIR: '/home/me' },
+    });
+    assert.equal(shellIntegrationLaunch({ ...base, env: { ZDOTDIR: '/cfg' }, file: 'zsh', args: [] })?.env.USER_ZDOTDIR, '/cfg');
+  });
+
+  test('fish sources our script after its config', () => {
+    assert.deepEqual(shellIntegrationLaunch({ ...base, file: '/usr/bin/fish', args: [] })?.args, ['--init-command', "source '/si/fish/switchboard.fish'"]);
+  });
+
+  test('unknown programs and argument lists we do not understand are left alone', () => {
+    assert.equal(shellIntegrationLaunch({ ...base, file: '/bin/bash', args: ['--norc', '--noprofile'] }), null);
+    assert.equal(shellIntegrationLaunch({ ...base, file: '/bin/bash', args: ['-c', 'ls'] }), null);
+    assert.equal(shellIntegrationLaunch({ ...base, file: '/usr/bin/python3', args: [] }), null);
+    assert.equal(shellIntegrationLaunch({ ...base, file: '/bin/sh', args: [] }), null);
+  });
+});
+
+describe('resolveExecutable', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-exec-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'tool'), '#!/bin/sh\n');
+  chmodSync(join(dir, 'tool'), 0o755);
+  writeFileSync(join(dir, 'plain'), 'not executable');
+
+  test('finds a bare name on PATH and checks paths directly', async () => {
+    assert.deepEqual(await resolveExecutable('tool', { cwd: '/', path: `/nonexistent:${dir}` }), { ok: true, path: join(dir, 'tool') });
+    assert.deepEqual(await resolveExecutable(join(dir, 'tool'), { cwd: '/', path: '' }), { ok: true, path: join(dir, 'tool') });
+    assert.deepEqual(await resolveExecutable('./tool', { cwd: dir, path: '' }), { ok: true, path: join(dir, 'tool') });
+  });
+
+  test('explains why a program cannot start', async () => {
+    assert.deepEqual(await resolveExecutable('/no/such/shell', { cwd: '/', path: '' }), { ok: false, reason: 'no such file' });
+    assert.deepEqual(await resolveExecutable(join(dir, 'plain'), { cwd: '/', path: '' }), { ok: false, reason: 'permission denied (not executable)' });
+    assert.deepEqual(await resolveExecutable(dir, { cwd: '/', path: '' }), { ok: false, reason: 'not a regular file' });
+    const missing = await resolveExecutable('no-such-tool-xyz', { cwd: '/', path: dir });
+    assert.equal(missing.ok, false);
+  });
+});
+
+describe('parseProcStat', () => {
+  test('reads group and session even when the command name has spaces and parentheses', () => {
+    assert.deepEqual(parseProcStat('4242 (my (weird) cmd) S 1 4240 4200 34816 4240 4194560 0'), {
+      pid: 4242,
+      state: 'S',
+      processGroup: 4240,
+      session: 4200,
+    });
+    assert.equal(parseProcStat('garbage'), null);
+  });
+});
