@@ -103,7 +103,16 @@ async function startApp(): Promise<void> {
   const dataDir = process.env.SWITCHBOARD_HOME ? resolve(process.env.SWITCHBOARD_HOME) : app.getPath('userData');
   // Shells source the integration scripts by path, so a packaged app keeps them unpacked (asarUnpack).
   const shellIntegrationDir = app.isPackaged ? join(process.resourcesPath, 'app.asar.unpacked', 'assets', 'shell-integration') : undefined;
-  hub = new Hub({ dataDir, workspaceFolders, host: 'electron', logger, version: packageJson.version, ...(shellIntegrationDir ? { shellIntegrationDir } : {}) });
+  hub = new Hub({
+    dataDir,
+    workspaceFolders,
+    host: 'electron',
+    logger,
+    version: packageJson.version,
+    // Built beside main.cjs by scripts/buildElectron.ts.
+    mirrorWorkerPath: join(__dirname, 'mirrorWorker.cjs'),
+    ...(shellIntegrationDir ? { shellIntegrationDir } : {}),
+  });
   try {
     await hub.start();
   } catch (error) {

@@ -3,6 +3,8 @@
  * The renderer is built separately by Vite into dist/renderer.
  *   main/main.ts       → dist/main/main.cjs       (Node, CommonJS; native and heavy modules stay external)
  *   preload/preload.ts → dist/preload/preload.cjs (sandboxed preload: one file, only `electron` required)
+ *   src/node/pty/mirrorWorker.ts → dist/main/mirrorWorker.cjs (the headless mirrors' worker thread;
+ *     main passes its path to the Hub because a bundle has no source file beside it to start)
  */
 import { build, type BuildOptions } from 'esbuild';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +36,13 @@ export async function buildElectron(): Promise<void> {
     }),
     build({
       ...common,
+      entryPoints: ['src/node/pty/mirrorWorker.ts'],
+      outfile: 'dist/main/mirrorWorker.cjs',
+      platform: 'node',
+      external: ['@xterm/headless', '@xterm/addon-serialize'],
+    }),
+    build({
+      ...common,
       entryPoints: ['preload/preload.ts'],
       outfile: 'dist/preload/preload.cjs',
       // A sandboxed preload cannot require Node modules; bundle everything but electron.
@@ -46,5 +55,5 @@ export async function buildElectron(): Promise<void> {
 
 if (import.meta.main) {
   await buildElectron();
-  process.stdout.write('built dist/main/main.cjs and dist/preload/preload.cjs\n');
+  process.stdout.write('built dist/main/main.cjs, dist/main/mirrorWorker.cjs and dist/preload/preload.cjs\n');
 }

@@ -27,6 +27,8 @@ export interface HubOptions {
   env?: NodeJS.ProcessEnv;
   /** Where the shell integration scripts are (a packaged app has them outside app.asar). */
   shellIntegrationDir?: string;
+  /** The mirror worker script, for bundles (Electron main) that emit it apart from the sources. */
+  mirrorWorkerPath?: string;
 }
 
 /** How long `shutdown()` lets terminals end gracefully (SIGHUP, so shells save history) before killing them. */
@@ -63,6 +65,7 @@ export class Hub implements IDisposable {
         defaultCwd: this.workspaceFolders[0]!,
         baseEnv: { SWITCHBOARD_SOCKET: this.controlSocketPath },
         ...(options.shellIntegrationDir ? { shellIntegrationDir: options.shellIntegrationDir } : {}),
+        ...(options.mirrorWorkerPath ? { mirrorWorkerPath: options.mirrorWorkerPath } : {}),
       }),
     );
     this.#store.add(this.#ptyHost.onDidAddTerminal((info) => this.#broadcast('terminal.added', info)));
