@@ -8,9 +8,18 @@ import type { ILogger } from '../src/node/logger.ts';
 
 /**
  * The only permissions a page gets: desktop notifications (terminal bells while unfocused) and
- * sanitized clipboard writes (copy-on-select from a pane). No camera, no geolocation, no reads.
+ * sanitized clipboard writes (copy-on-select from a pane). No camera, no geolocation.
  */
 const allowedPermissions = new Set(['notifications', 'clipboard-sanitized-write']);
+
+/**
+ * Clipboard reads (Ctrl+Shift+V paste into a pane) only for our own bundled renderer, which is the
+ * only page a window can show (navigation is denied), never for anything loaded over the network.
+ */
+function isPermissionAllowed(permission: string, requestingUrl: string): boolean {
+  if (allowedPermissions.has(permission)) return true;
+  return permission === 'clipboard-read' && requestingUrl.startsWith('file://');
+}
 
 export const contentSecurityPolicy = [
   "default-src 'self'",
@@ -38,12 +47,12 @@ export function externalUrl(raw: string): string | undefined {
 
 export function installAppSecurity(logger: ILogger): void {
   const defaultSession = session.defaultSession;
-  defaultSession.setPermissionRequestHandler((_contents, permission, callback) => {
-    const allowed = allowedPermissions.has(permission);
+  defaultSession.setPermissionRequestHandler((_contents, permission, callback, details) => {
+    const allowed = isPermissionAllowed(permission, details.requestingUrl ?? '');
     if (!allowed) logger.info('denied a permission request', { permission });
     callback(allowed);
   });
-  defaultSession.setPermissionCheckHandler((_contents, permission) => allowedPermissions.has(permission));
+  defaultSession.setPermissionCheckHandler((_contents, permission, requestingOrigin) => isPermissionAllowed(permission, requestingOrigin));
   // The renderer's index.html carries the same policy in a meta tag; the header covers any
   // response that goes through the network stack.
   defaultSession.webRequest.onHeadersReceived((details, callback) => {
