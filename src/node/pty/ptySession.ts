@@ -78,6 +78,19 @@ interface Subscription {
   disposed: boolean;
 }
 
+/** Well inside node-pty's 200 ms grace between a process's exit and destroying its unread PTY. */
+const exitWatchIntervalMs = 20;
+
+/** Whether `pid` still runs; node-pty reaps its child at once, so an exited one answers ESRCH. */
+function isProcessRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 const signalNames = new Map<number, string>(Object.entries(osConstants.signals).map(([name, number]) => [number, name]));
 
 export class PtySession implements IDisposable {
@@ -103,6 +116,10 @@ export class PtySession implements IDisposable {
   readonly #exited: Promise<ExitStatus>;
   #resolveExited!: (status: ExitStatus) => void;
   #killing: Promise<void> | undefined;
+  /** Polls for the process's end while reading is paused (see #pauseReading). */
+  #exitWatch: NodeJS.Timeout | undefined;
+  /** The process is gone: its last output must be read whatever the subscribers' debt. */
+  #processGone = false;
   readonly #sleeps = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
   #disposed = false;
 
@@ -148,8 +165,8 @@ export class PtySession implements IDisposable {
     this.#flow = new FlowController({
       highWatermark: TerminalConstants.highWatermarkChars,
       lowWatermark: TerminalConstants.lowWatermarkChars,
-      pause: () => this.#pty?.pause(),
-      resume: () => this.#pty?.resume(),
+      pause: () => this.#pauseReading(),
+      resume: () => this.#resumeReading(),
     });
     // The mirror must not fall behind without bound either (xterm drops data past 50 MB).
     this.#mirrorAccount = this.#flow.open(true, {
@@ -303,6 +320,8 @@ export class PtySession implements IDisposable {
     for (const listener of this.#ptyListeners) listener.dispose();
     this.#ptyListeners.length = 0;
     this.#pty = undefined;
+    clearInterval(this.#exitWatch);
+    this.#exitWatch = undefined;
     for (const sleep of this.#sleeps) {
       clearTimeout(sleep.timer);
       sleep.resolve();
@@ -424,8 +443,35 @@ export class PtySession implements IDisposable {
     return this.#pty;
   }
 
+  /**
+   * Flow control stops reading. node-pty destroys the PTY socket 200 ms after the process exits
+   * if nobody reads it, dropping whatever the program wrote last; and its exit event comes only
+   * after that. So while paused, watch for the process's end and drain at once when it comes.
+   */
+  #pauseReading(): void {
+    const pty = this.#pty;
+    if (!pty || this.#processGone) return;
+    pty.pause();
+    clearInterval(this.#exitWatch);
+    this.#exitWatch = setInterval(() => {
+      if (isProcessRunning(pty.pid)) return;
+      this.#processGone = true;
+      clearInterval(this.#exitWatch);
+      this.#exitWatch = undefined;
+      pty.resume();
+    }, exitWatchIntervalMs);
+  }
+
+  #resumeReading(): void {
+    clearInterval(this.#exitWatch);
+    this.#exitWatch = undefined;
+    this.#pty?.resume();
+  }
+
   #handleExit(exitCode: number, signal: number | undefined): void {
     if (this.#exit) return;
+    clearInterval(this.#exitWatch);
+    this.#exitWatch = undefined;
     // node-pty reports exit only after the PTY's read side closed, so all output is in the batcher.
     this.#batcher.end();
     this.#parser.reset();
