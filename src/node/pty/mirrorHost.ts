@@ -193,7 +193,12 @@ class WorkerMirror implements ITerminalMirror {
   }
 
   write(data: string, bytes: Uint8Array): void {
-    if (this.#disposed || this.#failure || data.length === 0) return;
+    if (this.#disposed || data.length === 0) return;
+    if (this.#failure) {
+      // Nothing will parse this; count it as done so the session's flow control never waits on a dead worker.
+      this.#onParsed?.(data.length);
+      return;
+    }
     this.#pendingChars += data.length;
     this.#unparsedWrites++;
     this.#host.track(1);

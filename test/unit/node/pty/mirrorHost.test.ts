@@ -63,6 +63,9 @@ describe('MirrorHost worker failure', () => {
       write(mirror, 'some output');
       await pollUntil(() => released === 'some output'.length, { what: 'debt released after the worker died' });
       await assert.rejects(mirror.snapshot(), /terminal mirror failed: boom/);
+      // Output that keeps coming after the failure is never left owing (it would pause the PTY for good).
+      write(mirror, 'more output');
+      assert.equal(released, 'some output'.length + 'more output'.length);
       // A mirror created afterwards gets a fresh worker (which dies the same way here).
       const next = host.create({ cols: 20, rows: 3, scrollback: 100 });
       await assert.rejects(next.readText(), /terminal mirror failed/);
