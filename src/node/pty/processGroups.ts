@@ -77,15 +77,23 @@ export function sessionProcessGroupsSync(sessionId: number): number[] {
   return groupsFrom(stats, sessionId);
 }
 
-/** Send `signal` to each group; a group that is already gone is not an error. */
-export function signalProcessGroups(groups: readonly number[], signal: NodeJS.Signals): void {
+/**
+ * Send `signal` to each group; a group that is already gone is not an error. Returns the groups
+ * we may not signal (EPERM: e.g. `su -` or `sudo` made them root's) so the caller can say so; one
+ * such group never stops the others from being signalled.
+ */
+export function signalProcessGroups(groups: readonly number[], signal: NodeJS.Signals): number[] {
+  const refused: number[] = [];
   for (const group of groups) {
     try {
       process.kill(-group, signal);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EPERM') refused.push(group);
+      else if (code !== 'ESRCH') throw error;
     }
   }
+  return refused;
 }
 
 function isAlive(pid: number): boolean {

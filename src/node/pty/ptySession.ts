@@ -120,6 +120,9 @@ export class PtySession implements IDisposable {
   #exitWatch: NodeJS.Timeout | undefined;
   /** The process is gone: its last output must be read whatever the subscribers' debt. */
   #processGone = false;
+  /** Set while a batch is parsed: info changes are announced once, after it. */
+  #coalescingInfo = false;
+  #infoChangedInBatch = false;
   readonly #sleeps = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
   #disposed = false;
 
@@ -311,7 +314,8 @@ export class PtySession implements IDisposable {
     if (pty && !this.#exit) {
       const groups = new Set([...sessionProcessGroupsSync(pty.pid), pty.pid]);
       signalProcessGroups([...groups], 'SIGHUP');
-      signalProcessGroups([...groups], 'SIGKILL');
+      const refused = signalProcessGroups([...groups], 'SIGKILL');
+      if (refused.length > 0) this.#logger.warn('not allowed to kill some processes of the terminal', { id: this.id, refused });
       // Nobody will see the exit event now; settle kill()/exited waiters with what we did.
       this.#exit = { exitCode: null, signal: 'SIGKILL' };
       Object.assign(this.#info, { state: 'exited', exitCode: null, signal: 'SIGKILL', endedAt: Date.now(), runningCommand: null });
@@ -354,8 +358,16 @@ export class PtySession implements IDisposable {
     this.#batchStartOffset = startOffset;
     // UTF-16 length equals byte length only when every char is ASCII.
     this.#batchIsAscii = text.length === bytes.length;
+    // Marks can change the info hundreds of times in one batch (`cat` of a log full of them):
+    // tell listeners once per batch, not once per mark.
+    this.#coalescingInfo = true;
     this.#parser.feed(text);
+    this.#coalescingInfo = false;
     this.#batchText = '';
+    if (this.#infoChangedInBatch) {
+      this.#infoChangedInBatch = false;
+      this.#fireInfo();
+    }
 
     this.#mirror.write(text, bytes);
     this.#mirrorAccount.charge(text.length);
@@ -408,10 +420,11 @@ export class PtySession implements IDisposable {
   }
 
   #notify(title: string, body: string): void {
-    if (!this.#info.needsAttention) {
-      this.#info.needsAttention = true;
-      this.#fireInfo();
-    }
+    // Like BEL: the first notification raises the flag and is shown; until the person has seen
+    // the terminal, more of them would only flood the desktop (a loop printing OSC 9).
+    if (this.#info.needsAttention) return;
+    this.#info.needsAttention = true;
+    this.#fireInfo();
     this.#onDidNotify.fire({ title, body });
   }
 
@@ -506,7 +519,8 @@ export class PtySession implements IDisposable {
       if (groups.length === 0 && this.#exit) return;
       if (!this.#exit && !groups.includes(pty.pid)) groups.push(pty.pid);
       this.#logger.debug('signalling terminal', { id: this.id, signal, groups });
-      signalProcessGroups(groups, signal);
+      const refused = signalProcessGroups(groups, signal);
+      if (refused.length > 0) this.#logger.warn('not allowed to signal some processes of the terminal', { id: this.id, signal, refused });
       const deadline = Date.now() + graceMs;
       while (Date.now() < deadline && !this.#disposed) {
         await this.#sleep(20);
@@ -537,6 +551,10 @@ export class PtySession implements IDisposable {
   }
 
   #fireInfo(): void {
+    if (this.#coalescingInfo) {
+      this.#infoChangedInBatch = true;
+      return;
+    }
     if (this.#onDidChangeInfo.hasListeners) this.#onDidChangeInfo.fire(this.info);
   }
 }

@@ -375,10 +375,26 @@ describe('PtySession: output pipeline', { timeout: 60_000 }, () => {
     session.write("printf '\\e]777;notify;Build;all green\\a'\r");
     await pollUntil(() => notes.length === 2, { what: 'OSC 777 notification' });
     assert.deepEqual(notes[1], { id: session.id, title: 'Build', body: 'all green' });
+    session.markSeen();
     session.write("printf '\\e]9;done\\a'\r");
     await pollUntil(() => notes.length === 3, { what: 'OSC 9 notification' });
     assert.deepEqual(notes[2], { id: session.id, title: 'builder', body: 'done' });
     assert.equal(session.info.needsAttention, true);
+  });
+
+  test('a flood of notifications and marks raises one notification and few info changes', async () => {
+    const notes: unknown[] = [];
+    kit.host.onDidNotify((note) => notes.push(note));
+    const session = await createBash();
+    let infoChanges = 0;
+    kit.host.onDidChangeTerminal((info) => {
+      if (info.id === session.id) infoChanges++;
+    });
+    // 2 000 notifications and 2 000 prompt marks in a few batches.
+    session.write("for i in $(seq 2000); do printf '\\e]9;n%s\\a\\e]133;A\\a' $i; done; echo flood-$((1+1))-done\r");
+    await waitForOutput(session, /flood-2-done/);
+    assert.equal(notes.length, 1, 'one notification until the terminal is seen');
+    assert.ok(infoChanges < 200, `info changes are coalesced per batch (got ${infoChanges})`);
   });
 
   test('the ring keeps the last ringBytes and reports a truncated read', async () => {
