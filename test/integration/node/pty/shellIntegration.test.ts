@@ -3,7 +3,7 @@
  * by PtyHost with our scripts injected, in a temp HOME with the user's own rc files.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { CommandEvent, PtySession } from '../../../../src/node/pty/ptySession.ts';
@@ -124,6 +124,10 @@ for (const shell of shells) {
       session.onDidCommand((event) => events.push(event));
       session.write('sleep 30\r');
       await pollUntil(() => session.info.runningCommand === 'sleep 30', { what: 'runningCommand' });
+      // The mark comes from the shell's preexec hook, a moment before `sleep` starts; interrupt the
+      // program itself, not the shell's hook.
+      const shellPid = session.info.pid!;
+      await pollUntil(() => readdirSync('/proc').some((pid) => /^\d+$/.test(pid) && isChildSleep(pid, shellPid)), { what: 'sleep running' });
       session.write('\x03');
       const event = await pollUntil(() => events[0], { what: 'interrupted command event' });
       assert.equal(event.commandLine, 'sleep 30');
@@ -210,3 +214,16 @@ describe('shell integration: bash specifics', { timeout: 60_000 }, () => {
     assert.equal(session.readRing(0).data.toString().includes('\x1b]633;'), false);
   });
 });
+
+/** Whether /proc/<pid> is a `sleep` whose parent is `parentPid`. */
+function isChildSleep(pid: string, parentPid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const close = stat.lastIndexOf(')');
+    const name = stat.slice(stat.indexOf('(') + 1, close);
+    const parent = Number(stat.slice(close + 2).split(' ')[1]);
+    return name === 'sleep' && parent === parentPid;
+  } catch {
+    return false;
+  }
+}
