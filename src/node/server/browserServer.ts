@@ -109,8 +109,16 @@ export class BrowserServer implements IDisposable {
     return { port: this.#address?.port ?? -1, bindHost: this.#requestedHost };
   }
 
+  /**
+   * Cookies ignore ports: one name per port keeps two `serve`s on this machine from overwriting
+   * each other's cookie, and keeps this one's cookie out of requests to another local port's server.
+   */
+  get #cookieName(): string {
+    return `${AppConstants.tokenCookieName}_${this.#address?.port ?? 0}`;
+  }
+
   #isAuthorised(req: IncomingMessage): boolean {
-    const cookie = readCookie(req.headers.cookie, AppConstants.tokenCookieName);
+    const cookie = readCookie(req.headers.cookie, this.#cookieName);
     if (tokensEqual(this.#token, cookie)) return true;
     // Non-browser clients (CLI, tests) may present the token as a bearer header; pages cannot set it.
     const authorization = req.headers.authorization;
@@ -145,7 +153,7 @@ export class BrowserServer implements IDisposable {
       }
       // Trade the URL token for a cookie and drop it from the address bar and history.
       url.searchParams.delete('token');
-      res.setHeader('Set-Cookie', `${AppConstants.tokenCookieName}=${this.#token}; HttpOnly; SameSite=Strict; Path=/`);
+      res.setHeader('Set-Cookie', `${this.#cookieName}=${this.#token}; HttpOnly; SameSite=Strict; Path=/`);
       res.setHeader('Location', url.pathname + url.search);
       res.setHeader('Cache-Control', 'no-store');
       res.writeHead(302);

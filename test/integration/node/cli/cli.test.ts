@@ -98,7 +98,7 @@ describe('switchboard CLI', () => {
     assert.equal(info.pid, serve.child.pid);
     assert.equal(info.controlSocket, join(temp.dataDir, 'control.sock'));
     assert.match(serve.stderr(), /run npm run build first/);
-    const page = await httpGet(serve.port, '/', { Cookie: `switchboard_token=${serve.token}` });
+    const page = await httpGet(serve.port, '/', { Cookie: `switchboard_token_${serve.port}=${serve.token}` });
     assert.equal(page.status, 503);
     assert.match(page.body, /npm run build/);
     serve.child.kill('SIGTERM');

@@ -20,7 +20,7 @@ describe('switchboard serve (a real server on a real socket)', () => {
     writeFileSync(join(rendererDir, 'assets', 'app.css'), 'body{}');
     writeFileSync(join(temp.home, 'outside.txt'), 'secret');
     serve = await startServe({ args: ['--port', '0', temp.workspace], home: temp.home, dataDir: temp.dataDir, env: { SWITCHBOARD_RENDERER_DIR: rendererDir } });
-    cookie = `switchboard_token=${serve.token}`;
+    cookie = `switchboard_token_${serve.port}=${serve.token}`;
   });
 
   after(async () => {
@@ -49,7 +49,7 @@ describe('switchboard serve (a real server on a real socket)', () => {
       ['/', {}],
       ['/?token=wrong', {}],
       [`/?token=${serve.token.slice(0, -1)}A`, {}],
-      ['/', { Cookie: 'switchboard_token=nope' }],
+      ['/', { Cookie: `switchboard_token_${serve.port}=nope` }],
       ['/assets/app.js', {}],
     ] as const) {
       const response = await httpGet(serve.port, path, headers);
@@ -63,7 +63,7 @@ describe('switchboard serve (a real server on a real socket)', () => {
     assert.equal(response.status, 302);
     assert.equal(response.headers.location, '/');
     const setCookie = String(response.headers['set-cookie']);
-    assert.match(setCookie, new RegExp(`^switchboard_token=${serve.token};`));
+    assert.match(setCookie, new RegExp(`^switchboard_token_${serve.port}=${serve.token};`));
     assert.match(setCookie, /HttpOnly/);
     assert.match(setCookie, /SameSite=Strict/);
   });
@@ -117,7 +117,7 @@ describe('switchboard serve (a real server on a real socket)', () => {
     assert.equal(await refused({ Cookie: cookie, Origin: `http://localhost:${serve.port + 1}` }), 403);
     assert.equal(await refused({ Cookie: cookie, Host: 'evil.example' }), 403);
     assert.equal(await refused({}), 401);
-    assert.equal(await refused({ Cookie: 'switchboard_token=wrong' }), 401);
+    assert.equal(await refused({ Cookie: `switchboard_token_${serve.port}=wrong` }), 401);
   });
 
   it('speaks the contract over a WebSocket with the cookie and survives malformed frames', async () => {
