@@ -19,7 +19,10 @@ import type { CallOutcome } from '../../common/api/wire.ts';
 import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
-import { formatZodIssues } from './validation.ts';
+import { formatZodIssues, nestsDeeperThan } from './validation.ts';
+
+/** No contract type nests anywhere near this deep (a layout of 30 nested splits is unusable). */
+const maxParamsDepth = 64;
 
 /** Where a connection's events go (a WebSocket, an IPC channel, an in-process listener). */
 export interface HubEventSink {
@@ -74,10 +77,13 @@ export class HubConnection implements IDisposable {
     if (typeof method !== 'string' || !isHubMethod(method)) {
       return failure('UNKNOWN_METHOD', `unknown method: ${typeof method === 'string' ? method.slice(0, 100) : typeof method}`);
     }
-    // JSON and IPC drop `undefined`; a parameterless call may arrive without params at all.
-    const parsed = hubMethods[method].params.safeParse(params === undefined ? {} : params);
-    if (!parsed.success) return failure('INVALID_PARAMS', `${method}: ${formatZodIssues(parsed.error)}`);
+    if (nestsDeeperThan(params, maxParamsDepth)) {
+      return failure('INVALID_PARAMS', `${method}: params nest deeper than ${maxParamsDepth} levels`);
+    }
     try {
+      // JSON and IPC drop `undefined`; a parameterless call may arrive without params at all.
+      const parsed = hubMethods[method].params.safeParse(params === undefined ? {} : params);
+      if (!parsed.success) return failure('INVALID_PARAMS', `${method}: ${formatZodIssues(parsed.error)}`);
       const handler = this.#handlers[method] as HubMethodHandler<HubMethod>;
       const result = await handler(parsed.data as ParsedParams<HubMethod>, { connection: this });
       return { ok: true, result };

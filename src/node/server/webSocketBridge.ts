@@ -56,9 +56,17 @@ export class WebSocketBridge implements IDisposable {
       return;
     }
     const { id, method, params } = request.data;
-    void this.#connection.call(method, params).then((outcome) => {
-      this.#send(outcome.ok ? { type: 'response', id, ok: true, result: outcome.result } : { type: 'response', id, ok: false, error: outcome.error });
-    });
+    this.#connection.call(method, params).then(
+      (outcome) => {
+        this.#send(outcome.ok ? { type: 'response', id, ok: true, result: outcome.result } : { type: 'response', id, ok: false, error: outcome.error });
+      },
+      (error: unknown) => {
+        // `call` promises never to reject; if it ever does, answer and log rather than let an
+        // unhandled rejection take the whole server (and every terminal) down.
+        this.#logger.error('a hub call rejected', { connection: this.#connection.id, method, error: describeError(error) });
+        this.#send({ type: 'response', id, ok: false, error: { code: 'INTERNAL', message: `internal error in ${method}` } });
+      },
+    );
   }
 
   #send(message: WireResponse | WireEvent): void {

@@ -29,6 +29,19 @@ describe('HubConnection', () => {
     assert.equal(calls, 1);
   });
 
+  it('refuses a hostile 20 000-level layout with INVALID_PARAMS instead of overflowing the stack', async () => {
+    let calls = 0;
+    const { connection: c } = connection({ 'layout.set': () => (calls++, { ok: true }) });
+    let root: unknown = { type: 'pane', terminalId: 't1' };
+    for (let level = 0; level < 20_000; level++) root = { type: 'split', direction: 'row', sizes: [100], children: [root] };
+    const outcome = await c.call('layout.set', { tabs: [{ id: 'a', root }], activeTabId: 'a', focusedTerminalId: null });
+    assert.deepEqual(outcome, { ok: false, error: { code: 'INVALID_PARAMS', message: 'layout.set: params nest deeper than 64 levels' } });
+    assert.equal(calls, 0);
+    // A normal nested layout still passes.
+    const nested = { type: 'split', direction: 'row', sizes: [50, 50], children: [{ type: 'pane', terminalId: 't1' }, { type: 'split', direction: 'column', sizes: [50, 50], children: [{ type: 'pane', terminalId: 't2' }, { type: 'pane', terminalId: 't3' }] }] };
+    assert.deepEqual(await c.call('layout.set', { tabs: [{ id: 'a', root: nested }], activeTabId: 'a', focusedTerminalId: 't2' }), { ok: true, result: { ok: true } });
+  });
+
   it('treats missing params of a parameterless method as {}', async () => {
     const { connection: c } = connection({ 'terminal.list': () => [] });
     assert.deepEqual(await c.call('terminal.list', undefined), { ok: true, result: [] });
