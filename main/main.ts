@@ -69,6 +69,9 @@ function createWindow(activeHub: Hub): void {
       allowRunningInsecureContent: false,
       webviewTag: false,
       spellcheck: false,
+      // Panes acknowledge output from xterm.js write callbacks, which run on timers; throttled
+      // timers in a hidden window would hold every busy terminal's PTY paused.
+      backgroundThrottling: false,
     },
   });
   const contentsId = window.webContents.id;

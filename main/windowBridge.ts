@@ -12,6 +12,10 @@ import type { Hub } from '../src/node/hub.ts';
 import type { ILogger } from '../src/node/logger.ts';
 
 
+/** At most this many automatic reloads after renderer crashes within `crashWindowMs`. */
+const maxReloadsPerWindow = 3;
+const crashWindowMs = 60_000;
+
 export class WindowBridge implements IDisposable {
   readonly #window: BrowserWindow;
   readonly #hub: Hub;
@@ -19,6 +23,8 @@ export class WindowBridge implements IDisposable {
   readonly #logger: ILogger;
   #connection: HubConnection | undefined;
   #disposed = false;
+  /** When the renderer crashed recently (see #reloadAfterCrash). */
+  #crashes: number[] = [];
 
   constructor(options: { window: BrowserWindow; hub: Hub; rendererUrl: string; logger: ILogger }) {
     this.#window = options.window;
@@ -26,11 +32,32 @@ export class WindowBridge implements IDisposable {
     this.#rendererUrl = options.rendererUrl;
     this.#logger = options.logger;
     const contents = this.#window.webContents;
-    contents.on('did-start-navigation', (details) => {
-      if (details.isMainFrame && !details.isSameDocument) this.#renewConnection('navigation');
+    // Renew when a new page has committed (a reload), not when a navigation starts: security.ts
+    // cancels every other navigation (a dropped file, a link), and the page that stays must keep
+    // its attachments.
+    contents.on('did-navigate', () => this.#renewConnection('page loaded'));
+    contents.on('render-process-gone', (_event, details) => {
+      this.#renewConnection(`renderer gone: ${details.reason}`);
+      this.#reloadAfterCrash(details.reason);
     });
-    contents.on('render-process-gone', (_event, details) => this.#renewConnection(`renderer gone: ${details.reason}`));
     this.#window.on('closed', () => this.dispose());
+  }
+
+  /**
+   * A crashed renderer comes back by itself: the new page reattaches every pane to its running
+   * PTY from the Hub's mirrors. Bounded, so a renderer that crashes on load does not spin.
+   */
+  #reloadAfterCrash(reason: string): void {
+    const now = Date.now();
+    this.#crashes = this.#crashes.filter((at) => now - at < crashWindowMs);
+    this.#crashes.push(now);
+    if (reason === 'clean-exit' || this.#disposed || this.#window.isDestroyed()) return;
+    if (this.#crashes.length > maxReloadsPerWindow) {
+      this.#logger.error('the window keeps crashing; not reloading it again', { reason, crashes: this.#crashes.length });
+      return;
+    }
+    this.#logger.warn('the window crashed; reloading it', { reason });
+    this.#window.webContents.reload();
   }
 
   /** Whether an IPC message comes from our page in our window (not an iframe, not another window). */

@@ -14,6 +14,14 @@ configureZod({ jitless: true });
 
 applyInitialColorScheme();
 
+// A file dropped anywhere the UI does not handle it would make the page navigate to it (and, in
+// Electron, be refused, leaving a page that lost its place). Drops are for the views that take them.
+for (const type of ['dragover', 'drop'] as const) {
+  document.addEventListener(type, (event) => {
+    if (!event.defaultPrevented) event.preventDefault();
+  });
+}
+
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');
 
