@@ -54,31 +54,49 @@ export class SettingsStore implements IDisposable {
       this.#current = { ...defaultSettings };
       return this.current;
     }
-    // Fill keys added in newer versions with defaults, then validate the whole object strictly.
-    const merged = typeof json === 'object' && json !== null && !Array.isArray(json) ? { ...defaultSettings, ...json } : json;
-    const parsed = Settings.safeParse(merged);
-    if (!parsed.success) {
-      this.#logger.warn('settings file is invalid; using defaults', {
-        file: this.#filePath,
-        issues: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
-      });
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+      this.#logger.warn('settings file is not a JSON object; using defaults', { file: this.#filePath });
       this.#current = { ...defaultSettings };
       return this.current;
     }
-    this.#current = parsed.data;
+    // Key by key: one bad or unknown key (a newer version's, a typo) must not cost the user
+    // every other setting. Bad values fall back to their default; unknown keys are ignored.
+    const settings: Record<string, unknown> = { ...defaultSettings };
+    const problems: string[] = [];
+    for (const [key, value] of Object.entries(json)) {
+      const field = Settings.shape[key as keyof Settings] as (typeof Settings.shape)[keyof Settings] | undefined;
+      if (!field || !Object.hasOwn(Settings.shape, key)) {
+        problems.push(`${key}: unknown setting (ignored)`);
+        continue;
+      }
+      const parsed = field.safeParse(value);
+      if (parsed.success) settings[key] = parsed.data;
+      else problems.push(`${key}: ${parsed.error.issues[0]?.message ?? 'invalid'} (default used)`);
+    }
+    if (problems.length > 0) this.#logger.warn('settings file has problems', { file: this.#filePath, problems });
+    this.#current = Settings.parse(settings);
     return this.current;
   }
 
   /** Apply an already-validated partial update, persist it, and fire onDidChange. */
   async update(patch: Partial<Settings>): Promise<Settings> {
-    const next = Settings.parse({ ...this.#current, ...patch });
-    this.#current = next;
-    const write = this.#writeQueue.then(() => writePrivateFileAtomic(this.#filePath, JSON.stringify(next, null, 2) + '\n'));
+    // Electron IPC keeps `undefined` values that JSON would drop; they mean "not given".
+    const given = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+    // Serialised: each update applies on top of the one before it, and only what reached the
+    // disk becomes current, so memory and file never disagree.
+    const applied = this.#writeQueue.then(async () => {
+      const next = Settings.parse({ ...this.#current, ...given });
+      await writePrivateFileAtomic(this.#filePath, JSON.stringify(next, null, 2) + '\n');
+      this.#current = next;
+      this.#onDidChange.fire(this.current);
+      return this.current;
+    });
     // Keep the queue alive after a failed write; the caller still sees the failure.
-    this.#writeQueue = write.catch(() => {});
-    await write;
-    this.#onDidChange.fire(this.current);
-    return this.current;
+    this.#writeQueue = applied.then(
+      () => {},
+      () => {},
+    );
+    return applied;
   }
 
   /** Resolves when every queued write has reached the disk. */

@@ -51,13 +51,22 @@ describe('SettingsStore', () => {
     assert.match(lines.join('\n'), /not valid JSON/);
   });
 
-  it('falls back to defaults with a warning naming the bad key', async () => {
+  it('falls back to the default of a bad key only, with a warning naming it, and ignores unknown keys', async () => {
     temp = createTempHome();
     mkdirSync(temp.dataDir);
     const { store, lines, file } = storeIn(temp.dataDir);
-    writeFileSync(file, JSON.stringify({ ...defaultSettings, fontSize: 1000 }));
-    assert.deepEqual(await store.load(), defaultSettings);
-    assert.match(lines.join('\n'), /settings file is invalid.*fontSize: Too big/);
+    writeFileSync(file, JSON.stringify({ ...defaultSettings, theme: 'light', fontSize: 1000, fromTheFuture: true }));
+    assert.deepEqual(await store.load(), { ...defaultSettings, theme: 'light' });
+    assert.match(lines.join('\n'), /settings file has problems.*fontSize: Too big.*fromTheFuture: unknown setting/);
+  });
+
+  it('treats undefined values in an update as not given (Electron IPC keeps them)', async () => {
+    temp = createTempHome();
+    mkdirSync(temp.dataDir);
+    const { store } = storeIn(temp.dataDir);
+    await store.load();
+    assert.equal((await store.update({ fontSize: 15, theme: undefined } as never)).theme, defaultSettings.theme);
+    assert.equal(store.current.fontSize, 15);
   });
 
   it('fills keys missing from an older file with defaults', async () => {
