@@ -271,6 +271,8 @@ export class PtySession implements IDisposable {
       snapshot = await this.#mirror.snapshot();
     } catch (error) {
       this.#unsubscribe(subscription);
+      // Closed while we waited for the mirror: that is the client's "not found", not our failure.
+      if (this.#disposed) throw new ApiError('NOT_FOUND', `terminal ${this.id} was closed`);
       throw error;
     }
     const attachment: Attachment = {
