@@ -2,6 +2,7 @@
  * The shape of one CLI verb. Each verb lives in its own module under src/cli/commands/ and
  * declares its options once: the parser, `--help` text and `--json` come from that declaration.
  */
+import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 
 export interface CliIo {
@@ -9,6 +10,10 @@ export interface CliIo {
   stderr(text: string): void;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Standard input, for verbs that read it (`send ID -`, `mcp`); absent in tests that give none. */
+  stdin?: Readable;
+  /** The raw standard output stream, for verbs that speak a protocol on it (`mcp`). */
+  stdoutStream?: Writable;
 }
 
 export interface CliOption {
@@ -47,7 +52,8 @@ export class CliUsageError extends Error {
   }
 }
 
-export const ExitCode = { ok: 0, failure: 1, usage: 2 } as const;
+/** `timeout` is 124 like timeout(1), so scripts can tell "gave up waiting" from "failed". */
+export const ExitCode = { ok: 0, failure: 1, usage: 2, timeout: 124 } as const;
 
 /** Options every verb has. */
 export const commonOptions: Record<string, CliOption> = {

@@ -52,3 +52,44 @@ export const AppConstants = {
    */
   webSocketHeartbeatMs: 30_000,
 } as const;
+
+/** The control socket (claws-compatible NDJSON; see docs/protocol.md and ../shared/protocols/claws.md). */
+export const ControlConstants = {
+  /** claws framing rule: a connection whose unparsed input exceeds this gets `request too large` and is closed. */
+  maxRequestBytes: 1024 * 1024,
+  /**
+   * A client that does not read its responses: once this much is queued for it in the kernel and
+   * in Node's write buffer, it is dropped, so it cannot grow the Hub's memory without bound.
+   */
+  maxPendingResponseBytes: 8 * 1024 * 1024,
+  /** Requests of one connection in progress at once; past this the connection stops being read until some finish. */
+  maxInFlightRequests: 256,
+  /** How long a stale-socket probe waits for a connect (claws' value: a live local server answers in milliseconds). */
+  staleProbeMs: 250,
+  /** Linux sun_path holds 108 bytes including the terminating NUL. */
+  maxSocketPathBytes: 107,
+  /** claws' default `exec` timeout. */
+  execDefaultTimeoutMs: 180_000,
+  /** Upper bound for any timeout a client asks for (a day): keeps timers sane. */
+  maxTimeoutMs: 24 * 60 * 60 * 1000,
+  /** `exec` output kept in a response; the tail is kept (errors and summaries come last). */
+  execMaxOutputBytes: 256 * 1024,
+  /** claws' readLog cap per request. */
+  readLogMaxBytes: 512 * 1024,
+  /** claws' server cap for `poll`. */
+  pollMaxEvents: 100,
+  /** Command events kept for `poll` (oldest dropped first). */
+  commandLogEvents: 1000,
+  /** Output kept per command event in the poll log (tail); `exec` responses carry up to execMaxOutputBytes. */
+  commandLogOutputBytes: 16 * 1024,
+  /** Audit entries kept in memory (oldest dropped first). */
+  auditEntries: 2000,
+  /** After a bracketed paste, Enter goes as its own write this much later: Ink TUIs (Claude Code) take a `\r` inside the paste chunk as text. */
+  pasteEnterDelayMs: 30,
+  /** `wait` without timeoutMs. */
+  waitDefaultTimeoutMs: 30_000,
+  /** ANSI-stripped output a `wait` pattern is matched against (the newest part is kept). */
+  waitPatternWindowChars: 256 * 1024,
+  /** Without shell integration, `wait {prompt}` looks at the screen once output has been quiet this long. */
+  promptQuietMs: 100,
+} as const;

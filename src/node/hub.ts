@@ -4,6 +4,7 @@
  * `dispose()` it. It never imports electron.
  */
 import { homedir } from 'node:os';
+import { dirname, resolve } from 'node:path';
 import type { AppState, EventPayload, HubEvent, Layout } from '../common/api/contract.ts';
 import { DisposableStore, type IDisposable } from '../common/lifecycle.ts';
 import type { ILogger } from './logger.ts';
@@ -12,6 +13,7 @@ import { controlSocketPath, ensurePrivateDir, settingsFilePath } from './paths.t
 import { SettingsStore } from './settings/settingsStore.ts';
 import { createTerminalMethods } from './api/terminalMethods.ts';
 import { PtyHost } from './pty/ptyHost.ts';
+import { ControlServer } from './control/controlServer.ts';
 
 export type HubHost = AppState['host'];
 
@@ -29,6 +31,8 @@ export interface HubOptions {
   shellIntegrationDir?: string;
   /** The mirror worker script, for bundles (Electron main) that emit it apart from the sources. */
   mirrorWorkerPath?: string;
+  /** Also serve the control socket at `<workspace>/.claws/claws.sock` for claws clients (default true). */
+  clawsCompatSockets?: boolean;
 }
 
 /** How long `shutdown()` lets terminals end gracefully (SIGHUP, so shells save history) before killing them. */
@@ -44,6 +48,7 @@ export class Hub implements IDisposable {
   readonly #store = new DisposableStore();
   readonly #settings: SettingsStore;
   readonly #ptyHost: PtyHost;
+  readonly #controlServer: ControlServer;
   readonly #connections = new Set<HubConnection>();
   readonly #handlers: HubMethodHandlers;
   #layout: Layout | null = null;
@@ -78,12 +83,31 @@ export class Hub implements IDisposable {
         this.#broadcast('terminal.removed', { id });
       }),
     );
+    // Added after the PtyHost, so it is disposed before it: pending execs and waits fail cleanly first.
+    this.#controlServer = this.#store.add(
+      new ControlServer({
+        ptyHost: this.#ptyHost,
+        socketPath: this.controlSocketPath,
+        ownsSocketDirectory: resolve(dirname(this.controlSocketPath)) === resolve(this.dataDir),
+        workspaceFolders: this.workspaceFolders,
+        clawsCompatSockets: options.clawsCompatSockets ?? true,
+        version: this.version,
+        logger: this.#logger.child('control'),
+        onReveal: ({ id, preserveFocus }) => this.#broadcast('terminal.reveal', { id, preserveFocus }),
+        focusedTerminalId: () => this.#layout?.focusedTerminalId ?? null,
+      }),
+    );
     this.#handlers = this.#createHandlers();
   }
 
   /** The PTYs, for in-process hosts and subsystems (control socket, history) built on the Hub. */
   get ptyHost(): PtyHost {
     return this.#ptyHost;
+  }
+
+  /** The control socket server (claws-compatible; see docs/protocol.md). Listening once `start()` resolved. */
+  get controlServer(): ControlServer {
+    return this.#controlServer;
   }
 
   async start(): Promise<void> {
@@ -93,6 +117,8 @@ export class Hub implements IDisposable {
     await this.#settings.load();
     this.#store.add(this.#settings.onDidChange((settings) => this.#broadcast('settings.changed', settings)));
     if (this.#state !== 'starting') return; // disposed while starting
+    await this.#controlServer.listen();
+    if (this.#state !== 'starting') return;
     this.#state = 'started';
     this.#logger.info('hub started', { host: this.host, dataDir: this.dataDir, workspaceFolders: this.workspaceFolders });
   }
@@ -122,6 +148,8 @@ export class Hub implements IDisposable {
    */
   async shutdown(): Promise<void> {
     if (this.#state === 'disposed') return;
+    // No new agent requests while the terminals end; waiting execs fail now rather than on a dead terminal.
+    this.#controlServer.dispose();
     for (const connection of [...this.#connections]) connection.dispose();
     let timer: NodeJS.Timeout | undefined;
     const closed = this.#ptyHost.closeAll().catch((error: unknown) => this.#logger.warn('closing terminals failed; killing them', { error }));

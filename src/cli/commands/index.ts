@@ -1,5 +1,27 @@
 /** Every verb of the `switchboard` command. Add a verb: write commands/VERB.ts and list it here. */
 import type { CliCommand } from '../command.ts';
+import { closeCommand } from './close.ts';
+import { execCommand } from './exec.ts';
+import { lsCommand } from './ls.ts';
+import { mcpCommand } from './mcp.ts';
+import { newCommand } from './new.ts';
+import { readCommand } from './read.ts';
+import { renameCommand } from './rename.ts';
+import { screenCommand } from './screen.ts';
+import { sendCommand } from './send.ts';
 import { serveCommand } from './serve.ts';
+import { waitCommand } from './wait.ts';
 
-export const commands: readonly CliCommand[] = [serveCommand];
+export const commands: readonly CliCommand[] = [
+  serveCommand,
+  lsCommand,
+  newCommand,
+  sendCommand,
+  execCommand,
+  readCommand,
+  screenCommand,
+  waitCommand,
+  closeCommand,
+  renameCommand,
+  mcpCommand,
+];

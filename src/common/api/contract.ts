@@ -183,6 +183,8 @@ export const hubEvents = {
   'terminal.output': z.object({ id: TerminalId, data: z.string(), offset: z.number().int().min(0) }),
   /** BEL, OSC 9 or OSC 777 notify: shown as a badge, and as a desktop notification when unfocused. */
   'terminal.notification': z.object({ id: TerminalId, title: z.string(), body: z.string() }),
+  /** An agent asked to show this terminal (claws `show`): the UI brings its pane into view, and focuses it unless preserveFocus. */
+  'terminal.reveal': z.object({ id: TerminalId, preserveFocus: z.boolean().optional() }),
   'settings.changed': Settings,
   'layout.changed': Layout,
 } as const;

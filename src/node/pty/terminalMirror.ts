@@ -31,6 +31,8 @@ export interface ScreenText {
   cursorX: number;
   cursorY: number;
   altScreen: boolean;
+  /** The program enabled bracketed paste (DECSET 2004): pasted text should be wrapped in ESC[200~ … ESC[201~. */
+  bracketedPaste: boolean;
 }
 
 /** What the session needs from a mirror; implemented in-process (TerminalMirror) and on a worker thread (see mirrorHost.ts). */
@@ -138,6 +140,7 @@ export class TerminalMirror implements ITerminalMirror {
         cursorX: buffer.cursorX,
         cursorY: buffer.cursorY,
         altScreen: buffer.type === 'alternate',
+        bracketedPaste: this.#terminal.modes.bracketedPasteMode,
       };
     });
   }

@@ -62,7 +62,7 @@ describe('Hub in-process (real PTYs)', () => {
 
   before(async () => {
     temp = createTempHome();
-    hub = new Hub({ dataDir: temp.dataDir, workspaceFolders: [temp.workspace], host: 'test', logger: nullLogger, version: '9.9.9' });
+    hub = new Hub({ dataDir: temp.dataDir, workspaceFolders: [temp.workspace], host: 'test', logger: nullLogger, version: '9.9.9', env: {} });
     await hub.start();
   });
 
@@ -288,7 +288,7 @@ describe('Hub.dispose()', () => {
   it('leaves no PTY process behind, including background jobs of the shells', async (t) => {
     const temp = createTempHome();
     t.after(() => temp.dispose());
-    const hub = new Hub({ dataDir: temp.dataDir, workspaceFolders: [temp.workspace], host: 'test', logger: nullLogger });
+    const hub = new Hub({ dataDir: temp.dataDir, workspaceFolders: [temp.workspace], host: 'test', logger: nullLogger, env: {} });
     await hub.start();
     const client = createLocalHubClient(hub);
     const events = recordEvents(client);

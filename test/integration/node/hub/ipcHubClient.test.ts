@@ -29,7 +29,7 @@ function bridgeTo(hub: Hub): SwitchboardBridge & { listenerCount(): number } {
 describe('IpcHubClient', () => {
   it('calls the Hub, delivers events and turns refusals into ApiErrors', async (t) => {
     const temp = createTempHome();
-    const hub = new Hub({ dataDir: temp.dataDir, workspaceFolders: [temp.workspace], host: 'electron', logger: nullLogger });
+    const hub = new Hub({ dataDir: temp.dataDir, workspaceFolders: [temp.workspace], host: 'electron', logger: nullLogger, env: {} });
     t.after(() => {
       hub.dispose();
       temp.dispose();

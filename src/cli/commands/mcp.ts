@@ -1,0 +1,49 @@
+/**
+ * `switchboard mcp`: an MCP server on stdin/stdout that gives a model Switchboard's terminals as
+ * tools, proxied to the control socket. stdout carries nothing but MCP frames; anything for a
+ * person goes to stderr.
+ */
+import { type CliCommand, ExitCode } from '../command.ts';
+import { ControlClient, resolveControlSocketPath } from '../controlClient.ts';
+import { socketOption } from '../controlCommand.ts';
+import { switchboardVersion } from '../version.ts';
+
+export const mcpCommand: CliCommand = {
+  name: 'mcp',
+  summary: 'Run an MCP server on stdio that lets AI agents use the terminals (for Claude Code, Codex…).',
+  usage: 'mcp [--socket PATH]',
+  details: [
+    'Tools: terminal_list, terminal_create, terminal_send, terminal_exec, terminal_read, terminal_wait,',
+    'terminal_close. The app must be running (npm start or switchboard serve); until it is, tool calls',
+    'answer with an error saying so. Set it up in Claude Code with:',
+    '  claude mcp add switchboard -- npx switchboard mcp',
+  ].join('\n'),
+  allowPositionals: false,
+  options: { ...socketOption },
+  async run(args, io) {
+    const [{ StdioServerTransport }, { createSwitchboardMcpServer }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+      import('../mcp/terminalTools.ts'),
+    ]);
+    const stdin = io.stdin ?? process.stdin;
+    const stdout = io.stdoutStream ?? process.stdout;
+    const socketPath = resolveControlSocketPath({ socketFlag: args.values.socket as string | undefined, env: io.env, cwd: io.cwd });
+    const client = new ControlClient({ socketPath, clientName: 'switchboard-mcp', clientVersion: switchboardVersion });
+    const server = createSwitchboardMcpServer(client, switchboardVersion);
+    const transport = new StdioServerTransport(stdin, stdout);
+    // The stdio transport does not notice its input ending; the client closing stdin is our cue to stop.
+    const ended = new Promise<void>((resolve) => {
+      stdin.once('end', resolve);
+      stdin.once('close', resolve);
+      transport.onclose = () => resolve();
+    });
+    try {
+      await server.connect(transport);
+      await ended;
+      return ExitCode.ok;
+    } finally {
+      await server.close();
+      client.dispose();
+    }
+  },
+};

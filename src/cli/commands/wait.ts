@@ -1,0 +1,67 @@
+/** `switchboard wait`: block until a terminal prints something, goes idle, shows a prompt or exits. */
+import { CliUsageError, ExitCode } from '../command.ts';
+import { defineControlCommand, intOption, printJson, requirePositionals } from '../controlCommand.ts';
+import { terminalRefHelp } from '../terminalRef.ts';
+
+const defaultWaitTimeoutMs = 30_000;
+
+export const waitCommand = defineControlCommand({
+  name: 'wait',
+  summary: 'Wait for output matching a pattern, idleness, a prompt or the exit of a terminal.',
+  usage: 'wait TERMINAL [--pattern REGEX] [--exit] [--idle MS] [--prompt] [--since OFFSET] [--timeout MS] [--json]',
+  details: [
+    terminalRefHelp,
+    'Give at least one condition; the first one met ends the wait. --pattern is a JavaScript regular',
+    'expression matched against output printed from now on (escape sequences stripped), or from',
+    '--since OFFSET on: pass the offset `send --json` printed so output that came before the wait',
+    'started still counts.',
+    `Exit status: 0 when a condition was met (the matched text, or "exit N", is printed), 124 on timeout`,
+    `(default ${defaultWaitTimeoutMs} ms), 1 on error. --json prints the server's answer, e.g.`,
+    '{"matched": "pattern", "text": ..., "offset": N}, or {"matched": false} on timeout.',
+  ].join('\n'),
+  allowPositionals: true,
+  options: {
+    pattern: { type: 'string', short: 'p', valueName: 'REGEX', description: 'wait for new output matching REGEX' },
+    'ignore-case': { type: 'boolean', short: 'i', description: 'match --pattern without regard to case' },
+    exit: { type: 'boolean', description: "wait for the terminal's program to exit" },
+    idle: { type: 'string', valueName: 'MS', description: 'wait until nothing was printed for MS milliseconds' },
+    prompt: { type: 'boolean', description: 'wait until the shell is back at its prompt (the running command finished)' },
+    since: { type: 'string', valueName: 'OFFSET', description: 'count output from this byte offset on (from `send --json` or `read --json`)' },
+    timeout: { type: 'string', short: 't', valueName: 'MS', description: `give up after MS milliseconds (default ${defaultWaitTimeoutMs})` },
+  },
+  async run({ args, io, client, terminalId }) {
+    const [ref] = requirePositionals(args, ['TERMINAL']);
+    const pattern = args.values.pattern as string | undefined;
+    const flags = args.values['ignore-case'] === true ? 'i' : undefined;
+    if (pattern !== undefined) {
+      try {
+        new RegExp(pattern, flags);
+      } catch (error) {
+        throw new CliUsageError(`--pattern is not a valid regular expression: ${(error as Error).message}`);
+      }
+    }
+    const idleMs = intOption(args, 'idle', { min: 1 });
+    const since = intOption(args, 'since', { min: 0 });
+    const timeoutMs = intOption(args, 'timeout', { min: 1 }) ?? defaultWaitTimeoutMs;
+    const exit = args.values.exit === true ? true : undefined;
+    const prompt = args.values.prompt === true ? true : undefined;
+    if (pattern === undefined && idleMs === undefined && !exit && !prompt) {
+      throw new CliUsageError('give at least one of --pattern, --exit, --idle or --prompt');
+    }
+    const id = await terminalId(ref!);
+    const result = await client.wait(id, { pattern, flags, exit, idleMs, prompt, since, timeoutMs });
+    if (args.json) {
+      const { condition, ...rest } = result;
+      printJson(io, { ...rest, matched: condition ?? result.matched });
+    }
+    if (!result.matched) {
+      if (!args.json) io.stderr(`switchboard wait: timed out after ${timeoutMs} ms\n`);
+      return ExitCode.timeout;
+    }
+    if (!args.json) {
+      if (result.text !== undefined && result.text.length > 0) io.stdout(result.text.endsWith('\n') ? result.text : result.text + '\n');
+      else if (result.condition === 'exit') io.stdout(`exit ${result.exitCode ?? result.signal ?? 'unknown'}\n`);
+    }
+    return ExitCode.ok;
+  },
+});

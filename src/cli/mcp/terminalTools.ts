@@ -1,0 +1,224 @@
+/**
+ * The MCP face of the control socket: terminal tools for models, each a thin proxy to one or two
+ * socket commands. Descriptions are written for the model that reads them: what the tool does,
+ * when to pick it, and its limits. Every failure comes back as a tool error (`isError: true`) with
+ * a one-line reason the model can act on; nothing here throws out of a handler.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { ControlClient } from '../controlClient.ts';
+import { resolveTerminalId } from '../terminalRef.ts';
+
+export const McpToolDefaults = {
+  /**
+   * exec's default here is shorter than the socket's 180 s: MCP clients commonly give up on a tool
+   * call after about a minute, and a model is better served by a clear timeout it can react to.
+   */
+  execTimeoutMs: 60_000,
+  waitTimeoutMs: 30_000,
+  /** Upper bound a model may ask for; longer jobs should run with send + wait. */
+  maxTimeoutMs: 600_000,
+  /** The socket's readLog cap. */
+  maxReadBytes: 524_288,
+  defaultReadBytes: 16_384,
+} as const;
+
+const terminalParam = z
+  .string()
+  .min(1)
+  .describe('The terminal: its id (from terminal_list or terminal_create), a unique prefix of the id, or its name.');
+
+const timeoutParam = (defaultMs: number) =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(McpToolDefaults.maxTimeoutMs)
+    .optional()
+    .describe(`Milliseconds to wait before giving up (default ${defaultMs}, max ${McpToolDefaults.maxTimeoutMs}).`);
+
+export const mcpServerInstructions = [
+  'Switchboard terminals are real terminals shared with a person who watches them in the Switchboard app.',
+  'Use terminal_exec to run a shell command to completion and get its output and exit code.',
+  'Use terminal_send to type into an interactive program (a REPL, a TUI, a prompt asking for input, a long-running server),',
+  'then terminal_read (mode "screen") or terminal_wait to see what happened.',
+].join(' ');
+
+export function createSwitchboardMcpServer(client: ControlClient, version: string): McpServer {
+  const server = new McpServer({ name: 'switchboard', version }, { instructions: mcpServerInstructions });
+
+  server.registerTool(
+    'terminal_list',
+    {
+      title: 'List terminals',
+      description:
+        'List the terminals open in Switchboard: id, name, pid, status (running/exited), exit code, working directory, size, who created it, and (when known) the command running now. Use it to find a terminal to work in.',
+      inputSchema: {},
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    () => guarded(async () => text(JSON.stringify(await client.list(), null, 2))),
+  );
+
+  server.registerTool(
+    'terminal_create',
+    {
+      title: 'Open a terminal',
+      description:
+        "Open a new terminal running the user's shell; it appears in the Switchboard app, visible to the person. Returns its id. Optionally types a first command into it without waiting for it (good for starting a server or a watcher you will check on later with terminal_wait or terminal_read).",
+      inputSchema: {
+        name: z.string().min(1).max(200).optional().describe('A short name shown on the tab; later calls can use it instead of the id.'),
+        cwd: z.string().min(1).optional().describe("Absolute working directory (default: the app's first workspace folder)."),
+        command: z.string().min(1).optional().describe('A command line to type into the new shell right away (not waited for).'),
+      },
+      annotations: { destructiveHint: false, openWorldHint: false },
+    },
+    ({ name, cwd, command }) =>
+      guarded(async () => {
+        const id = await client.create({ name, cwd });
+        if (command !== undefined) await client.send(id, { text: command });
+        return text(`Created terminal ${id}${name ? ` (${name})` : ''}${command !== undefined ? ` and typed: ${command}` : ''}.`);
+      }),
+  );
+
+  server.registerTool(
+    'terminal_send',
+    {
+      title: 'Type into a terminal',
+      description:
+        'Type text into a terminal as if the person typed it, then press Enter (unless newline is false). Use it for interactive programs: answering a prompt, driving a REPL or a full-screen TUI, or starting a long-running process. It returns at once with the output offset at the moment of sending, not the output: follow with terminal_wait (pass that offset as since, so output that arrives quickly is not missed) or terminal_read (mode "screen" for TUIs). To run a shell command and get its output and exit code, use terminal_exec instead. For control keys send the character itself, e.g. "\\u0003" for Ctrl-C, with newline false.',
+      inputSchema: {
+        terminal: terminalParam,
+        text: z.string().describe('The text to type.'),
+        newline: z.boolean().optional().describe('Press Enter after the text (default true).'),
+        paste: z.boolean().optional().describe('Send as a bracketed paste; use for multi-line text into editors and REPLs.'),
+      },
+      annotations: { destructiveHint: true, openWorldHint: false },
+    },
+    ({ terminal, text: typed, newline, paste }) =>
+      guarded(async () => {
+        const id = await resolveTerminalId(client, terminal);
+        const sent = await client.send(id, { text: typed, newline, paste });
+        const offset = sent.offset === undefined ? '' : ` Output offset at sending: ${sent.offset} (use as since in terminal_wait).`;
+        return text(`Sent ${typed.length} characters to ${id}${newline === false ? '' : ' and pressed Enter'}${sent.pasted ? ' as a bracketed paste' : ''}.${offset}`);
+      }),
+  );
+
+  server.registerTool(
+    'terminal_exec',
+    {
+      title: 'Run a shell command',
+      description: `Run a shell command in a terminal's shell, wait until it finishes, and return its exit code and output (stdout and stderr as printed, escape sequences stripped). The person sees it run in the pane. Use it for commands that finish on their own (build, test, git, ls). Limits: output is capped at the last 256 KiB; default timeout ${McpToolDefaults.execTimeoutMs} ms (max ${McpToolDefaults.maxTimeoutMs}); commands in one terminal run one after another. Do not use it for interactive programs or ones that never exit (servers, watchers, editors): use terminal_send then terminal_wait/terminal_read. Fails if a full-screen program is in the foreground.`,
+      inputSchema: {
+        terminal: terminalParam,
+        command: z.string().min(1).describe('The command line, as you would type it at the prompt.'),
+        timeoutMs: timeoutParam(McpToolDefaults.execTimeoutMs),
+      },
+      annotations: { destructiveHint: true, openWorldHint: true },
+    },
+    ({ terminal, command, timeoutMs }) =>
+      guarded(async () => {
+        const id = await resolveTerminalId(client, terminal);
+        const event = await client.exec(id, command, timeoutMs ?? McpToolDefaults.execTimeoutMs);
+        const header = `exit code: ${event.exitCode ?? 'unknown'}${event.truncated ? ' (output truncated: last 256 KiB shown)' : ''}`;
+        return text(`${header}\n${event.output}`);
+      }),
+  );
+
+  server.registerTool(
+    'terminal_read',
+    {
+      title: 'Read a terminal',
+      description: `Read what a terminal shows. mode "screen" (default) returns the rendered screen as text, as the person sees it; use it for TUIs and to check a prompt. mode "log" returns the output history (escape sequences stripped unless raw) addressed by absolute byte offsets: without offset you get the last limit bytes (default ${McpToolDefaults.defaultReadBytes}, max ${McpToolDefaults.maxReadBytes}); the reply ends with the next offset, so pass it as offset to read only what is new.`,
+      inputSchema: {
+        terminal: terminalParam,
+        mode: z.enum(['screen', 'log']).optional().describe('"screen" (default) or "log".'),
+        scrollback: z.number().int().min(0).max(10_000).optional().describe('screen mode: also include up to this many lines above the screen.'),
+        offset: z.number().int().min(0).optional().describe('log mode: absolute byte offset to start at.'),
+        limit: z.number().int().min(1).max(McpToolDefaults.maxReadBytes).optional().describe('log mode: maximum bytes to return.'),
+        raw: z.boolean().optional().describe('log mode: keep escape sequences.'),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ terminal, mode, scrollback, offset, limit, raw }) =>
+      guarded(async () => {
+        const id = await resolveTerminalId(client, terminal);
+        if ((mode ?? 'screen') === 'screen') {
+          const screen = await client.readScreen(id, scrollback);
+          const lines = screen.lines.map((line) => line.trimEnd());
+          while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+          const footer = `[screen ${screen.cols}x${screen.rows}, cursor at row ${screen.cursor.y} column ${screen.cursor.x}${screen.altScreen ? ', full-screen program' : ''}]`;
+          return text(`${lines.join('\n')}\n${footer}`);
+        }
+        const log = await client.readLog(id, { offset, limit: limit ?? (offset === undefined ? McpToolDefaults.defaultReadBytes : undefined), strip: raw !== true });
+        const gap = log.truncated ? ' (older output is no longer kept; started at the oldest kept byte)' : '';
+        return text(`${log.bytes}\n[bytes ${log.offset}-${log.nextOffset} of ${log.totalSize}${gap}; next offset: ${log.nextOffset}]`);
+      }),
+  );
+
+  server.registerTool(
+    'terminal_wait',
+    {
+      title: 'Wait for a terminal',
+      description: `Block until something happens in a terminal: output matching a regular expression (pattern), the output going quiet for idleMs, the shell back at its prompt (prompt: the running command finished), or the terminal's program exiting (exit). Give at least one; the first met ends the wait. Only output from now on counts, unless since gives an earlier output offset (terminal_send returns one). Use it after terminal_send or terminal_create with a command, e.g. wait for "listening on" from a server. Returns what matched, or says it timed out (default ${McpToolDefaults.waitTimeoutMs} ms, max ${McpToolDefaults.maxTimeoutMs}); a timeout is not an error.`,
+      inputSchema: {
+        terminal: terminalParam,
+        pattern: z.string().min(1).max(1000).optional().describe('JavaScript regular expression, matched against new output with escape sequences stripped.'),
+        ignoreCase: z.boolean().optional().describe('Match pattern without regard to case.'),
+        since: z.number().int().min(0).optional().describe('Output offset to count from (from terminal_send), so output printed before this call still matches.'),
+        idleMs: z.number().int().min(1).max(McpToolDefaults.maxTimeoutMs).optional().describe('Done when nothing was printed for this many milliseconds.'),
+        prompt: z.boolean().optional().describe('Done when the shell shows its prompt again.'),
+        exit: z.boolean().optional().describe("Done when the terminal's program exits."),
+        timeoutMs: timeoutParam(McpToolDefaults.waitTimeoutMs),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ terminal, pattern, ignoreCase, since, idleMs, prompt, exit, timeoutMs }) =>
+      guarded(async () => {
+        if (pattern === undefined && idleMs === undefined && prompt !== true && exit !== true) {
+          throw new Error('give at least one condition: pattern, idleMs, prompt or exit');
+        }
+        const flags = ignoreCase ? 'i' : undefined;
+        if (pattern !== undefined) new RegExp(pattern, flags); // a bad pattern fails here with the engine's own message
+        const id = await resolveTerminalId(client, terminal);
+        const timeout = timeoutMs ?? McpToolDefaults.waitTimeoutMs;
+        const result = await client.wait(id, { pattern, flags, since, idleMs, prompt: prompt || undefined, exit: exit || undefined, timeoutMs: timeout });
+        if (!result.matched) return text(`Timed out after ${timeout} ms; nothing matched.`);
+        const parts = [`Matched ${result.condition ?? 'a condition'}`];
+        if (result.offset !== undefined) parts.push(`at output offset ${result.offset}`);
+        if (result.exitCode !== undefined && result.exitCode !== null) parts.push(`(exit code ${result.exitCode})`);
+        else if (result.signal) parts.push(`(signal ${result.signal})`);
+        return text(parts.join(' ') + (result.text ? `:\n${result.text}` : '.'));
+      }),
+  );
+
+  server.registerTool(
+    'terminal_close',
+    {
+      title: 'Close a terminal',
+      description: 'Close a terminal and end the program in it (the person loses that pane). Closing one that is already closed is not an error.',
+      inputSchema: { terminal: terminalParam },
+      annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    ({ terminal }) =>
+      guarded(async () => {
+        const id = await resolveTerminalId(client, terminal);
+        const { alreadyClosed } = await client.close(id);
+        return text(alreadyClosed ? `Terminal ${id} was already closed.` : `Closed terminal ${id}.`);
+      }),
+  );
+
+  return server;
+}
+
+function text(body: string): CallToolResult {
+  return { content: [{ type: 'text', text: body }] };
+}
+
+async function guarded(handler: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await handler();
+  } catch (error) {
+    return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true };
+  }
+}

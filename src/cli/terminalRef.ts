@@ -1,0 +1,39 @@
+/**
+ * How a person names a terminal on the command line: its full id, a unique prefix of its id, or
+ * its name. Resolved against `list`, so a typo is caught before anything is sent to a terminal.
+ */
+import { ControlClientError, type ControlClient, type ControlTerminal } from './controlClient.ts';
+
+export const terminalRefHelp =
+  'TERMINAL is a terminal id, a unique prefix of one, or a terminal name (see `switchboard ls`).';
+
+/**
+ * Order: exact id, exact name, then id prefix. An exact match always wins, so a terminal named
+ * "a" stays reachable even when some id starts with "a".
+ */
+export function resolveTerminalRef(terminals: readonly ControlTerminal[], ref: string): ControlTerminal {
+  if (ref.length === 0) throw new ControlClientError('UNKNOWN_TERMINAL', 'the terminal reference is empty');
+  const byId = terminals.find((terminal) => terminal.id === ref);
+  if (byId) return byId;
+  const byName = terminals.filter((terminal) => terminal.name === ref);
+  if (byName.length === 1) return byName[0]!;
+  if (byName.length > 1) throw ambiguous(ref, byName, 'name');
+  const byPrefix = terminals.filter((terminal) => terminal.id.startsWith(ref));
+  if (byPrefix.length === 1) return byPrefix[0]!;
+  if (byPrefix.length > 1) throw ambiguous(ref, byPrefix, 'id prefix');
+  throw new ControlClientError('UNKNOWN_TERMINAL', `unknown terminal ${JSON.stringify(ref)} (see \`switchboard ls\`)`);
+}
+
+/** `list`, then resolve; returns the terminal's full id. */
+export async function resolveTerminalId(client: ControlClient, ref: string): Promise<string> {
+  return resolveTerminalRef(await client.list(), ref).id;
+}
+
+function ambiguous(ref: string, matches: readonly ControlTerminal[], kind: string): ControlClientError {
+  const listed = matches
+    .slice(0, 5)
+    .map((terminal) => `${terminal.id} (${terminal.name})`)
+    .join(', ');
+  const more = matches.length > 5 ? `, and ${matches.length - 5} more` : '';
+  return new ControlClientError('AMBIGUOUS_TERMINAL', `${JSON.stringify(ref)} matches ${matches.length} terminals by ${kind}: ${listed}${more}; use the full id`);
+}

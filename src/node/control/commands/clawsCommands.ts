@@ -1,0 +1,223 @@
+/**
+ * The claws/1 commands: list, create, show, send, exec, readLog, poll, close, introspect, ping.
+ * Field names, defaults, limits and error strings follow claws (docs/protocol.md); where we do
+ * more (exec without shell integration, automatic bracketed paste) the wire format stays the same.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import { ControlConstants, TerminalConstants } from '../../../common/constants.ts';
+import { type ControlCommand, defineCommand } from '../commandRegistry.ts';
+import { stripAnsi } from '../ansiStrip.ts';
+import { IdValue, ProtocolV1 } from '../protocol.ts';
+import { audit, commandEventBody, type ControlServices, describeTerminal, requireRunning, requireTerminal, targetTerminalRef } from './services.ts';
+
+const TerminalRef = IdValue.optional();
+const Cols = z.number().int().min(TerminalConstants.minCols).max(TerminalConstants.maxCols);
+const Rows = z.number().int().min(TerminalConstants.minRows).max(TerminalConstants.maxRows);
+export const TimeoutMs = z.number().int().min(1).max(ControlConstants.maxTimeoutMs);
+
+export function clawsCommands(services: ControlServices): ControlCommand[] {
+  const { ptyHost } = services;
+  return [
+    defineCommand({
+      name: 'list',
+      params: z.object({}),
+      run: () => {
+        const focused = services.focusedTerminalId();
+        return { terminals: ptyHost.list().map((info) => describeTerminal(info, focused)) };
+      },
+    }),
+
+    defineCommand({
+      name: 'create',
+      params: z.object({
+        name: z.string().max(200).optional(),
+        cwd: z.string().min(1).max(4096).optional(),
+        /** Accepted for claws clients; every terminal is captured. */
+        wrapped: z.boolean().optional(),
+        show: z.boolean().optional(),
+        preserveFocus: z.boolean().optional(),
+        shellPath: z.string().min(1).max(4096).optional(),
+        shellArgs: z.array(z.string().max(64 * 1024)).max(1024).optional(),
+        env: z.record(z.string(), z.string().max(64 * 1024)).optional(),
+        cols: Cols.optional(),
+        rows: Rows.optional(),
+        shellIntegration: z.boolean().optional(),
+      }),
+      run: async (params, context) => {
+        const workspace = services.workspaceFolders[0]!;
+        const session = await ptyHost.create({
+          ...(params.name !== undefined ? { name: params.name } : {}),
+          // claws clients pass paths relative to the workspace they found the socket in.
+          ...(params.cwd !== undefined ? { cwd: isAbsolute(params.cwd) ? params.cwd : resolve(workspace, params.cwd) } : {}),
+          ...(params.shellPath !== undefined ? { file: params.shellPath } : {}),
+          ...(params.shellArgs !== undefined ? { args: params.shellArgs } : {}),
+          ...(params.env !== undefined ? { env: params.env } : {}),
+          ...(params.cols !== undefined ? { cols: params.cols } : {}),
+          ...(params.rows !== undefined ? { rows: params.rows } : {}),
+          ...(params.shellIntegration !== undefined ? { shellIntegration: params.shellIntegration } : {}),
+          createdBy: { kind: 'agent', name: context.peer.name },
+        });
+        const info = session.info;
+        audit(services, context, info.id, `created ${info.name} (${[info.file, ...info.args].join(' ')}) in ${info.cwd}`);
+        if (params.show === true) services.reveal(info.id, params.preserveFocus ?? true);
+        return { id: info.id, wrapped: true, logPath: null, terminal: describeTerminal(info, services.focusedTerminalId()) };
+      },
+    }),
+
+    defineCommand({
+      name: 'show',
+      params: z.object({ terminalId: TerminalRef, preserveFocus: z.boolean().optional() }),
+      run: (params, context) => {
+        const session = requireTerminal(services, params.terminalId, context);
+        services.reveal(session.id, params.preserveFocus ?? false);
+        return {};
+      },
+    }),
+
+    defineCommand({
+      name: 'send',
+      params: z.object({
+        terminalId: TerminalRef,
+        text: z.string().max(TerminalConstants.maxWriteChars).optional(),
+        newline: z.boolean().optional(),
+        paste: z.boolean().optional(),
+        show: z.boolean().optional(),
+      }),
+      run: async (params, context) => {
+        const session = requireTerminal(services, params.terminalId, context);
+        requireRunning(session);
+        const text = params.text ?? '';
+        const newline = params.newline ?? true;
+        audit(services, context, session.id, text + (newline ? '\r' : ''));
+        const result = await services.input.send(session, text, { newline, paste: params.paste });
+        return { mode: 'wrapped', pasted: result.pasted, offset: result.offset };
+      },
+    }),
+
+    defineCommand({
+      name: 'exec',
+      params: z.object({
+        terminalId: TerminalRef,
+        command: z.string().min(1).max(TerminalConstants.maxWriteChars),
+        timeoutMs: TimeoutMs.optional(),
+        show: z.boolean().optional(),
+      }),
+      run: async (params, context) => {
+        const session = requireTerminal(services, params.terminalId, context);
+        requireRunning(session);
+        const entry = await services.exec.run(session, params.command, {
+          timeoutMs: params.timeoutMs ?? ControlConstants.execDefaultTimeoutMs,
+          onTyped: () => audit(services, context, session.id, params.command),
+        });
+        return { event: commandEventBody(entry), truncated: entry.truncated };
+      },
+    }),
+
+    defineCommand({
+      name: 'readLog',
+      params: z.object({
+        terminalId: TerminalRef,
+        offset: z.number().int().min(0).optional(),
+        /** Clamped to 524288 as in claws, not refused. */
+        limit: z.number().int().min(1).optional(),
+        strip: z.boolean().optional(),
+      }),
+      run: (params, context) => {
+        const session = requireTerminal(services, params.terminalId, context);
+        const totalSize = session.offset;
+        const limit = Math.min(params.limit ?? ControlConstants.readLogMaxBytes, ControlConstants.readLogMaxBytes);
+        const requested = Math.min(params.offset ?? Math.max(0, totalSize - limit), totalSize);
+        const read = session.readRing(requested, limit);
+        let start = read.startOffset;
+        let data = read.data;
+        if (start !== requested || params.offset === undefined) {
+          // Not where the client asked (dropped bytes) or an arbitrary tail: start on a character.
+          const skip = leadingContinuationBytes(data);
+          data = data.subarray(skip);
+          start += skip;
+        }
+        if (read.endOffset < totalSize) data = data.subarray(0, data.length - trailingIncompleteBytes(data));
+        const nextOffset = start + data.length;
+        const text = data.toString('utf8');
+        return {
+          bytes: params.strip === false ? text : stripAnsi(text),
+          offset: start,
+          nextOffset,
+          totalSize,
+          // claws: more bytes follow; ours also: the start was clamped up past bytes the ring no longer holds.
+          truncated: read.truncated || nextOffset < totalSize,
+          logPath: null,
+        };
+      },
+    }),
+
+    defineCommand({
+      name: 'poll',
+      params: z.object({ since: z.number().int().min(0).optional(), limit: z.number().int().min(1).optional() }),
+      run: (params) => {
+        const limit = Math.min(params.limit ?? ControlConstants.pollMaxEvents, ControlConstants.pollMaxEvents);
+        const page = services.commandLog.since(params.since ?? 0, limit);
+        return { events: page.events.map(commandEventBody), cursor: page.cursor, limit, truncated: page.truncated };
+      },
+    }),
+
+    defineCommand({
+      name: 'close',
+      params: z.object({ terminalId: TerminalRef }),
+      run: async (params, context) => {
+        const ref = targetTerminalRef(params.terminalId, context);
+        const session = ptyHost.get(String(ref));
+        if (!session) return { alreadyClosed: true };
+        audit(services, context, session.id, `closed ${session.info.name}`);
+        try {
+          await ptyHost.close(session.id);
+        } catch (error) {
+          // Closed by someone else in the meantime: still closed, which is what was asked.
+          if (ptyHost.get(session.id)) throw error;
+        }
+        return { alreadyClosed: false };
+      },
+    }),
+
+    defineCommand({
+      name: 'introspect',
+      params: z.object({}),
+      run: () => ({
+        protocol: ProtocolV1,
+        extensionVersion: services.version,
+        nodeVersion: process.version,
+        platform: `${process.platform}-${process.arch}`,
+        // node-pty is a static import of the Hub: if it had failed to load, nothing would run.
+        nodePty: { loaded: true, error: null },
+        servers: services.servers(),
+        terminals: ptyHost.list().length,
+        uptime_ms: Date.now() - services.startedAt,
+        commands: services.commandNames(),
+      }),
+    }),
+
+    defineCommand({
+      name: 'ping',
+      params: z.object({}),
+      run: () => ({ serverTime: Date.now() }),
+    }),
+  ];
+}
+
+function leadingContinuationBytes(data: Buffer): number {
+  let skip = 0;
+  while (skip < 3 && skip < data.length && (data[skip]! & 0xc0) === 0x80) skip++;
+  return skip;
+}
+
+/** Bytes at the end that start a UTF-8 sequence the slice does not complete (0 when it ends on a character). */
+function trailingIncompleteBytes(data: Buffer): number {
+  for (let back = 1; back <= Math.min(3, data.length); back++) {
+    const byte = data[data.length - back]!;
+    if ((byte & 0xc0) === 0x80) continue; // continuation: keep looking for the lead byte
+    const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return needed > back ? back : 0;
+  }
+  return 0;
+}

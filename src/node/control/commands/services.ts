@@ -1,0 +1,96 @@
+/** What command handlers work with, and the small helpers every terminal command shares. */
+import type { TerminalInfo } from '../../../common/api/contract.ts';
+import type { ILogger } from '../../logger.ts';
+import type { PtyHost } from '../../pty/ptyHost.ts';
+import type { PtySession } from '../../pty/ptySession.ts';
+import type { AuditLog } from '../auditLog.ts';
+import type { CommandContext } from '../commandRegistry.ts';
+import type { CommandLog, LoggedCommand } from '../commandLog.ts';
+import type { ExecRunner } from '../execRunner.ts';
+import { ControlError, ProtocolErrors, type RequestId } from '../protocol.ts';
+import type { TerminalInput } from '../terminalInput.ts';
+import type { TerminalWaiter } from '../terminalWaiter.ts';
+
+export interface ControlServices {
+  readonly ptyHost: PtyHost;
+  readonly commandLog: CommandLog;
+  readonly audit: AuditLog;
+  readonly exec: ExecRunner;
+  readonly input: TerminalInput;
+  readonly waiter: TerminalWaiter;
+  readonly logger: ILogger;
+  readonly version: string;
+  readonly workspaceFolders: readonly string[];
+  readonly startedAt: number;
+  /** The sockets this server listens on. */
+  servers(): Array<{ workspace: string | null; socket: string }>;
+  commandNames(): string[];
+  /** Ask the UI to show (and unless preserveFocus, focus) a terminal's pane. */
+  reveal(terminalId: string, preserveFocus: boolean): void;
+  /** The pane the person has focused, if the UI reported one. */
+  focusedTerminalId(): string | null;
+}
+
+/**
+ * The terminal a request targets: its `terminalId` field, else — the claws convention — the
+ * request's own `id`.
+ */
+export function targetTerminalRef(terminalId: RequestId | undefined, context: CommandContext): RequestId {
+  return terminalId ?? context.requestId;
+}
+
+export function requireTerminal(services: ControlServices, terminalId: RequestId | undefined, context: CommandContext): PtySession {
+  const ref = targetTerminalRef(terminalId, context);
+  const session = services.ptyHost.get(String(ref));
+  if (!session) throw new ControlError(ProtocolErrors.unknownTerminal(ref), 'NOT_FOUND');
+  return session;
+}
+
+export function requireRunning(session: PtySession): void {
+  if (session.exitStatus) throw new ControlError(`terminal ${session.id} has exited`, 'TERMINAL_EXITED');
+}
+
+export function audit(services: ControlServices, context: CommandContext, terminalId: string, summary: string): void {
+  services.audit.record({ peer: context.peer.name, cmd: context.cmd, terminalId, summary });
+}
+
+/** A terminal as claws' `list` describes it, plus our own fields. */
+export function describeTerminal(info: TerminalInfo, focusedId: string | null): Record<string, unknown> {
+  return {
+    id: info.id,
+    name: info.name,
+    pid: info.pid,
+    hasShellIntegration: info.shellIntegration,
+    active: info.id === focusedId,
+    logPath: null,
+    wrapped: true,
+    cwd: info.cwd,
+    status: info.state,
+    exitCode: info.exitCode,
+    signal: info.signal,
+    cols: info.cols,
+    rows: info.rows,
+    createdBy: info.createdBy,
+    createdAt: info.createdAt,
+    runningCommand: info.runningCommand,
+  };
+}
+
+/** A command event as `exec` and `poll` return it (claws' HistoryEvent plus our fields). */
+export function commandEventBody(entry: LoggedCommand): Record<string, unknown> {
+  return {
+    seq: entry.seq,
+    terminalId: entry.terminalId,
+    terminalName: entry.terminalName,
+    commandLine: entry.commandLine,
+    output: entry.output,
+    exitCode: entry.exitCode,
+    startedAt: entry.startedAt,
+    endedAt: entry.endedAt,
+    cwd: entry.cwd,
+    truncated: entry.truncated,
+    startOffset: entry.startOffset,
+    endOffset: entry.endOffset,
+    source: entry.source,
+  };
+}

@@ -1,0 +1,218 @@
+/**
+ * One client of the control socket: NDJSON in, envelopes out. It enforces the framing rules
+ * (1 MiB per line, `bad json`, blank lines skipped), checks the request envelope (protocol, id,
+ * cmd), and hands each request to the dispatcher without waiting for earlier ones, so responses
+ * may come back in a different order than the requests.
+ *
+ * It protects the Hub from its client: a client that sends faster than requests finish stops
+ * being read (in-flight cap), and one that does not read its responses is dropped once too much
+ * is queued for it, instead of growing memory without bound.
+ */
+import type { Socket } from 'node:net';
+import { ControlConstants } from '../../common/constants.ts';
+import { Emitter, type Event } from '../../common/event.ts';
+import type { IDisposable } from '../../common/lifecycle.ts';
+import type { ILogger } from '../logger.ts';
+import { formatZodIssues } from '../api/validation.ts';
+import type { ControlPeer } from './commandRegistry.ts';
+import { LineFramer } from './lineFramer.ts';
+import { encodeError, encodeResponse, ProtocolErrors, RequestEnvelope, type RequestId, type ResponseBody, supportedProtocols } from './protocol.ts';
+
+/** A request whose envelope is valid; `fields` is the whole parsed object. */
+export interface ControlRequest {
+  readonly id: RequestId;
+  readonly cmd: string;
+  readonly fields: Record<string, unknown>;
+}
+
+export type RequestOutcome = { ok: true; body: ResponseBody } | { ok: false; error: string; code?: string | undefined };
+
+export type RequestDispatcher = (request: ControlRequest, connection: ControlConnection) => Promise<RequestOutcome>;
+
+export interface ControlConnectionOptions {
+  id: number;
+  socket: Socket;
+  socketPath: string;
+  dispatch: RequestDispatcher;
+  logger: ILogger;
+  maxRequestBytes?: number;
+  maxPendingResponseBytes?: number;
+  maxInFlightRequests?: number;
+}
+
+const defaultPeerName = 'socket client';
+
+export class ControlConnection implements IDisposable, ControlPeer {
+  readonly connectionId: number;
+  readonly socketPath: string;
+  readonly #socket: Socket;
+  readonly #dispatch: RequestDispatcher;
+  readonly #logger: ILogger;
+  readonly #framer: LineFramer;
+  readonly #maxPendingResponseBytes: number;
+  readonly #maxInFlight: number;
+  #inFlight = 0;
+  #readingPaused = false;
+  #clientName: string | undefined;
+  #clientVersion: string | undefined;
+  #closed = false;
+  #closeFired = false;
+  #clientEnded = false;
+
+  readonly #onDidClose = new Emitter<void>();
+  readonly onDidClose: Event<void> = this.#onDidClose.event;
+
+  constructor(options: ControlConnectionOptions) {
+    this.connectionId = options.id;
+    this.socketPath = options.socketPath;
+    this.#socket = options.socket;
+    this.#dispatch = options.dispatch;
+    this.#logger = options.logger;
+    this.#maxPendingResponseBytes = options.maxPendingResponseBytes ?? ControlConstants.maxPendingResponseBytes;
+    this.#maxInFlight = options.maxInFlightRequests ?? ControlConstants.maxInFlightRequests;
+    this.#framer = new LineFramer(options.maxRequestBytes ?? ControlConstants.maxRequestBytes, (line) => this.#onLine(line));
+    const socket = options.socket;
+    socket.on('data', (chunk: Buffer) => this.#onData(chunk));
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      // A client vanishing mid-write is normal; anything else is worth a line.
+      if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET') this.#logger.warn('control connection error', { connection: this.connectionId, error: error.message });
+    });
+    // A client may send its requests and then shut down its side (`socket.end()`, `shutdown(SHUT_WR)`,
+    // `socat`): it still gets every answer, and we end our side after the last one.
+    socket.on('end', () => {
+      this.#clientEnded = true;
+      this.#endIfDone();
+    });
+    socket.on('close', () => this.#handleClose());
+  }
+
+  /** `clientName` of the latest request that carried one (claws clients send it with each request). */
+  get name(): string {
+    return this.#clientName ?? defaultPeerName;
+  }
+
+  get connected(): boolean {
+    return !this.#closed;
+  }
+
+  /** Write a frame that is not a response (claws/2 push frames). */
+  sendFrame(frame: Record<string, unknown>): void {
+    this.#write(JSON.stringify(frame) + '\n');
+  }
+
+  dispose(): void {
+    if (this.#closed) return;
+    this.#socket.destroy();
+    this.#handleClose();
+  }
+
+  #onData(chunk: Buffer): void {
+    if (this.#closed) return;
+    if (this.#framer.push(chunk) === 'overflow') {
+      this.#logger.warn('control request too large; closing the connection', { connection: this.connectionId, limit: ControlConstants.maxRequestBytes });
+      const line = encodeError(undefined, ProtocolErrors.requestTooLarge);
+      this.#closed = true;
+      this.#socket.end(line, () => this.#socket.destroy());
+      // If the client never reads, the end() above never finishes: do not wait for it forever.
+      setTimeout(() => this.#socket.destroy(), 1000).unref();
+      this.#handleClose();
+    }
+  }
+
+  #onLine(line: string): void {
+    if (this.#closed) return;
+    if (line.trim().length === 0) return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      this.#write(encodeError(undefined, ProtocolErrors.badJson));
+      return;
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      this.#write(encodeError(undefined, 'request must be a JSON object'));
+      return;
+    }
+    const fields = parsed as Record<string, unknown>;
+    const rawId = fields.id;
+    const echoId = typeof rawId === 'string' || (typeof rawId === 'number' && Number.isFinite(rawId)) ? rawId : undefined;
+    if (fields.protocol !== undefined && !supportedProtocols.includes(fields.protocol as string)) {
+      this.#write(encodeError(echoId, ProtocolErrors.incompatibleProtocol));
+      return;
+    }
+    const envelope = RequestEnvelope.safeParse(fields);
+    if (!envelope.success) {
+      this.#write(encodeError(echoId, formatZodIssues(envelope.error), 'INVALID_PARAMS'));
+      return;
+    }
+    const { id, cmd, clientName, clientVersion } = envelope.data;
+    if (clientName !== undefined && clientName !== this.#clientName) {
+      this.#clientName = clientName;
+      this.#logger.info('control client', { connection: this.connectionId, clientName, clientVersion });
+    }
+    if (clientVersion !== undefined) this.#clientVersion = clientVersion;
+    this.#startRequest({ id, cmd, fields });
+  }
+
+  #startRequest(request: ControlRequest): void {
+    this.#inFlight++;
+    if (this.#inFlight >= this.#maxInFlight && !this.#readingPaused) {
+      this.#readingPaused = true;
+      this.#socket.pause();
+    }
+    let outcome: Promise<RequestOutcome>;
+    try {
+      outcome = this.#dispatch(request, this);
+    } catch (error) {
+      outcome = Promise.reject(error);
+    }
+    outcome
+      .then(
+        (result) => (result.ok ? encodeResponse(request.id, true, result.body) : encodeError(request.id, result.error, result.code as never)),
+        (error: unknown) => {
+          // The dispatcher turns expected failures into outcomes; this is a bug, but the client still gets an answer.
+          this.#logger.error('control request failed unexpectedly', { connection: this.connectionId, cmd: request.cmd, error });
+          return encodeError(request.id, error instanceof Error ? error.message : String(error));
+        },
+      )
+      .then((line) => {
+        this.#inFlight--;
+        if (this.#readingPaused && this.#inFlight <= this.#maxInFlight / 2 && !this.#closed) {
+          this.#readingPaused = false;
+          this.#socket.resume();
+        }
+        this.#write(line);
+        this.#endIfDone();
+      });
+  }
+
+  #endIfDone(): void {
+    if (this.#clientEnded && this.#inFlight === 0 && !this.#closed) this.#socket.end();
+  }
+
+  #write(line: string): void {
+    const socket = this.#socket;
+    if (this.#closed || socket.destroyed || !socket.writable) return;
+    socket.write(line);
+    if (socket.writableLength > this.#maxPendingResponseBytes) {
+      this.#logger.warn('dropping a control client that does not read its responses', {
+        connection: this.connectionId,
+        clientName: this.#clientName,
+        queuedBytes: socket.writableLength,
+      });
+      this.dispose();
+    }
+  }
+
+  #handleClose(): void {
+    this.#closed = true;
+    if (this.#closeFired) return;
+    this.#closeFired = true;
+    this.#onDidClose.fire();
+    this.#onDidClose.dispose();
+  }
+
+  get clientVersion(): string | undefined {
+    return this.#clientVersion;
+  }
+}

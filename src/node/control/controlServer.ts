@@ -1,0 +1,204 @@
+/**
+ * The control socket: how agents drive terminals. It listens on the Hub's control socket and, for
+ * claws clients, on `<workspace>/.claws/claws.sock` of every workspace folder, and answers the
+ * claws/1 commands plus our own (docs/protocol.md) over NDJSON.
+ *
+ * Owned by the Hub. The constructor does no I/O; `listen()` binds the sockets; `dispose()` closes
+ * every connection, fails waiting execs/waits, and removes the socket files.
+ */
+import type { Socket } from 'node:net';
+import { join } from 'node:path';
+import { isApiError } from '../../common/api/errors.ts';
+import type { IDisposable } from '../../common/lifecycle.ts';
+import { formatZodIssues } from '../api/validation.ts';
+import type { ILogger } from '../logger.ts';
+import type { PtyHost } from '../pty/ptyHost.ts';
+import { AuditLog } from './auditLog.ts';
+import { CommandRegistry, type ControlCommand } from './commandRegistry.ts';
+import { CommandLog } from './commandLog.ts';
+import { clawsCommands } from './commands/clawsCommands.ts';
+import type { ControlServices } from './commands/services.ts';
+import { terminalCommands } from './commands/terminalCommands.ts';
+import { ControlConnection, type ControlRequest, type RequestOutcome } from './controlConnection.ts';
+import { ExecRunner } from './execRunner.ts';
+import { ControlError, ProtocolErrors } from './protocol.ts';
+import { UnixSocketListener } from './socketListener.ts';
+import { TerminalInput } from './terminalInput.ts';
+import { TerminalWaiter } from './terminalWaiter.ts';
+
+export interface ControlServerOptions {
+  ptyHost: PtyHost;
+  /** The main control socket (`$SWITCHBOARD_HOME/control.sock` or `SWITCHBOARD_SOCKET`). */
+  socketPath: string;
+  /** Whether the socket's directory is ours to keep at 0700 (the data dir), rather than a directory the user chose. */
+  ownsSocketDirectory: boolean;
+  /** Absolute; `create` starts terminals in the first one. */
+  workspaceFolders: readonly string[];
+  /** Also listen on `<workspace>/.claws/claws.sock` for every workspace folder (default true). */
+  clawsCompatSockets?: boolean;
+  version: string;
+  logger: ILogger;
+  /** The UI should show this terminal (claws `show`). */
+  onReveal?: (request: { id: string; preserveFocus: boolean }) => void;
+  /** The terminal the person has focused, for `list`'s `active`. */
+  focusedTerminalId?: () => string | null;
+}
+
+export interface ListeningSocket {
+  /** The workspace folder a claws compatibility socket belongs to; null for the main control socket. */
+  workspace: string | null;
+  socket: string;
+}
+
+export class ControlServer implements IDisposable {
+  readonly #options: ControlServerOptions;
+  readonly #logger: ILogger;
+  readonly #registry = new CommandRegistry();
+  readonly audit: AuditLog;
+  readonly commandLog: CommandLog;
+  readonly #input: TerminalInput;
+  readonly #exec: ExecRunner;
+  readonly #waiter: TerminalWaiter;
+  readonly #listeners: Array<{ listener: UnixSocketListener; workspace: string | null }> = [];
+  readonly #connections = new Set<ControlConnection>();
+  #nextConnectionId = 1;
+  #state: 'new' | 'listening' | 'disposed' = 'new';
+  readonly #startedAt = Date.now();
+
+  constructor(options: ControlServerOptions) {
+    this.#options = options;
+    this.#logger = options.logger;
+    this.audit = new AuditLog();
+    this.commandLog = new CommandLog({ ptyHost: options.ptyHost });
+    this.#input = new TerminalInput({ logger: options.logger });
+    this.#exec = new ExecRunner({ commandLog: this.commandLog, input: this.#input, logger: options.logger });
+    this.#waiter = new TerminalWaiter({ commandLog: this.commandLog, logger: options.logger });
+    const services: ControlServices = {
+      ptyHost: options.ptyHost,
+      commandLog: this.commandLog,
+      audit: this.audit,
+      exec: this.#exec,
+      input: this.#input,
+      waiter: this.#waiter,
+      logger: options.logger,
+      version: options.version,
+      workspaceFolders: options.workspaceFolders,
+      startedAt: this.#startedAt,
+      servers: () => this.sockets,
+      commandNames: () => this.#registry.names,
+      reveal: (id, preserveFocus) => options.onReveal?.({ id, preserveFocus }),
+      focusedTerminalId: () => options.focusedTerminalId?.() ?? null,
+    };
+    this.#registry.registerAll(clawsCommands(services));
+    this.#registry.registerAll(terminalCommands(services));
+  }
+
+  /**
+   * Bind the main socket (failure is fatal: a live server there, a path we cannot use) and the
+   * claws compatibility sockets (failure is logged and that socket skipped: a claws extension
+   * may own it, or the workspace may be read-only).
+   */
+  async listen(): Promise<void> {
+    if (this.#state !== 'new') throw new Error(`ControlServer.listen() called in state ${this.#state}`);
+    this.commandLog.start();
+    const main = await UnixSocketListener.listen({
+      path: this.#options.socketPath,
+      ownsDirectory: this.#options.ownsSocketDirectory,
+      onConnection: (socket) => this.#accept(socket, this.#options.socketPath),
+    });
+    if (this.#isDisposed()) {
+      main.dispose();
+      return;
+    }
+    this.#listeners.push({ listener: main, workspace: null });
+    this.#logger.info('control socket listening', { socket: main.path });
+
+    if (this.#options.clawsCompatSockets ?? true) {
+      for (const workspace of this.#options.workspaceFolders) {
+        const path = clawsSocketPath(workspace);
+        try {
+          const listener = await UnixSocketListener.listen({ path, ownsDirectory: true, onConnection: (socket) => this.#accept(socket, path) });
+          if (this.#isDisposed()) {
+            listener.dispose();
+            return;
+          }
+          this.#listeners.push({ listener, workspace });
+          this.#logger.info('claws compatibility socket listening', { socket: path });
+        } catch (error) {
+          this.#logger.warn('claws compatibility socket not available', { socket: path, error: (error as Error).message });
+        }
+      }
+    }
+    this.#state = 'listening';
+  }
+
+  /** Every socket this server listens on. */
+  get sockets(): ListeningSocket[] {
+    return this.#listeners.map(({ listener, workspace }) => ({ workspace, socket: listener.path }));
+  }
+
+  get connectionCount(): number {
+    return this.#connections.size;
+  }
+
+  /** Add a command (the claws/2 bus and later features plug in here). */
+  registerCommand(command: ControlCommand): void {
+    this.#registry.register(command);
+  }
+
+  dispose(): void {
+    if (this.#state === 'disposed') return;
+    this.#state = 'disposed';
+    for (const { listener } of this.#listeners) listener.dispose();
+    this.#listeners.length = 0;
+    for (const connection of [...this.#connections]) connection.dispose();
+    this.#connections.clear();
+    this.#exec.dispose();
+    this.#waiter.dispose();
+    this.#input.dispose();
+    this.commandLog.dispose();
+    this.audit.dispose();
+  }
+
+  #isDisposed(): boolean {
+    return this.#state === 'disposed';
+  }
+
+  #accept(socket: Socket, socketPath: string): void {
+    if (this.#isDisposed()) {
+      socket.destroy();
+      return;
+    }
+    const connection = new ControlConnection({
+      id: this.#nextConnectionId++,
+      socket,
+      socketPath,
+      dispatch: (request, from) => this.#dispatch(request, from),
+      logger: this.#logger,
+    });
+    this.#connections.add(connection);
+    connection.onDidClose(() => this.#connections.delete(connection));
+  }
+
+  async #dispatch(request: ControlRequest, connection: ControlConnection): Promise<RequestOutcome> {
+    if (this.#logger.isEnabled('trace')) this.#logger.trace('control request', { connection: connection.connectionId, id: request.id, cmd: request.cmd });
+    const command = this.#registry.get(request.cmd);
+    if (!command) return { ok: false, error: ProtocolErrors.unknownCommand(request.cmd) };
+    const parsed = command.params.safeParse(request.fields);
+    if (!parsed.success) return { ok: false, error: formatZodIssues(parsed.error), code: 'INVALID_PARAMS' };
+    try {
+      const body = await command.run(parsed.data, { requestId: request.id, cmd: request.cmd, peer: connection });
+      return { ok: true, body };
+    } catch (error) {
+      if (error instanceof ControlError) return { ok: false, error: error.message, code: error.code };
+      if (isApiError(error)) return { ok: false, error: error.message, code: error.code };
+      this.#logger.error('control command failed', { cmd: request.cmd, connection: connection.connectionId, error });
+      return { ok: false, error: error instanceof Error ? error.message : String(error), code: 'INTERNAL' };
+    }
+  }
+}
+
+/** Where claws clients look for a workspace's socket. */
+export function clawsSocketPath(workspace: string): string {
+  return join(workspace, '.claws', 'claws.sock');
+}

@@ -1,0 +1,124 @@
+/**
+ * Typing into terminals on behalf of agents. Input of one terminal is serialized: a paste and its
+ * delayed Enter, or a line `exec` types, never interleave with another client's input.
+ */
+import { ControlConstants } from '../../common/constants.ts';
+import type { IDisposable } from '../../common/lifecycle.ts';
+import type { ILogger } from '../logger.ts';
+import type { PtySession } from '../pty/ptySession.ts';
+import type { ScreenText } from '../pty/terminalMirror.ts';
+import { ControlError } from './protocol.ts';
+
+const pasteStart = '\x1b[200~';
+const pasteEnd = '\x1b[201~';
+
+export interface SendOptions {
+  /** Press Enter after the text (default true). */
+  newline: boolean;
+  /** true: bracketed paste; false: never; undefined: paste multi-line text when the program asked for bracketed paste. */
+  paste: boolean | undefined;
+}
+
+export interface SendResult {
+  pasted: boolean;
+  /** The terminal's output offset when the input was written: output it causes comes after this. */
+  offset: number;
+}
+
+export class TerminalInput implements IDisposable {
+  readonly #logger: ILogger;
+  readonly #tails = new Map<string, Promise<unknown>>();
+  readonly #sleeps = new Set<{ timer: NodeJS.Timeout; reject: (error: Error) => void }>();
+  #disposed = false;
+
+  constructor(options: { logger: ILogger }) {
+    this.#logger = options.logger;
+  }
+
+  /** Text as typed; bracketed paste as asked or as the foreground program's mode suggests. */
+  send(session: PtySession, text: string, options: SendOptions): Promise<SendResult> {
+    return this.#serialize(session.id, async () => {
+      const screen = await readScreenOrNull(session, this.#logger);
+      const bracketedPasteMode = screen?.bracketedPaste ?? false;
+      const pasted = options.paste ?? (bracketedPasteMode && /[\r\n]/.test(text));
+      const offset = session.offset;
+      if (pasted) {
+        // The body must not end the paste early (a paste-injection trick): drop any end marker in it.
+        session.write(pasteStart + text.split(pasteEnd).join('') + pasteEnd);
+      } else if (text.length > 0) {
+        // A program in bracketed-paste mode (Ink, Claude Code) may take a chunk with a CR in it as
+        // pasted text; Enter goes separately then.
+        session.write(options.newline && !bracketedPasteMode ? text + '\r' : text);
+      }
+      if (options.newline && (pasted || bracketedPasteMode || text.length === 0)) {
+        if (text.length > 0) await this.#sleep(ControlConstants.pasteEnterDelayMs);
+        if (session.exitStatus) throw new ControlError(`terminal ${session.id} has exited`, 'TERMINAL_EXITED');
+        session.write('\r');
+      }
+      return { pasted, offset };
+    });
+  }
+
+  /**
+   * Write `data` in one piece, after any input to this terminal still in progress. Resolves with
+   * the output offset at the moment of the write (before anything the input causes); output is
+   * processed on later turns of the event loop, so a caller continuing from this promise sees
+   * none of that output yet.
+   */
+  type(session: PtySession, data: string, signal?: AbortSignal): Promise<number> {
+    return this.#serialize(session.id, async () => {
+      // Gave up (timed out) while waiting for its turn: then it must not be typed at all.
+      signal?.throwIfAborted();
+      const offset = session.offset;
+      session.write(data);
+      return offset;
+    });
+  }
+
+  dispose(): void {
+    this.#disposed = true;
+    for (const sleep of this.#sleeps) {
+      clearTimeout(sleep.timer);
+      sleep.reject(new ControlError('the control server is shutting down', 'CONNECTION_CLOSED'));
+    }
+    this.#sleeps.clear();
+  }
+
+  #serialize<T>(terminalId: string, job: () => Promise<T>): Promise<T> {
+    const previous = this.#tails.get(terminalId) ?? Promise.resolve();
+    const result = previous.then(job);
+    const tail = result.then(
+      () => {},
+      () => {},
+    );
+    this.#tails.set(terminalId, tail);
+    void tail.then(() => {
+      if (this.#tails.get(terminalId) === tail) this.#tails.delete(terminalId);
+    });
+    return result;
+  }
+
+  #sleep(ms: number): Promise<void> {
+    if (this.#disposed) return Promise.reject(new ControlError('the control server is shutting down', 'CONNECTION_CLOSED'));
+    return new Promise((resolve, reject) => {
+      const entry = {
+        timer: setTimeout(() => {
+          this.#sleeps.delete(entry);
+          resolve();
+        }, ms),
+        reject,
+      };
+      this.#sleeps.add(entry);
+    });
+  }
+}
+
+/** The mirror's view, or null when it cannot answer (its worker failed): callers fall back to plain typing. */
+export async function readScreenOrNull(session: PtySession, logger: ILogger, options: { scrollback?: boolean } = {}): Promise<ScreenText | null> {
+  try {
+    return await session.readScreen(options);
+  } catch (error) {
+    logger.warn('terminal mirror unavailable', { id: session.id, error: (error as Error).message });
+    return null;
+  }
+}

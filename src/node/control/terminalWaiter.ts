@@ -1,0 +1,183 @@
+/**
+ * `wait`: block until something happens in a terminal — a regex matches its new output (ANSI
+ * stripped), its process exits, its output goes quiet, or the shell is back at a prompt — or
+ * until the timeout. The first condition met wins.
+ *
+ * `since` (an output offset, e.g. from a `send` response) closes the race between acting and
+ * waiting: output and commands from that offset on count, even if they came before the wait.
+ */
+import { ControlConstants } from '../../common/constants.ts';
+import type { IDisposable } from '../../common/lifecycle.ts';
+import type { ILogger } from '../logger.ts';
+import type { PtySession } from '../pty/ptySession.ts';
+import { AnsiStripper, normalizeNewlines } from './ansiStrip.ts';
+import type { CommandLog, LoggedCommand } from './commandLog.ts';
+import { ControlError } from './protocol.ts';
+import { readScreenOrNull } from './terminalInput.ts';
+import { readOutputBytes } from './terminalOutput.ts';
+
+export interface WaitConditions {
+  pattern?: RegExp | undefined;
+  exit?: boolean | undefined;
+  idleMs?: number | undefined;
+  prompt?: boolean | undefined;
+  since?: number | undefined;
+  timeoutMs: number;
+}
+
+export type WaitResult =
+  | { matched: 'pattern'; text: string; groups: Array<string | null>; offset: number }
+  | { matched: 'exit'; exitCode: number | null; signal: string | null; offset: number }
+  | { matched: 'idle'; offset: number }
+  | { matched: 'prompt'; offset: number; exitCode?: number | null; commandLine?: string };
+
+/** How a prompt looks when no shell integration tells us: the text before the cursor ends in one of these. */
+const promptPattern = /[$#%>❯›»]\s?$/;
+
+export class TerminalWaiter implements IDisposable {
+  readonly #commandLog: CommandLog;
+  readonly #logger: ILogger;
+  readonly #active = new Set<(error: Error) => void>();
+
+  constructor(options: { commandLog: CommandLog; logger: ILogger }) {
+    this.#commandLog = options.commandLog;
+    this.#logger = options.logger;
+  }
+
+  wait(session: PtySession, conditions: WaitConditions): Promise<WaitResult> {
+    return new Promise<WaitResult>((resolve, reject) => {
+      const disposables: IDisposable[] = [];
+      let timeoutTimer: NodeJS.Timeout | undefined;
+      let idleTimer: NodeJS.Timeout | undefined;
+      let screenCheck: NodeJS.Timeout | undefined;
+      let settled = false;
+      const finish = (outcome: { result: WaitResult } | { error: Error }) => {
+        if (settled) return;
+        settled = true;
+        this.#active.delete(abort);
+        for (const disposable of disposables) disposable.dispose();
+        clearTimeout(timeoutTimer);
+        clearTimeout(idleTimer);
+        clearTimeout(screenCheck);
+        if ('result' in outcome) resolve(outcome.result);
+        else reject(outcome.error);
+      };
+      const abort = (error: Error) => finish({ error });
+      this.#active.add(abort);
+      const succeed = (result: WaitResult) => finish({ result });
+
+      timeoutTimer = setTimeout(() => finish({ error: new ControlError(`wait timeout after ${conditions.timeoutMs}ms`, 'TIMEOUT') }), conditions.timeoutMs);
+
+      const now = session.offset;
+      const since = conditions.since === undefined ? now : Math.min(Math.max(0, conditions.since), now);
+
+      // --- exit ----------------------------------------------------------------------------
+      const exitStatus = session.exitStatus;
+      if (exitStatus) {
+        if (conditions.exit) return succeed({ matched: 'exit', exitCode: exitStatus.exitCode, signal: exitStatus.signal, offset: session.offset });
+        return finish({ error: new ControlError(`terminal ${session.id} has exited`, 'TERMINAL_EXITED') });
+      }
+      disposables.push(
+        session.onDidExit((status) => {
+          if (conditions.exit) succeed({ matched: 'exit', exitCode: status.exitCode, signal: status.signal, offset: session.offset });
+          else finish({ error: new ControlError(`terminal ${session.id} exited before the wait condition was met`, 'TERMINAL_EXITED') });
+        }),
+      );
+
+      // --- pattern -------------------------------------------------------------------------
+      const matcher = conditions.pattern ? new StreamMatcher(conditions.pattern) : undefined;
+      if (matcher && since < now) {
+        const earlier = readOutputBytes(session, since, now, ControlConstants.waitPatternWindowChars);
+        const match = matcher.push(earlier.data.toString('utf8'));
+        if (match) return succeed({ matched: 'pattern', ...match, offset: now });
+      }
+
+      // --- prompt --------------------------------------------------------------------------
+      const promptWithMarks = conditions.prompt === true && session.info.shellIntegration;
+      if (promptWithMarks) {
+        const info = session.info;
+        if (conditions.since === undefined && info.runningCommand === null) return succeed({ matched: 'prompt', offset: now });
+        const finished = this.#commandLog.finishedSince(session.id, since);
+        if (finished) return succeed(promptResult(finished, now));
+        disposables.push(
+          this.#commandLog.onDidAppend((entry) => {
+            if (entry.terminalId === session.id && entry.endOffset >= since) succeed(promptResult(entry, session.offset));
+          }),
+        );
+      }
+      const promptByScreen = conditions.prompt === true && !promptWithMarks;
+      const checkScreenSoon = () => {
+        clearTimeout(screenCheck);
+        screenCheck = setTimeout(
+          () => void this.#checkPromptOnScreen(session).then((atPrompt) => atPrompt && succeed({ matched: 'prompt', offset: session.offset })),
+          ControlConstants.promptQuietMs,
+        );
+      };
+      if (promptByScreen && (conditions.since === undefined || since < now)) checkScreenSoon();
+
+      // --- idle ----------------------------------------------------------------------------
+      const armIdle = () => {
+        if (conditions.idleMs === undefined) return;
+        clearTimeout(idleTimer);
+        idleTimer = setTimeout(() => succeed({ matched: 'idle', offset: session.offset }), conditions.idleMs);
+      };
+      armIdle();
+
+      disposables.push(
+        session.onDidOutput(({ data, endOffset }) => {
+          if (matcher) {
+            const match = matcher.push(data);
+            if (match) return succeed({ matched: 'pattern', ...match, offset: endOffset });
+          }
+          armIdle();
+          if (promptByScreen) checkScreenSoon();
+        }),
+      );
+    });
+  }
+
+  dispose(): void {
+    const error = new ControlError('the control server is shutting down', 'CONNECTION_CLOSED');
+    for (const abort of [...this.#active]) abort(error);
+    this.#active.clear();
+  }
+
+  async #checkPromptOnScreen(session: PtySession): Promise<boolean> {
+    const screen = await readScreenOrNull(session, this.#logger);
+    if (!screen || screen.altScreen) return false;
+    const line = screen.lines[screen.cursorY] ?? '';
+    return promptPattern.test(line.substring(0, screen.cursorX));
+  }
+}
+
+function promptResult(entry: LoggedCommand, offset: number): WaitResult {
+  return { matched: 'prompt', offset, exitCode: entry.exitCode, commandLine: entry.commandLine };
+}
+
+/** Matches a regex against the plain text of a stream, keeping a bounded window of the newest text. */
+class StreamMatcher {
+  readonly #pattern: RegExp;
+  readonly #stripper = new AnsiStripper();
+  #window = '';
+  /** CRs at the end of the last piece, held back until we know whether an LF follows. */
+  #pendingCr = '';
+
+  constructor(pattern: RegExp) {
+    // Stateful flags would make exec() resume from lastIndex; we always search the whole window.
+    this.#pattern = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''));
+  }
+
+  push(data: string): { text: string; groups: Array<string | null> } | null {
+    let piece = this.#pendingCr + this.#stripper.push(data);
+    const trailing = /\r+$/.exec(piece);
+    this.#pendingCr = trailing ? trailing[0] : '';
+    if (trailing) piece = piece.substring(0, piece.length - trailing[0].length);
+    this.#window += normalizeNewlines(piece);
+    if (this.#window.length > ControlConstants.waitPatternWindowChars) this.#window = this.#window.substring(this.#window.length - ControlConstants.waitPatternWindowChars);
+    const match = this.#pattern.exec(this.#window);
+    if (!match) return null;
+    // The next search must not find the same text again.
+    this.#window = this.#window.substring(match.index + Math.max(1, match[0].length));
+    return { text: match[0], groups: match.slice(1).map((group) => group ?? null) };
+  }
+}

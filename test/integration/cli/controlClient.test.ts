@@ -1,0 +1,188 @@
+/**
+ * The CLI's control-socket client and argument handling, against a STAND-IN server (a real Unix
+ * socket speaking claws/1; see standInServer.ts). What real terminals do is tested against the real
+ * server in cliVerbs.test.ts.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ControlClient, ControlClientError, resolveControlSocketPath } from '../../../src/cli/controlClient.ts';
+import { formatTerminalTable } from '../../../src/cli/commands/ls.ts';
+import { commandLineFromArgs } from '../../../src/cli/shellQuote.ts';
+import { resolveTerminalRef } from '../../../src/cli/terminalRef.ts';
+import { runInProcess } from './cliHarness.ts';
+import { startStandInServer, standInTerminal, type StandInServer } from './standInServer.ts';
+
+describe('control client against a stand-in socket server', () => {
+  let server: StandInServer;
+  let releaseSlowExec: () => void = () => {};
+  before(async () => {
+    server = await startStandInServer({
+      list: () => ({ terminals: [standInTerminal('t1abc', 'build'), standInTerminal('t2xyz', 'server'), standInTerminal('t2xzz', 'other')] }),
+      // Answers only once released, so a later `list` overtakes it: answers are matched by rid.
+      exec: (request) =>
+        new Promise((resolve) => {
+          releaseSlowExec = () => resolve({ event: { commandLine: request.command, output: `ran ${String(request.command)}\n`, exitCode: 7 } });
+        }),
+      readLog: () => ({ bytes: 42 }), // wrong type: the client must refuse it
+      close: () => ({ error: 'unknown terminal id nope' }),
+      rename: () => ({}),
+      ping: () => 'silent',
+    });
+  });
+  after(() => server.close());
+
+  it('matches answers to requests by rid, even out of order', async () => {
+    const client = new ControlClient({ socketPath: server.socketPath, clientName: 'test' });
+    try {
+      const exec = client.exec('t1abc', 'true');
+      const terminals = await client.list();
+      assert.deepEqual(terminals.map((terminal) => terminal.id), ['t1abc', 't2xyz', 't2xzz']);
+      releaseSlowExec();
+      const event = await exec;
+      assert.equal(event.exitCode, 7);
+      const sent = server.requests.find((request) => request.cmd === 'exec')!;
+      assert.equal(sent.terminalId, 't1abc');
+      assert.equal(sent.protocol, 'claws/1');
+      assert.equal(sent.clientName, 'test');
+      assert.notEqual(sent.id, 't1abc', 'the request id is free, the terminal travels in terminalId');
+    } finally {
+      client.dispose();
+    }
+  });
+
+  it('passes server errors through, refuses malformed answers, and times out a silent server', async () => {
+    const client = new ControlClient({ socketPath: server.socketPath, clientName: 'test', requestTimeoutMs: 200 });
+    try {
+      await assert.rejects(client.close('nope'), (error: ControlClientError) => error.code === 'SERVER_ERROR' && error.message === 'unknown terminal id nope');
+      await assert.rejects(client.readLog('t1abc'), (error: ControlClientError) => error.code === 'BAD_RESPONSE' && /readLog.*bytes/.test(error.message));
+      await assert.rejects(client.request('ping'), (error: ControlClientError) => error.code === 'TIMEOUT' && /ping within 200 ms/.test(error.message));
+    } finally {
+      client.dispose();
+    }
+  });
+
+  it('says the app is not running for a missing socket and for a stale socket file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-cli-stale-'));
+    try {
+      const missing = new ControlClient({ socketPath: join(dir, 'control.sock'), clientName: 'test' });
+      await assert.rejects(missing.list(), (error: ControlClientError) => error.code === 'NOT_RUNNING' && error.message.includes(join(dir, 'control.sock')));
+      missing.dispose();
+      // A socket file left behind by a crashed app: it exists, nobody listens (ECONNREFUSED).
+      const stalePath = join(dir, 'stale.sock');
+      await leaveStaleSocket(stalePath);
+      assert.ok(existsSync(stalePath));
+      const stale = new ControlClient({ socketPath: stalePath, clientName: 'test' });
+      await assert.rejects(stale.list(), (error: ControlClientError) => error.code === 'NOT_RUNNING');
+      stale.dispose();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('resolves TERMINAL by id, unique prefix or name, and refuses ambiguous or unknown ones', async () => {
+    const env = { SWITCHBOARD_SOCKET: server.socketPath };
+    const byName = await runInProcess(['rename', 'server', 'web', '--json'], { env });
+    assert.equal(byName.stderr, '');
+    assert.equal(byName.status, 0);
+    assert.deepEqual(JSON.parse(byName.stdout), { id: 't2xyz', name: 'web' });
+    const renameRequest = server.requests.findLast((request) => request.cmd === 'rename')!;
+    assert.equal(renameRequest.terminalId, 't2xyz');
+
+    const ambiguous = await runInProcess(['close', 't2x'], { env });
+    assert.equal(ambiguous.status, 1);
+    assert.match(ambiguous.stderr, /^switchboard close: "t2x" matches 2 terminals by id prefix: t2xyz \(server\), t2xzz \(other\); use the full id\n$/);
+
+    const unknown = await runInProcess(['screen', 'zzz'], { env });
+    assert.equal(unknown.status, 1);
+    assert.equal(unknown.stderr, 'switchboard screen: unknown terminal "zzz" (see `switchboard ls`)\n');
+  });
+
+  it('exec quotes several arguments, prints the output and exits with the exit code', async () => {
+    const env = { SWITCHBOARD_SOCKET: server.socketPath };
+    const pending = runInProcess(['exec', 't1', '--', 'sh', '-c', "exit 7; echo it's"], { env });
+    // The stand-in holds exec until released; release it once the request arrived.
+    while (!server.requests.some((request) => request.cmd === 'exec' && String(request.command).startsWith('sh '))) await new Promise((resolve) => setImmediate(resolve));
+    releaseSlowExec();
+    const result = await pending;
+    assert.equal(result.stdout, `ran sh -c 'exit 7; echo it'\\''s'\n`);
+    assert.equal(result.status, 7);
+  });
+});
+
+describe('CLI argument handling', () => {
+  it('gives every socket verb --help with --json and --socket, and lists them in the global help', async () => {
+    const global = await runInProcess(['--help']);
+    for (const verb of ['ls', 'new', 'send', 'exec', 'read', 'screen', 'wait', 'close', 'rename', 'mcp']) {
+      assert.match(global.stdout, new RegExp(`\\n  ${verb} +[A-Z]`), verb);
+      const help = await runInProcess([verb, '--help']);
+      assert.equal(help.status, 0);
+      assert.match(help.stdout, new RegExp(`^Usage: switchboard ${verb}`));
+      assert.match(help.stdout, /--json/);
+      assert.match(help.stdout, /--socket PATH/);
+    }
+    assert.match((await runInProcess(['exec', '--help'])).stdout, /unique prefix/);
+  });
+
+  it('refuses bad numbers and missing arguments before connecting (exit 2)', async () => {
+    const env = { SWITCHBOARD_SOCKET: '/nonexistent/control.sock' };
+    const limit = await runInProcess(['read', 'x', '--limit', '-5'], { env });
+    assert.equal(limit.status, 2);
+    const wait = await runInProcess(['wait', 'x'], { env });
+    assert.equal(wait.status, 2);
+    assert.match(wait.stderr, /give at least one of --pattern, --exit, --idle or --prompt/);
+    const pattern = await runInProcess(['wait', 'x', '--pattern', '(unclosed'], { env });
+    assert.equal(pattern.status, 2);
+    assert.match(pattern.stderr, /--pattern is not a valid regular expression/);
+    const send = await runInProcess(['send', 'x'], { env });
+    assert.equal(send.status, 2);
+    assert.match(send.stderr, /missing TEXT/);
+  });
+
+  it('finds the socket from --socket, then SWITCHBOARD_SOCKET, then the data dir', () => {
+    assert.equal(resolveControlSocketPath({ socketFlag: 'rel.sock', env: { SWITCHBOARD_SOCKET: '/env.sock' }, cwd: '/work' }), '/work/rel.sock');
+    assert.equal(resolveControlSocketPath({ env: { SWITCHBOARD_SOCKET: '/env.sock', SWITCHBOARD_HOME: '/home' }, cwd: '/' }), '/env.sock');
+    assert.equal(resolveControlSocketPath({ env: { SWITCHBOARD_HOME: '/data' }, cwd: '/' }), '/data/control.sock');
+  });
+
+  it('turns argv into a command line: one argument verbatim, several quoted', () => {
+    assert.equal(commandLineFromArgs(['ls | wc -l']), 'ls | wc -l');
+    assert.equal(commandLineFromArgs(['echo', 'a b', "it's", '$HOME', 'plain-word']), `echo 'a b' 'it'\\''s' '$HOME' plain-word`);
+  });
+
+  it('prefers an exact id, then an exact name, over an id prefix', () => {
+    const terminals = [standInTerminal('abc', 'x'), standInTerminal('abd', 'ab')].map((terminal) => terminal as { id: string; name: string });
+    assert.equal(resolveTerminalRef(terminals, 'ab').id, 'abd');
+    assert.equal(resolveTerminalRef(terminals, 'abc').id, 'abc');
+    assert.throws(() => resolveTerminalRef(terminals, 'a'), /matches 2 terminals/);
+  });
+
+  it('ls aligns columns, shortens the home dir and neutralises control characters', () => {
+    const table = formatTerminalTable(
+      [
+        { ...standInTerminal('t1', 'build', { cwd: '/home/me/proj', runningCommand: 'npm test' }) } as never,
+        { ...standInTerminal('t22', 'evil\u001b]0;x\u0007', { cwd: '/srv', status: 'exited', exitCode: 3 }) } as never,
+      ],
+      '/home/me',
+    );
+    assert.equal(
+      table,
+      ['ID   NAME        STATUS   CWD     COMMAND/EXIT', 't1   build       running  ~/proj  npm test', 't22  evil?]0;x?  exited   /srv    exit 3', ''].join('\n'),
+    );
+  });
+});
+
+/** A process listens on the path and is SIGKILLed, so the socket file stays with nobody behind it. */
+async function leaveStaleSocket(path: string): Promise<void> {
+  const child = spawn(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(path)}, () => console.log('ready'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`listener exited early with ${code}`)));
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}

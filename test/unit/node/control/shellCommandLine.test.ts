@@ -1,0 +1,94 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import {
+  evalCommand,
+  isTypeableAsIs,
+  printfEncode,
+  sentinelLine,
+  sentinelMarkers,
+  shellFlavorOf,
+  type ShellFlavor,
+} from '../../../../src/node/control/shellCommandLine.ts';
+
+const tricky = [
+  'echo plain',
+  `echo "it's" 'a "quoted" test' \\back\\slash`,
+  'echo one\necho two',
+  'printf "%s\\t%s\\n" tab\tseparated',
+  'echo a!b # a comment',
+  "cat <<'EOF'\nheredoc $HOME\nEOF",
+  'echo ünïcødé ✓',
+];
+
+/** Run a line in a non-interactive shell; the line must reproduce exactly what the command prints. */
+function run(flavor: ShellFlavor, line: string): string {
+  const program = flavor === 'sh' ? 'dash' : flavor;
+  return execFileSync(program, ['-c', line], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: '/tmp' } });
+}
+
+describe('shellFlavorOf', () => {
+  it('takes the terminal program, or a shell the running command started', () => {
+    assert.equal(shellFlavorOf('/usr/bin/fish', null), 'fish');
+    assert.equal(shellFlavorOf('/bin/dash', null), 'sh');
+    assert.equal(shellFlavorOf('/usr/local/bin/python3', null), 'sh');
+    assert.equal(shellFlavorOf('/usr/bin/fish', 'bash --norc'), 'bash');
+    assert.equal(shellFlavorOf('/usr/bin/bash', 'vim x'), 'bash');
+  });
+});
+
+describe('isTypeableAsIs', () => {
+  it('accepts complete printable lines', () => {
+    for (const command of ['ls -la', 'echo "a b" | wc -c', 'for x in 1 2; do echo $x; done', 'test -f x && echo y', 'echo it\\\'s']) {
+      assert.equal(isTypeableAsIs(command, 'bash'), true, command);
+    }
+  });
+
+  it('refuses what would leave the shell waiting or rewrite the line', () => {
+    for (const command of ['echo "open', "echo 'open", 'echo a \\', 'ls |', 'true &&', 'for x in 1; do', 'echo a\nb', 'echo\ttab', 'echo hi!', '^a^b', 'cat <<EOF', '(echo', '']) {
+      assert.equal(isTypeableAsIs(command, 'bash'), false, JSON.stringify(command));
+    }
+    assert.equal(isTypeableAsIs('echo hi!', 'fish'), true, 'fish has no history expansion');
+    assert.equal(isTypeableAsIs('begin; echo x', 'fish'), false);
+  });
+});
+
+describe('evalCommand and sentinelLine run the exact command in every shell', () => {
+  for (const flavor of ['bash', 'zsh', 'fish', 'sh'] as const) {
+    it(flavor, () => {
+      for (const command of tricky) {
+        if (flavor === 'fish' && command.includes('<<')) continue; // fish has no heredocs
+        const expected = run(flavor, command);
+        assert.equal(run(flavor, evalCommand(command, flavor)), expected, `eval of ${JSON.stringify(command)}`);
+        const output = run(flavor, sentinelLine(command, flavor, 'abc123'));
+        const { start, end } = sentinelMarkers('abc123');
+        const startAt = output.indexOf(start.toString('latin1'));
+        const endAt = output.indexOf(end.toString('latin1'));
+        assert.ok(startAt >= 0 && endAt > startAt, `markers in ${JSON.stringify(output)}`);
+        const afterStart = output.indexOf('\x07', startAt) + 1;
+        assert.equal(output.substring(afterStart, endAt), expected, `sentinel of ${JSON.stringify(command)}`);
+        assert.match(output.substring(endAt), /;0\x07$/);
+      }
+    });
+  }
+
+  it('reports the exit status after the command', () => {
+    for (const flavor of ['bash', 'zsh', 'fish', 'sh'] as const) {
+      const output = run(flavor, sentinelLine('sh -c "exit 7"', flavor, 'n1'));
+      assert.match(output, /\x1b\]6973;E;n1;7\x07$/, flavor);
+    }
+  });
+
+  it('keeps the typed line free of the marker bytes and on one line', () => {
+    const line = sentinelLine('echo one\necho two', 'bash', 'feedface');
+    assert.equal(line.includes('\n'), false);
+    assert.equal(line.includes('\x1b'), false);
+    assert.equal(printfEncode("a'b\\c\nd"), 'a\\0047b\\0134c\\0012d');
+  });
+});
+
+describe('lines that run nothing', () => {
+  it('are never typed as-is (the shell would report no command)', () => {
+    for (const command of ['   ', '# just a comment', '  # indented comment']) assert.equal(isTypeableAsIs(command, 'bash'), false, JSON.stringify(command));
+  });
+});
