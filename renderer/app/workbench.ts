@@ -106,6 +106,8 @@ export class Workbench extends Disposable {
     this.register(client.on('terminal.notification', (notification) => this.#showNotification(notification)));
     this.register(client.on('settings.changed', (settings) => this.settings.set(settings)));
     this.register(client.on('layout.changed', (layout) => this.#adoptRemoteLayout(layout)));
+    // An agent asked to show a terminal (claws `show`, or `create` with show:true).
+    this.register(client.on('terminal.reveal', ({ id, preserveFocus }) => apply(() => this.revealTerminal(id, { preserveFocus }))));
 
     const list = await client.call('terminal.list', {});
     if (this.store.isDisposed) return;
@@ -220,12 +222,13 @@ export class Workbench extends Disposable {
   }
 
   /** Shows a terminal: switches to its tab, or opens it in a new tab if no pane shows it. */
-  revealTerminal(terminalId: string): void {
+  revealTerminal(terminalId: string, { preserveFocus = false }: { preserveFocus?: boolean | undefined } = {}): void {
     if (!this.terminals.value.has(terminalId)) return;
     const layout = this.layout.value;
     this.#setLayout(findTabOf(layout, terminalId) ? focusTerminal(layout, terminalId) : addTab(layout, this.#newTabId(), terminalId));
     this.view.set('terminals');
-    this.requestPaneFocus();
+    // preserveFocus: show it, but leave the keyboard where the person is typing.
+    if (!preserveFocus) this.requestPaneFocus();
   }
 
   // ---- layout ---------------------------------------------------------------------------------
