@@ -4,11 +4,12 @@
  *
  * A case is a module in bench/cases that exports a `BenchCase`; add it to `cases` below.
  */
+import { controlSocketCase } from './cases/controlSocket.ts';
 import { oscScanCase } from './cases/oscScan.ts';
 import { ptyFloodCase } from './cases/ptyFlood.ts';
 import type { BenchCase } from './benchCase.ts';
 
-const cases: BenchCase[] = [ptyFloodCase, oscScanCase];
+const cases: BenchCase[] = [ptyFloodCase, oscScanCase, controlSocketCase];
 
 async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');
