@@ -78,7 +78,7 @@ __sb_current_command_line() {
 __sb_preexec() {
 	__sb_current_command_line
 	__sb_escape "$__sb_command_line"
-	builtin printf '\e]633;E;%s;%s\a\e]633;C\a' "$__sb_escaped" "$__sb_nonce"
+	builtin printf '\e]633;E;%s;%s\a\e]633;C;%s\a' "$__sb_escaped" "$__sb_nonce" "$__sb_nonce"
 	__sb_command_running=1
 }
 
@@ -87,7 +87,7 @@ __sb_preexec() {
 __sb_wrap_prompt() {
 	if [[ "$PS1" != "$__sb_prompt_wrapped" ]]; then
 		__sb_user_ps1="$PS1"
-		__sb_prompt_wrapped='\[\e]633;A\a\]'"$__sb_user_ps1"'\[\e]633;B\a\]'
+		__sb_prompt_wrapped='\[\e]633;A;'"$__sb_nonce"'\a\]'"$__sb_user_ps1"'\[\e]633;B;'"$__sb_nonce"'\a\]'
 		PS1="$__sb_prompt_wrapped"
 	fi
 }
@@ -95,7 +95,7 @@ __sb_wrap_prompt() {
 __sb_precmd() {
 	builtin local status="$__sb_status"
 	if [[ "$__sb_command_running" == 1 ]]; then
-		builtin printf '\e]633;D;%s\a' "$status"
+		builtin printf '\e]633;D;%s;%s\a' "$status" "$__sb_nonce"
 		__sb_command_running=0
 	fi
 	__sb_escape "$PWD"

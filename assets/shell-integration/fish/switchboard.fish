@@ -29,14 +29,14 @@ if not set -q __sb_loaded
 
     function __sb_preexec --on-event fish_preexec
         set -l line (__sb_escape "$argv[1]")
-        builtin printf '\e]633;E;%s;%s\a\e]633;C\a' "$line" "$__sb_nonce"
+        builtin printf '\e]633;E;%s;%s\a\e]633;C;%s\a' "$line" "$__sb_nonce" "$__sb_nonce"
         set -g __sb_command_running 1
     end
 
     function __sb_postexec --on-event fish_postexec
         set -l code $status
         if test "$__sb_command_running" = 1
-            builtin printf '\e]633;D;%s\a' $code
+            builtin printf '\e]633;D;%s;%s\a' $code "$__sb_nonce"
             set -g __sb_command_running 0
         end
     end
@@ -52,10 +52,10 @@ if not set -q __sb_loaded
             functions -c fish_prompt __sb_user_fish_prompt
             function fish_prompt
                 set -l code $status
-                builtin printf '\e]633;A\a'
+                builtin printf '\e]633;A;%s\a' "$__sb_nonce"
                 __sb_set_status $code
                 __sb_user_fish_prompt
-                builtin printf '\e]633;B\a'
+                builtin printf '\e]633;B;%s\a' "$__sb_nonce"
             end
         end
         __sb_set_status $code

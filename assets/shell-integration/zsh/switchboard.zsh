@@ -25,7 +25,7 @@ __sb_escape() {
 __sb_precmd_status() {
   builtin local code=$?
   if (( __sb_command_running )); then
-    builtin printf '\e]633;D;%s\a' "$code"
+    builtin printf '\e]633;D;%s;%s\a' "$code" "$__sb_nonce"
     __sb_command_running=0
   fi
   __sb_escape "$PWD"
@@ -35,7 +35,7 @@ __sb_precmd_status() {
 # Last precmd hook: themes rebuild PS1 in their own precmd, so wrap whatever it is now.
 __sb_precmd_prompt() {
   if [[ "$PS1" != "$__sb_wrapped_ps1" ]]; then
-    __sb_wrapped_ps1="%{"$'\e]633;A\a'"%}${PS1}%{"$'\e]633;B\a'"%}"
+    __sb_wrapped_ps1="%{"$'\e]633;A;'"${__sb_nonce}"$'\a'"%}${PS1}%{"$'\e]633;B;'"${__sb_nonce}"$'\a'"%}"
     PS1="$__sb_wrapped_ps1"
   fi
 }
@@ -45,7 +45,7 @@ __sb_preexec() {
   builtin local line="$1"
   [[ -z "$line" ]] && line="$3"
   __sb_escape "$line"
-  builtin printf '\e]633;E;%s;%s\a\e]633;C\a' "$REPLY" "$__sb_nonce"
+  builtin printf '\e]633;E;%s;%s\a\e]633;C;%s\a' "$REPLY" "$__sb_nonce" "$__sb_nonce"
   __sb_command_running=1
 }
 

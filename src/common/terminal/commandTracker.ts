@@ -31,8 +31,8 @@ export interface MarkPosition {
 
 export interface CommandTrackerOptions {
   /**
-   * The nonce our shell script was given. When set, a command line (OSC 633 E) carrying another
-   * nonce is ignored: it came from program output, not from the shell.
+   * The nonce our shell script was given. When set, command marks (OSC 633 A–E) without it, and
+   * OSC 133 marks, are ignored: they came from program output, not from our script.
    */
   nonce: string | null;
   /** The cwd the process was started in; replaced by what the shell reports. */
@@ -82,6 +82,9 @@ export class CommandTracker implements IDisposable {
   }
 
   handle(mark: TerminalMark, position: MarkPosition, now: number): void {
+    // With our script injected, command marks must carry its nonce: anything else is program
+    // output (`cat` of a log recorded in another terminal) that would end or start commands.
+    if (this.#options.nonce !== null && 'nonce' in mark && mark.nonce !== this.#options.nonce) return;
     switch (mark.kind) {
       case 'promptStart':
       case 'promptEnd': {
@@ -97,9 +100,7 @@ export class CommandTracker implements IDisposable {
       }
       case 'commandLine': {
         const changed = this.#markIntegrated();
-        if (this.#options.nonce === null || mark.nonce === this.#options.nonce) {
-          this.#pendingCommandLine = mark.commandLine;
-        }
+        this.#pendingCommandLine = mark.commandLine;
         if (changed) this.#onDidChange.fire();
         return;
       }

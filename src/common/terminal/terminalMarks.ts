@@ -4,12 +4,17 @@
  * ConEmu's OSC 9;9) and notifications (OSC 9 and OSC 777;notify). Pure functions, no state.
  */
 
+/**
+ * `nonce` on the command marks proves a mark came from our own shell-integration script (which
+ * appends it as the last field of OSC 633 A/B/C/D/E), not from program output; null when absent
+ * (OSC 133, other scripts).
+ */
 export type TerminalMark =
-  | { kind: 'promptStart' }
-  | { kind: 'promptEnd' }
-  | { kind: 'commandStart' }
-  | { kind: 'commandFinished'; exitCode: number | null }
-  /** The command line, as the shell reported it; `nonce` proves it came from our script. */
+  | { kind: 'promptStart'; nonce: string | null }
+  | { kind: 'promptEnd'; nonce: string | null }
+  | { kind: 'commandStart'; nonce: string | null }
+  | { kind: 'commandFinished'; exitCode: number | null; nonce: string | null }
+  /** The command line, as the shell reported it. */
   | { kind: 'commandLine'; commandLine: string; nonce: string | null }
   /** `host` is set only by OSC 7 (file://host/path); a remote host means the path is not local. */
   | { kind: 'cwd'; cwd: string; host?: string }
@@ -43,13 +48,13 @@ function parseVsCodeMark(rest: string): TerminalMark | null {
   const [code, ...fields] = rest.split(';');
   switch (code) {
     case 'A':
-      return { kind: 'promptStart' };
+      return { kind: 'promptStart', nonce: fields[0] ?? null };
     case 'B':
-      return { kind: 'promptEnd' };
+      return { kind: 'promptEnd', nonce: fields[0] ?? null };
     case 'C':
-      return { kind: 'commandStart' };
+      return { kind: 'commandStart', nonce: fields[0] ?? null };
     case 'D':
-      return { kind: 'commandFinished', exitCode: parseExitCode(fields[0]) };
+      return { kind: 'commandFinished', exitCode: parseExitCode(fields[0]), nonce: fields[1] ?? null };
     case 'E':
       return {
         kind: 'commandLine',
@@ -75,13 +80,13 @@ function parseFinalTermMark(rest: string): TerminalMark | null {
   const [code, ...fields] = rest.split(';');
   switch (code) {
     case 'A':
-      return { kind: 'promptStart' };
+      return { kind: 'promptStart', nonce: null };
     case 'B':
-      return { kind: 'promptEnd' };
+      return { kind: 'promptEnd', nonce: null };
     case 'C':
-      return { kind: 'commandStart' };
+      return { kind: 'commandStart', nonce: null };
     case 'D':
-      return { kind: 'commandFinished', exitCode: parseExitCode(fields[0]) };
+      return { kind: 'commandFinished', exitCode: parseExitCode(fields[0]), nonce: null };
     default:
       return null;
   }

@@ -81,6 +81,15 @@ for (const shell of shells) {
   if (missing) console.log(`# skipping ${shell.name} shell integration tests: ${missing}`);
 
   describe(`shell integration: ${shell.name}`, { skip: missing, timeout: 60_000 }, () => {
+    test('marks a program prints (a recorded log) do not end its command or fake its exit code', async () => {
+      const session = await startShell(shell);
+      const line = "printf 'log\\033]633;D;0\\007\\033]133;D;0\\007\\033]633;A\\007more\\n'; false";
+      const event = await run(session, line);
+      assert.equal(event.commandLine, line);
+      assert.equal(event.exitCode, 1, 'the exit code of `false`, not the forged 0');
+      assert.match(outputOf(session, event), /log[\s\S]*more/);
+    });
+
     test('command events carry the command line, cwd, exit code and the offsets of the output', async () => {
       const session = await startShell(shell);
       const event = await run(session, 'echo one; echo two');

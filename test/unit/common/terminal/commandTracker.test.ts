@@ -15,13 +15,13 @@ describe('CommandTracker', () => {
   test('a full prompt/command cycle gives a command event with output offsets between C and D', () => {
     const { instance, commands } = tracker();
     instance.handle({ kind: 'cwd', cwd: '/work' }, { start: 0, end: 10 }, 1);
-    instance.handle({ kind: 'promptStart' }, { start: 10, end: 18 }, 1);
-    instance.handle({ kind: 'promptEnd' }, { start: 20, end: 28 }, 1);
+    instance.handle({ kind: 'promptStart', nonce: 'N' }, { start: 10, end: 18 }, 1);
+    instance.handle({ kind: 'promptEnd', nonce: 'N' }, { start: 20, end: 28 }, 1);
     assert.equal(instance.shellIntegration, true);
     instance.handle({ kind: 'commandLine', commandLine: 'make', nonce: 'N' }, { start: 40, end: 60 }, 2);
-    instance.handle({ kind: 'commandStart' }, { start: 60, end: 68 }, 3);
+    instance.handle({ kind: 'commandStart', nonce: 'N' }, { start: 60, end: 68 }, 3);
     assert.equal(instance.runningCommand, 'make');
-    instance.handle({ kind: 'commandFinished', exitCode: 2 }, { start: 100, end: 110 }, 7);
+    instance.handle({ kind: 'commandFinished', exitCode: 2, nonce: 'N' }, { start: 100, end: 110 }, 7);
     assert.equal(instance.runningCommand, null);
     assert.deepEqual(commands, [{ commandLine: 'make', cwd: '/work', exitCode: 2, startOffset: 68, endOffset: 100, startedAt: 3, endedAt: 7 }]);
     assert.deepEqual(instance.lastCommand, { commandLine: 'make', cwd: '/work', exitCode: 2, startedAt: 3, endedAt: 7 });
@@ -30,35 +30,49 @@ describe('CommandTracker', () => {
   test('a command line with the wrong nonce is ignored', () => {
     const { instance, commands } = tracker('N');
     instance.handle({ kind: 'commandLine', commandLine: 'rm -rf /', nonce: 'forged' }, { start: 0, end: 1 }, 1);
-    instance.handle({ kind: 'commandStart' }, { start: 1, end: 2 }, 1);
-    instance.handle({ kind: 'commandFinished', exitCode: 0 }, { start: 3, end: 4 }, 1);
+    instance.handle({ kind: 'commandStart', nonce: 'N' }, { start: 1, end: 2 }, 1);
+    instance.handle({ kind: 'commandFinished', exitCode: 0, nonce: 'N' }, { start: 3, end: 4 }, 1);
     assert.equal(commands[0]?.commandLine, '');
+  });
+
+  test('command marks without our nonce are program output and change nothing', () => {
+    const { instance, commands } = tracker('N');
+    instance.handle({ kind: 'commandLine', commandLine: 'cat build.log', nonce: 'N' }, { start: 0, end: 1 }, 1);
+    instance.handle({ kind: 'commandStart', nonce: 'N' }, { start: 1, end: 2 }, 1);
+    // `cat` prints a log recorded in another terminal: its marks must not end our command.
+    instance.handle({ kind: 'commandFinished', exitCode: 0, nonce: null }, { start: 10, end: 12 }, 2);
+    instance.handle({ kind: 'promptStart', nonce: 'other' }, { start: 12, end: 14 }, 2);
+    instance.handle({ kind: 'commandStart', nonce: null }, { start: 14, end: 16 }, 2);
+    assert.equal(instance.runningCommand, 'cat build.log');
+    assert.equal(commands.length, 0);
+    instance.handle({ kind: 'commandFinished', exitCode: 1, nonce: 'N' }, { start: 20, end: 24 }, 3);
+    assert.deepEqual(commands.map((c) => [c.commandLine, c.exitCode, c.startOffset, c.endOffset]), [['cat build.log', 1, 2, 20]]);
   });
 
   test('without an injected nonce any command line is taken', () => {
     const { instance, commands } = tracker(null);
     instance.handle({ kind: 'commandLine', commandLine: 'ls', nonce: null }, { start: 0, end: 1 }, 1);
-    instance.handle({ kind: 'commandStart' }, { start: 1, end: 2 }, 1);
-    instance.handle({ kind: 'commandFinished', exitCode: 0 }, { start: 3, end: 4 }, 1);
+    instance.handle({ kind: 'commandStart', nonce: 'N' }, { start: 1, end: 2 }, 1);
+    instance.handle({ kind: 'commandFinished', exitCode: 0, nonce: 'N' }, { start: 3, end: 4 }, 1);
     assert.equal(commands[0]?.commandLine, 'ls');
   });
 
   test('D without a running command (an empty prompt line) gives no event', () => {
     const { instance, commands } = tracker();
-    instance.handle({ kind: 'commandFinished', exitCode: 0 }, { start: 0, end: 5 }, 1);
+    instance.handle({ kind: 'commandFinished', exitCode: 0, nonce: 'N' }, { start: 0, end: 5 }, 1);
     assert.deepEqual(commands, []);
   });
 
   test('a new prompt while a command runs ends it without an exit code (shells that skip D)', () => {
     const { instance, commands } = tracker();
-    instance.handle({ kind: 'commandStart' }, { start: 0, end: 5 }, 1);
-    instance.handle({ kind: 'promptStart' }, { start: 50, end: 55 }, 2);
+    instance.handle({ kind: 'commandStart', nonce: 'N' }, { start: 0, end: 5 }, 1);
+    instance.handle({ kind: 'promptStart', nonce: 'N' }, { start: 50, end: 55 }, 2);
     assert.deepEqual(commands.map((c) => [c.exitCode, c.startOffset, c.endOffset]), [[null, 5, 50]]);
   });
 
   test('the end of the stream ends a running command', () => {
     const { instance, commands } = tracker();
-    instance.handle({ kind: 'commandStart' }, { start: 0, end: 5 }, 1);
+    instance.handle({ kind: 'commandStart', nonce: 'N' }, { start: 0, end: 5 }, 1);
     instance.endOfStream(80, 9);
     assert.deepEqual(commands.map((c) => [c.exitCode, c.endOffset, c.endedAt]), [[null, 80, 9]]);
   });

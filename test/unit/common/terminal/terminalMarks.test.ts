@@ -4,13 +4,17 @@ import { escapeVsCodeValue, parseTerminalMark, unescapeVsCodeValue } from '../..
 
 describe('parseTerminalMark', () => {
   test('OSC 633 prompt and command marks', () => {
-    assert.deepEqual(parseTerminalMark('633;A'), { kind: 'promptStart' });
-    assert.deepEqual(parseTerminalMark('633;B'), { kind: 'promptEnd' });
-    assert.deepEqual(parseTerminalMark('633;C'), { kind: 'commandStart' });
-    assert.deepEqual(parseTerminalMark('633;D;0'), { kind: 'commandFinished', exitCode: 0 });
-    assert.deepEqual(parseTerminalMark('633;D;127'), { kind: 'commandFinished', exitCode: 127 });
-    assert.deepEqual(parseTerminalMark('633;D'), { kind: 'commandFinished', exitCode: null });
-    assert.deepEqual(parseTerminalMark('633;D;abc'), { kind: 'commandFinished', exitCode: null });
+    assert.deepEqual(parseTerminalMark('633;A'), { kind: 'promptStart', nonce: null });
+    assert.deepEqual(parseTerminalMark('633;B'), { kind: 'promptEnd', nonce: null });
+    assert.deepEqual(parseTerminalMark('633;C'), { kind: 'commandStart', nonce: null });
+    assert.deepEqual(parseTerminalMark('633;D;0'), { kind: 'commandFinished', exitCode: 0, nonce: null });
+    assert.deepEqual(parseTerminalMark('633;D;127'), { kind: 'commandFinished', exitCode: 127, nonce: null });
+    assert.deepEqual(parseTerminalMark('633;D'), { kind: 'commandFinished', exitCode: null, nonce: null });
+    assert.deepEqual(parseTerminalMark('633;D;abc'), { kind: 'commandFinished', exitCode: null, nonce: null });
+    // Our script appends its nonce as the last field.
+    assert.deepEqual(parseTerminalMark('633;A;f00d'), { kind: 'promptStart', nonce: 'f00d' });
+    assert.deepEqual(parseTerminalMark('633;C;f00d'), { kind: 'commandStart', nonce: 'f00d' });
+    assert.deepEqual(parseTerminalMark('633;D;3;f00d'), { kind: 'commandFinished', exitCode: 3, nonce: 'f00d' });
   });
 
   test('OSC 633 E carries an escaped command line and the nonce', () => {
@@ -32,11 +36,11 @@ describe('parseTerminalMark', () => {
   });
 
   test('OSC 133 FinalTerm marks', () => {
-    assert.deepEqual(parseTerminalMark('133;A'), { kind: 'promptStart' });
-    assert.deepEqual(parseTerminalMark('133;B'), { kind: 'promptEnd' });
-    assert.deepEqual(parseTerminalMark('133;C'), { kind: 'commandStart' });
-    assert.deepEqual(parseTerminalMark('133;D;2'), { kind: 'commandFinished', exitCode: 2 });
-    assert.deepEqual(parseTerminalMark('133;A;cl=m;aid=1'), { kind: 'promptStart' });
+    assert.deepEqual(parseTerminalMark('133;A'), { kind: 'promptStart', nonce: null });
+    assert.deepEqual(parseTerminalMark('133;B'), { kind: 'promptEnd', nonce: null });
+    assert.deepEqual(parseTerminalMark('133;C'), { kind: 'commandStart', nonce: null });
+    assert.deepEqual(parseTerminalMark('133;D;2'), { kind: 'commandFinished', exitCode: 2, nonce: null });
+    assert.deepEqual(parseTerminalMark('133;A;cl=m;aid=1'), { kind: 'promptStart', nonce: null });
   });
 
   test('notifications: OSC 9 and OSC 777;notify; ConEmu OSC 9 sub-commands are not notifications', () => {
