@@ -7,6 +7,7 @@ import { NewTerminalDialog } from '../features/terminals/NewTerminalDialog.tsx';
 import { SettingsView } from '../features/settings/SettingsView.tsx';
 import { HistoryView } from '../features/history/HistoryView.tsx';
 import { ReviewView } from '../features/review/ReviewView.tsx';
+import { ActivityView } from '../features/activity/ActivityView.tsx';
 import { ShortcutsDialog } from '../features/shortcuts/ShortcutsDialog.tsx';
 import { ConnectionBanner } from './ConnectionBanner.tsx';
 import { ErrorToasts } from './ErrorToasts.tsx';
@@ -103,6 +104,7 @@ function WorkbenchLayout({ connected }: { connected: boolean }) {
       <main className="main-area">
         <TerminalWorkspace hidden={view !== 'terminals'} />
         {view === 'settings' && <SettingsView />}
+        {view === 'activity' && <ActivityView />}
         {view === 'history' && <HistoryView />}
         {view === 'review' && <ReviewView />}
       </main>

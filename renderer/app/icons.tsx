@@ -145,3 +145,18 @@ export const LogoIcon = (props: IconProps) => (
     <path d="M5 6.5l2.5 2.5L5 11.5M9.5 11.5H13" fill="none" stroke="#fff" strokeWidth="1.6" strokeLinecap="round" strokeLinejoin="round" />
   </svg>
 );
+
+/** A pulse line: what agents did (the Activity view). */
+export const ActivityIcon = (props: IconProps) => (
+  <Icon {...props}>
+    <path d="M1.5 8.5h3l1.8-4.5 3.4 8 1.8-3.5h3" />
+  </Icon>
+);
+
+/** A small robot head: something an agent did or started. */
+export const AgentIcon = (props: IconProps) => (
+  <Icon {...props}>
+    <rect x="3" y="5" width="10" height="8" rx="2" />
+    <path d="M8 5V2.8M6 9h.01M10 9h.01" />
+  </Icon>
+);

@@ -27,13 +27,14 @@ import {
   type SplitDirection,
 } from '../features/terminals/layoutModel.ts';
 import { SessionRegistry } from '../features/terminals/sessionRegistry.ts';
+import { AgentActivity } from '../features/activity/agentActivity.ts';
 import { neighbourPane, type PaneDirection } from '../features/terminals/paneNavigation.ts';
 import { errorCode, type ErrorList } from './errorList.ts';
 import { commandForEvent, type CommandId } from './keybindings.ts';
 import { ObservableValue } from './observable.ts';
 import { ColorSchemeTracker } from './theme.ts';
 
-export type MainView = 'terminals' | 'history' | 'review' | 'settings';
+export type MainView = 'terminals' | 'activity' | 'history' | 'review' | 'settings';
 export type Dialog = 'newTerminal' | 'shortcuts' | null;
 
 /**
@@ -52,6 +53,8 @@ export class Workbench extends Disposable {
   readonly settings: ObservableValue<Settings>;
   readonly colorScheme: ColorSchemeTracker;
   readonly sessions: SessionRegistry;
+  /** What agents did and are typing (Activity view, pane activity lines). */
+  readonly activity: AgentActivity;
   /** False until the terminal list and the layout are loaded. */
   readonly ready = this.register(new ObservableValue(false));
 
@@ -90,12 +93,15 @@ export class Workbench extends Disposable {
         onDidFocusTerminal: (terminalId) => this.#noteFocus(terminalId),
       }),
     );
+    this.activity = this.register(new AgentActivity(client));
     this.register(toDisposable(() => clearTimeout(this.#layoutSaveTimer)));
   }
 
   async start(): Promise<void> {
     this.sessions.start();
     const { client } = this;
+    // Not awaited: the terminals must not wait for the audit log.
+    this.activity.start().catch((error: unknown) => this.errors.report('Could not load the agent activity', error));
 
     // Events that arrive while the list is loading are applied after it, in order.
     let queue: (() => void)[] | undefined = [];

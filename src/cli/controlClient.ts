@@ -157,6 +157,21 @@ const SendResult = z.looseObject({
 });
 export type SendResult = z.infer<typeof SendResult>;
 
+/** A claws/2 push frame: `message` (topic, from, payload, sentAt, sequence) or `caught-up`. */
+export const PushFrame = z.looseObject({
+  push: z.string(),
+  topic: z.string().optional(),
+  from: z.string().optional(),
+  payload: z.unknown().optional(),
+  sentAt: z.number().optional(),
+  sequence: z.number().optional(),
+  replayed: z.boolean().optional(),
+  subscriptionId: z.string().optional(),
+  replayedCount: z.number().optional(),
+  resumeCursor: z.number().optional(),
+});
+export type PushFrame = z.infer<typeof PushFrame>;
+
 const CloseResult = z.looseObject({ alreadyClosed: z.boolean().optional() });
 const AnyResult = z.looseObject({});
 
@@ -216,6 +231,8 @@ export class ControlClient implements IDisposable {
   #nextRequest = 1;
   #pending = new Map<string, PendingRequest>();
   #disposed = false;
+  readonly #pushListeners = new Set<(frame: PushFrame) => void>();
+  readonly #closeListeners = new Set<(reason: string) => void>();
   /** Request ids unique across processes too, so a server log can tell two CLI runs apart. */
   readonly #requestPrefix = `${process.pid.toString(36)}.${Date.now().toString(36)}.`;
 
@@ -236,7 +253,8 @@ export class ControlClient implements IDisposable {
     const socket = await this.#connect();
     const id = this.#requestPrefix + String(this.#nextRequest++);
     const timeoutMs = options.timeoutMs ?? this.#requestTimeoutMs;
-    const frame: Record<string, unknown> = { ...fields, id, cmd, protocol: 'claws/1', clientName: this.#clientName };
+    // `fields` may name another protocol (the claws/2 bus's `hello` must say claws/2).
+    const frame: Record<string, unknown> = { protocol: 'claws/1', ...fields, id, cmd, clientName: this.#clientName };
     if (this.#clientVersion) frame.clientVersion = this.#clientVersion;
     return new Promise((resolvePromise, rejectPromise) => {
       const timer = setTimeout(() => {
@@ -316,6 +334,21 @@ export class ControlClient implements IDisposable {
     parseBody('rename', AnyResult, await this.request('rename', { terminalId, name }));
   }
 
+  /**
+   * claws/2 push frames (`{push: "message" | "caught-up", ...}`) that arrive on this client's
+   * connection, after `hello` and `subscribe` were sent through `request`.
+   */
+  onPush(listener: (frame: PushFrame) => void): IDisposable {
+    this.#pushListeners.add(listener);
+    return { dispose: () => this.#pushListeners.delete(listener) };
+  }
+
+  /** The connection closed (subscriptions die with it; a later request opens a new one). */
+  onConnectionClosed(listener: (reason: string) => void): IDisposable {
+    this.#closeListeners.add(listener);
+    return { dispose: () => this.#closeListeners.delete(listener) };
+  }
+
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
@@ -353,6 +386,7 @@ export class ControlClient implements IDisposable {
           if (this.#socket === socket) this.#socket = undefined;
           const reason = lastError ? `: ${lastError.message}` : '';
           this.#failPending(new ControlClientError('CONNECTION_CLOSED', `Switchboard closed the control connection${reason}`));
+          if (!this.#disposed) for (const listener of [...this.#closeListeners]) listener(`Switchboard closed the control connection${reason}`);
         });
         resolvePromise(socket);
       });
@@ -384,7 +418,12 @@ export class ControlClient implements IDisposable {
       this.#socket?.destroy();
       return;
     }
-    // Push frames (claws/2 bus) carry no rid; this client does not subscribe, so they are ignored.
+    // Push frames (claws/2 bus) carry no rid and no ok: they go to onPush listeners.
+    const push = PushFrame.safeParse(frame);
+    if (push.success) {
+      for (const listener of [...this.#pushListeners]) listener(push.data);
+      return;
+    }
     const parsed = Envelope.safeParse(frame);
     if (!parsed.success) return;
     const envelope = parsed.data;

@@ -86,6 +86,11 @@ export const ControlConstants = {
   auditEntries: 2000,
   /** After a bracketed paste, Enter goes as its own write this much later: Ink TUIs (Claude Code) take a `\r` inside the paste chunk as text. */
   pasteEnterDelayMs: 30,
+  /**
+   * Longest an agent's `send` waits for a person to stop typing into the pane before it gives up
+   * with the busy error: someone typing for half a minute is not going to pause for the agent.
+   */
+  agentSendMaxWaitMs: 30_000,
   /** `wait` without timeoutMs. */
   waitDefaultTimeoutMs: 30_000,
   /** ANSI-stripped output a `wait` pattern is matched against (the newest part is kept). */

@@ -14,6 +14,7 @@ import { SettingsStore } from './settings/settingsStore.ts';
 import { createTerminalMethods } from './api/terminalMethods.ts';
 import { PtyHost } from './pty/ptyHost.ts';
 import { ControlServer } from './control/controlServer.ts';
+import { AuditFeed } from './api/auditMethods.ts';
 
 export type HubHost = AppState['host'];
 
@@ -49,6 +50,7 @@ export class Hub implements IDisposable {
   readonly #settings: SettingsStore;
   readonly #ptyHost: PtyHost;
   readonly #controlServer: ControlServer;
+  readonly #auditFeed: AuditFeed;
   readonly #connections = new Set<HubConnection>();
   readonly #handlers: HubMethodHandlers;
   #layout: Layout | null = null;
@@ -89,13 +91,20 @@ export class Hub implements IDisposable {
         ptyHost: this.#ptyHost,
         socketPath: this.controlSocketPath,
         ownsSocketDirectory: resolve(dirname(this.controlSocketPath)) === resolve(this.dataDir),
+        dataDir: this.dataDir,
         workspaceFolders: this.workspaceFolders,
         clawsCompatSockets: options.clawsCompatSockets ?? true,
         version: this.version,
         logger: this.#logger.child('control'),
         onReveal: ({ id, preserveFocus }) => this.#broadcast('terminal.reveal', { id, preserveFocus }),
         focusedTerminalId: () => this.#layout?.focusedTerminalId ?? null,
+        agentSendIdleMs: () => this.#settings.current.agentSendIdleMs,
       }),
+    );
+    this.#store.add(this.#ptyHost.onDidRemoveTerminal(({ id }) => this.#controlServer.typingGuard.forget(id)));
+    // People see what agents do: the audit log reaches every client as it is recorded.
+    this.#auditFeed = this.#store.add(
+      new AuditFeed({ audit: this.#controlServer.audit, ptyHost: this.#ptyHost, broadcast: (event, payload) => this.#broadcast(event, payload) }),
     );
     this.#handlers = this.#createHandlers();
   }
@@ -178,7 +187,8 @@ export class Hub implements IDisposable {
       'app.getState': () => this.#appState(),
       'settings.update': (patch) => this.#settings.update(patch),
       'layout.set': (layout, context) => this.#setLayout(layout, context),
-      ...createTerminalMethods(this.#ptyHost),
+      ...createTerminalMethods(this.#ptyHost, { onPersonInput: (id) => this.#controlServer.typingGuard.notePersonInput(id) }),
+      ...this.#auditFeed.methods,
     };
   }
 

@@ -87,6 +87,18 @@ export function SettingsView() {
           </div>
         </section>
 
+        <section className="settings-section" aria-labelledby="settings-agents">
+          <h2 id="settings-agents">Agents</h2>
+          <NumberSetting
+            label="Agent typing pause"
+            help="Milliseconds you must stop typing in a pane before an agent's text is sent to it, so it never lands mid-line. 0 sends at once."
+            value={settings.agentSendIdleMs}
+            schema={Settings.shape.agentSendIdleMs}
+            step={100}
+            onCommit={(agentSendIdleMs) => void workbench.updateSettings({ agentSendIdleMs })}
+          />
+        </section>
+
         <section className="settings-section" aria-labelledby="settings-shortcuts">
           <h2 id="settings-shortcuts">Keyboard shortcuts</h2>
           <ShortcutsList />

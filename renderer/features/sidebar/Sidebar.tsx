@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { useObservable } from '../../app/observable.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
 import { tooltipFor } from '../../app/keybindings.ts';
-import { HistoryIcon, KeyboardIcon, LogoIcon, ReviewIcon, SettingsIcon, TerminalIcon } from '../../app/icons.tsx';
+import { ActivityIcon, HistoryIcon, KeyboardIcon, LogoIcon, ReviewIcon, SettingsIcon, TerminalIcon } from '../../app/icons.tsx';
 import type { MainView } from '../../app/workbench.ts';
 import { allTerminalIds } from '../terminals/layoutModel.ts';
 import { TerminalListItem } from './TerminalListItem.tsx';
@@ -40,6 +40,7 @@ export function Sidebar() {
 
       <div className="nav-group">
         {navButton('terminals', 'Terminals', <TerminalIcon />)}
+        {navButton('activity', 'Activity', <ActivityIcon />, 'What agents did to terminals')}
         {navButton('history', 'History', <HistoryIcon />)}
         {navButton('review', 'Review', <ReviewIcon />)}
       </div>

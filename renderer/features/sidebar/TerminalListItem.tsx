@@ -14,6 +14,8 @@ export function TerminalListItem({ info, shown, current }: { info: TerminalInfo;
   const homeDir = workbench.appState.homeDir;
   const exited = info.state === 'exited';
   const failed = exited && (info.exitCode !== 0 || info.signal !== null);
+  // Started by an agent or a remote viewer rather than in this window: say who.
+  const byOther = info.createdBy.kind !== 'person';
 
   return (
     <li
@@ -22,6 +24,7 @@ export function TerminalListItem({ info, shown, current }: { info: TerminalInfo;
       data-current={current}
       data-shown={shown}
       data-state={info.state}
+      data-created-by={info.createdBy.kind}
     >
       {renaming ? (
         <RenameField info={info} />
@@ -47,13 +50,16 @@ export function TerminalListItem({ info, shown, current }: { info: TerminalInfo;
           <span className="terminal-item-text">
             <span className="terminal-item-name">
               <span className="name-text">{info.name}</span>
-              {info.createdBy.kind !== 'person' && (
-                <span className="creator-tag" title={`Started by ${info.createdBy.kind} ${info.createdBy.name}`}>
+              {byOther && (
+                <span className="creator-tag" data-kind={info.createdBy.kind} title={`Started by ${info.createdBy.kind} ${info.createdBy.name}`}>
                   {info.createdBy.kind}
                 </span>
               )}
             </span>
-            <span className="terminal-item-detail">{compactPath(shortenPath(info.cwd, homeDir), 24)}</span>
+            <span className="terminal-item-detail">
+              {byOther && <span className="creator-name">by {info.createdBy.name}</span>}
+              {compactPath(shortenPath(info.cwd, homeDir), byOther ? 16 : 24)}
+            </span>
             {info.runningCommand && !exited && <span className="terminal-item-command">{info.runningCommand}</span>}
           </span>
           {info.needsAttention && (

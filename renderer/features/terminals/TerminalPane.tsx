@@ -5,6 +5,7 @@ import { CloseIcon, RestartIcon } from '../../app/icons.tsx';
 import { compactPath, shortenPath } from '../../app/paths.ts';
 import { StatusDot } from '../sidebar/StatusDot.tsx';
 import { SearchBar } from './SearchBar.tsx';
+import { AgentInputLine, CreatorBadge } from '../activity/AgentInputLine.tsx';
 
 /**
  * One pane: lends its body to the terminal's session, follows focus, and shows the pane's
@@ -18,6 +19,7 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
   const view = useObservable(workbench.view);
   const dialog = useObservable(workbench.dialog);
   const searchTerminalId = useObservable(workbench.searchTerminalId);
+  const agentInput = useObservable(workbench.activity.recentInput).get(terminalId);
   // Sessions outlive panes (a pane remounts when its split changes); acquiring is idempotent.
   const session = useMemo(() => workbench.sessions.acquire(terminalId), [workbench, terminalId]);
   const status = useObservable(session.status);
@@ -41,6 +43,9 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
     if (exited) session.markExited();
   }, [exited, session]);
   const homeDir = workbench.appState.homeDir;
+  // A terminal an agent started always says so, even as the only pane of its tab.
+  const byOther = info !== undefined && info.createdBy.kind !== 'person';
+  const showHeader = info !== undefined && (inSplit || byOther);
 
   return (
     <div
@@ -48,14 +53,18 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
       data-terminal-id={terminalId}
       data-focused={focused}
       data-in-split={inSplit}
+      data-agent-active={agentInput ? true : undefined}
       onMouseDown={() => {
         if (!focused) workbench.focusPane(terminalId);
       }}
     >
-      {inSplit && info && (
-        <div className="pane-header">
+      {showHeader && info && (
+        <div className="pane-header" data-agent-active={agentInput ? true : undefined}>
+          {/* Keyed by the input, so each new input replays the flash. */}
+          {agentInput && <span className="pane-header-flash" key={agentInput.serial} aria-hidden="true" />}
           <StatusDot info={info} />
           <span className="pane-title">{info.name}</span>
+          {byOther && <CreatorBadge kind={info.createdBy.kind} name={info.createdBy.name} />}
           <span className="pane-subtitle" title={info.cwd}>
             {compactPath(shortenPath(info.cwd, homeDir), 40)}
           </span>
@@ -81,6 +90,7 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
           Could not show this terminal: {status.message}
         </div>
       )}
+      {agentInput && <AgentInputLine key={agentInput.serial} input={agentInput} />}
       {exited && info && (
         <div className="exit-banner" data-failed={info.exitCode !== 0 || info.signal !== null} role="status">
           <span className="exit-text">

@@ -5,11 +5,13 @@ import { execCommand } from './exec.ts';
 import { lsCommand } from './ls.ts';
 import { mcpCommand } from './mcp.ts';
 import { newCommand } from './new.ts';
+import { publishCommand } from './publish.ts';
 import { readCommand } from './read.ts';
 import { renameCommand } from './rename.ts';
 import { screenCommand } from './screen.ts';
 import { sendCommand } from './send.ts';
 import { serveCommand } from './serve.ts';
+import { subscribeCommand } from './subscribe.ts';
 import { waitCommand } from './wait.ts';
 
 export const commands: readonly CliCommand[] = [
@@ -23,5 +25,7 @@ export const commands: readonly CliCommand[] = [
   waitCommand,
   closeCommand,
   renameCommand,
+  subscribeCommand,
+  publishCommand,
   mcpCommand,
 ];

@@ -14,7 +14,8 @@ export const mcpCommand: CliCommand = {
   usage: 'mcp [--socket PATH]',
   details: [
     'Tools: terminal_list, terminal_create, terminal_send, terminal_exec, terminal_read, terminal_wait,',
-    'terminal_close. The app must be running (npm start or switchboard serve); until it is, tool calls',
+    'terminal_close, and the claws/2 bus: bus_publish, bus_subscribe, bus_poll.',
+    'The app must be running (npm start or switchboard serve); until it is, tool calls',
     'answer with an error saying so. Set it up in Claude Code with:',
     '  claude mcp add switchboard -- npx switchboard mcp',
   ].join('\n'),

@@ -9,6 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ControlClient } from '../controlClient.ts';
 import { resolveTerminalId } from '../terminalRef.ts';
+import { registerBusTools } from './busTools.ts';
 
 export const McpToolDefaults = {
   /**
@@ -208,6 +209,7 @@ export function createSwitchboardMcpServer(client: ControlClient, version: strin
       }),
   );
 
+  registerBusTools(server, client);
   return server;
 }
 

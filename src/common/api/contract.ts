@@ -78,6 +78,11 @@ export const Settings = z
     fontFamily: z.string().max(400),
     scrollback: z.number().int().min(0).max(1_000_000),
     copyOnSelect: z.boolean(),
+    /**
+     * How long a person must have stopped typing into a pane before an agent's `send` to it is
+     * written, so the two never interleave mid-line (0: agents never wait).
+     */
+    agentSendIdleMs: z.number().int().min(0).max(10_000),
   })
   .strict();
 export type Settings = z.infer<typeof Settings>;
@@ -88,6 +93,7 @@ export const defaultSettings: Settings = {
   fontFamily: '"DejaVu Sans Mono", "Cascadia Mono", Menlo, Consolas, monospace',
   scrollback: TerminalConstants.scrollbackLines,
   copyOnSelect: true,
+  agentSendIdleMs: 500,
 };
 
 /** Tabs and splits of the window. Kept by the Hub so a renderer reload gets them back. */
@@ -134,6 +140,24 @@ export const AppState = z.object({
 });
 export type AppState = z.infer<typeof AppState>;
 
+/** One action an agent took on a terminal through the control socket (create, send, exec, close, signal…). */
+export const AuditEntry = z.object({
+  /** Increases with every entry; a key for lists and for merging `audit.list` with `audit.recorded`. */
+  seq: z.number().int().min(0),
+  /** Epoch ms. */
+  at: z.number(),
+  /** The agent's name (its `clientName`), or "socket client". */
+  peer: z.string(),
+  /** The control command: create, send, exec, close, signal, resize, rename. */
+  cmd: z.string(),
+  terminalId: TerminalId.nullable(),
+  /** The terminal's name when the action was recorded (it may be closed since), if known. */
+  terminalName: z.string().nullable(),
+  /** One line for people: what was typed, which signal… (control characters escaped, ≤200 chars). */
+  summary: z.string(),
+});
+export type AuditEntry = z.infer<typeof AuditEntry>;
+
 const IdParams = z.object({ id: TerminalId }).strict();
 const Ok = z.object({ ok: z.literal(true) });
 
@@ -172,6 +196,17 @@ export const hubMethods = {
   'terminal.ack': { params: z.object({ id: TerminalId, chars: z.number().int().min(0).max(1e9) }).strict(), result: Ok },
   /** The person looked at the terminal: clear its attention badge. */
   'terminal.markSeen': { params: IdParams, result: Ok },
+  /** The agents' audit log, newest first: the newest `limit` (default 100) entries that match. */
+  'audit.list': {
+    params: z
+      .object({
+        limit: z.number().int().min(1).max(10_000).optional(),
+        peer: z.string().min(1).max(200).optional(),
+        terminalId: TerminalId.optional(),
+      })
+      .strict(),
+    result: z.array(AuditEntry),
+  },
 } as const;
 
 /** Events: name → payload schema. */
@@ -187,6 +222,10 @@ export const hubEvents = {
   'terminal.reveal': z.object({ id: TerminalId, preserveFocus: z.boolean().optional() }),
   'settings.changed': Settings,
   'layout.changed': Layout,
+  /** An agent did something to a terminal (see `audit.list`). */
+  'audit.recorded': AuditEntry,
+  /** An agent typed into a terminal (control socket `send` or `exec`); `text` is a one-line preview of at most 200 chars. */
+  'terminal.agentInput': z.object({ id: TerminalId, peer: z.string(), text: z.string().max(200) }),
 } as const;
 
 export type HubMethod = keyof typeof hubMethods;

@@ -12,7 +12,12 @@ export type TerminalMethodHandlers = Pick<HubMethodHandlers, TerminalMethod>;
 
 const ok = { ok: true } as const;
 
-export function createTerminalMethods(ptyHost: PtyHost): TerminalMethodHandlers {
+export interface TerminalMethodHooks {
+  /** A person (not an agent) wrote to a terminal: agents' `send` waits for them to pause. */
+  onPersonInput?: (terminalId: string) => void;
+}
+
+export function createTerminalMethods(ptyHost: PtyHost, hooks: TerminalMethodHooks = {}): TerminalMethodHandlers {
   return {
     'terminal.list': () => ptyHost.list(),
 
@@ -21,8 +26,11 @@ export function createTerminalMethods(ptyHost: PtyHost): TerminalMethodHandlers 
       return session.info;
     },
 
-    'terminal.write': ({ id, data }) => {
-      ptyHost.require(id).write(data);
+    'terminal.write': ({ id, data }, { connection }) => {
+      const session = ptyHost.require(id);
+      // Renderer windows and relay viewers are people at a keyboard; only agents go unguarded.
+      if (connection.peer.kind !== 'agent') hooks.onPersonInput?.(id);
+      session.write(data);
       return ok;
     },
 

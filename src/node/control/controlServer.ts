@@ -7,13 +7,17 @@
  * every connection, fails waiting execs/waits, and removes the socket files.
  */
 import type { Socket } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { defaultSettings } from '../../common/api/contract.ts';
 import { isApiError } from '../../common/api/errors.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import { formatZodIssues } from '../api/validation.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
 import { AuditLog } from './auditLog.ts';
+import { Bus } from './bus/bus.ts';
+import { busCommands } from './bus/busCommands.ts';
+import { BusLog } from './bus/busLog.ts';
 import { CommandRegistry, type ControlCommand } from './commandRegistry.ts';
 import { CommandLog } from './commandLog.ts';
 import { clawsCommands } from './commands/clawsCommands.ts';
@@ -25,6 +29,7 @@ import { ControlError, ProtocolErrors } from './protocol.ts';
 import { UnixSocketListener } from './socketListener.ts';
 import { TerminalInput } from './terminalInput.ts';
 import { TerminalWaiter } from './terminalWaiter.ts';
+import { TypingGuard } from './typingGuard.ts';
 
 export interface ControlServerOptions {
   ptyHost: PtyHost;
@@ -42,6 +47,13 @@ export interface ControlServerOptions {
   onReveal?: (request: { id: string; preserveFocus: boolean }) => void;
   /** The terminal the person has focused, for `list`'s `active`. */
   focusedTerminalId?: () => string | null;
+  /** How long a person must have paused typing into a terminal before an agent's `send` is written (the `agentSendIdleMs` setting). */
+  agentSendIdleMs?: () => number;
+  /**
+   * The data dir, where the claws/2 bus keeps its replay log (`bus-log.ndjson`). Absent: the
+   * socket's directory when it is ours (the data dir, by default), else the log stays in memory.
+   */
+  dataDir?: string;
 }
 
 export interface ListeningSocket {
@@ -56,9 +68,13 @@ export class ControlServer implements IDisposable {
   readonly #registry = new CommandRegistry();
   readonly audit: AuditLog;
   readonly commandLog: CommandLog;
+  /** The Hub tells it when a person types; `send` waits on it. */
+  readonly typingGuard: TypingGuard;
   readonly #input: TerminalInput;
   readonly #exec: ExecRunner;
   readonly #waiter: TerminalWaiter;
+  /** The claws/2 bus (hello, subscribe, publish, push frames). */
+  readonly bus: Bus;
   readonly #listeners: Array<{ listener: UnixSocketListener; workspace: string | null }> = [];
   readonly #connections = new Set<ControlConnection>();
   #nextConnectionId = 1;
@@ -73,6 +89,7 @@ export class ControlServer implements IDisposable {
     this.#input = new TerminalInput({ logger: options.logger });
     this.#exec = new ExecRunner({ commandLog: this.commandLog, input: this.#input, logger: options.logger });
     this.#waiter = new TerminalWaiter({ commandLog: this.commandLog, logger: options.logger });
+    this.typingGuard = new TypingGuard({ idleMs: options.agentSendIdleMs ?? (() => defaultSettings.agentSendIdleMs) });
     const services: ControlServices = {
       ptyHost: options.ptyHost,
       commandLog: this.commandLog,
@@ -80,6 +97,7 @@ export class ControlServer implements IDisposable {
       exec: this.#exec,
       input: this.#input,
       waiter: this.#waiter,
+      typingGuard: this.typingGuard,
       logger: options.logger,
       version: options.version,
       workspaceFolders: options.workspaceFolders,
@@ -91,6 +109,14 @@ export class ControlServer implements IDisposable {
     };
     this.#registry.registerAll(clawsCommands(services));
     this.#registry.registerAll(terminalCommands(services));
+    const busDir = options.dataDir ?? (options.ownsSocketDirectory ? dirname(options.socketPath) : null);
+    this.bus = new Bus({
+      ptyHost: options.ptyHost,
+      commandLog: this.commandLog,
+      log: new BusLog({ filePath: busDir === null ? null : join(busDir, busLogFileName), logger: options.logger.child('bus') }),
+      logger: options.logger.child('bus'),
+    });
+    this.#registry.registerAll(busCommands(this.bus));
   }
 
   /**
@@ -101,6 +127,8 @@ export class ControlServer implements IDisposable {
   async listen(): Promise<void> {
     if (this.#state !== 'new') throw new Error(`ControlServer.listen() called in state ${this.#state}`);
     this.commandLog.start();
+    await this.bus.start();
+    if (this.#isDisposed()) return;
     const main = await UnixSocketListener.listen({
       path: this.#options.socketPath,
       ownsDirectory: this.#options.ownsSocketDirectory,
@@ -153,9 +181,11 @@ export class ControlServer implements IDisposable {
     this.#listeners.length = 0;
     for (const connection of [...this.#connections]) connection.dispose();
     this.#connections.clear();
+    this.bus.dispose();
     this.#exec.dispose();
     this.#waiter.dispose();
     this.#input.dispose();
+    this.typingGuard.dispose();
     this.commandLog.dispose();
     this.audit.dispose();
   }
@@ -177,7 +207,11 @@ export class ControlServer implements IDisposable {
       logger: this.#logger,
     });
     this.#connections.add(connection);
-    connection.onDidClose(() => this.#connections.delete(connection));
+    const busClient = this.bus.attach(connection, () => socket.writableLength);
+    connection.onDidClose(() => {
+      this.#connections.delete(connection);
+      busClient.dispose();
+    });
   }
 
   async #dispatch(request: ControlRequest, connection: ControlConnection): Promise<RequestOutcome> {
@@ -197,6 +231,9 @@ export class ControlServer implements IDisposable {
     }
   }
 }
+
+/** The claws/2 bus's replay log in the data dir. */
+export const busLogFileName = 'bus-log.ndjson';
 
 /** Where claws clients look for a workspace's socket. */
 export function clawsSocketPath(workspace: string): string {

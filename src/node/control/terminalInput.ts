@@ -17,6 +17,18 @@ export interface SendOptions {
   newline: boolean;
   /** true: bracketed paste; false: never; undefined: paste multi-line text when the program asked for bracketed paste. */
   paste: boolean | undefined;
+  /** Holds the write until the terminal is free for it (a person typing there); throws to refuse it. */
+  guard?: InputGuard | undefined;
+  /** Called right after the text is written (before a delayed Enter): the moment to audit it. */
+  onTyped?: (() => void) | undefined;
+}
+
+/** Decides when an agent's input may be written (see TypingGuard). */
+export interface InputGuard {
+  /** Resolves once the input may be written; rejects with the reason it may not. */
+  waitForTurn(): Promise<void>;
+  /** Whether writing right now is still fine: checked again just before the write, after any await. */
+  isClear(): boolean;
 }
 
 export interface SendResult {
@@ -38,7 +50,14 @@ export class TerminalInput implements IDisposable {
   /** Text as typed; bracketed paste as asked or as the foreground program's mode suggests. */
   send(session: PtySession, text: string, options: SendOptions): Promise<SendResult> {
     return this.#serialize(session.id, async () => {
-      const screen = await readScreenOrNull(session, this.#logger);
+      let screen: ScreenText | null;
+      for (;;) {
+        await options.guard?.waitForTurn();
+        screen = await readScreenOrNull(session, this.#logger);
+        // Reading the screen took a turn of the event loop, in which the person may have typed again.
+        if (!options.guard || options.guard.isClear()) break;
+      }
+      if (session.exitStatus) throw new ControlError(`terminal ${session.id} has exited`, 'TERMINAL_EXITED');
       const bracketedPasteMode = screen?.bracketedPaste ?? false;
       const pasted = options.paste ?? (bracketedPasteMode && /[\r\n]/.test(text));
       const offset = session.offset;
@@ -50,6 +69,7 @@ export class TerminalInput implements IDisposable {
         // pasted text; Enter goes separately then.
         session.write(options.newline && !bracketedPasteMode ? text + '\r' : text);
       }
+      options.onTyped?.();
       if (options.newline && (pasted || bracketedPasteMode || text.length === 0)) {
         if (text.length > 0) await this.#sleep(ControlConstants.pasteEnterDelayMs);
         if (session.exitStatus) throw new ControlError(`terminal ${session.id} has exited`, 'TERMINAL_EXITED');

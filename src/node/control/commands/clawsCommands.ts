@@ -83,14 +83,20 @@ export function clawsCommands(services: ControlServices): ControlCommand[] {
         newline: z.boolean().optional(),
         paste: z.boolean().optional(),
         show: z.boolean().optional(),
+        /** While a person is typing in the pane: true (default) waits until they pause; false refuses at once. */
+        wait: z.boolean().optional(),
       }),
       run: async (params, context) => {
         const session = requireTerminal(services, params.terminalId, context);
         requireRunning(session);
         const text = params.text ?? '';
         const newline = params.newline ?? true;
-        audit(services, context, session.id, text + (newline ? '\r' : ''));
-        const result = await services.input.send(session, text, { newline, paste: params.paste });
+        const result = await services.input.send(session, text, {
+          newline,
+          paste: params.paste,
+          guard: services.typingGuard.guardFor(session.id, { wait: params.wait ?? true, isConnected: () => context.peer.connected }),
+          onTyped: () => audit(services, context, session.id, text + (newline ? '\r' : '')),
+        });
         return { mode: 'wrapped', pasted: result.pasted, offset: result.offset };
       },
     }),

@@ -10,6 +10,7 @@ import type { ExecRunner } from '../execRunner.ts';
 import { ControlError, ProtocolErrors, type RequestId } from '../protocol.ts';
 import type { TerminalInput } from '../terminalInput.ts';
 import type { TerminalWaiter } from '../terminalWaiter.ts';
+import type { TypingGuard } from '../typingGuard.ts';
 
 export interface ControlServices {
   readonly ptyHost: PtyHost;
@@ -18,6 +19,8 @@ export interface ControlServices {
   readonly exec: ExecRunner;
   readonly input: TerminalInput;
   readonly waiter: TerminalWaiter;
+  /** Holds agents' `send` while a person is typing in the same terminal. */
+  readonly typingGuard: TypingGuard;
   readonly logger: ILogger;
   readonly version: string;
   readonly workspaceFolders: readonly string[];

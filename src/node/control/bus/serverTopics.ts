@@ -1,0 +1,87 @@
+/**
+ * The topics the server publishes on its own (claws.md): terminals created and closed, commands
+ * starting and ending, terminals exiting. Follows the PtyHost and the CommandLog.
+ *
+ * - `system.terminal.created` / `system.terminal.closed`: PtyHost add/remove.
+ * - `command.<id>.start`: the shell reports a running command (shell integration).
+ * - `command.<id>.end`: a command event was logged (shell integration, or an exec's sentinel);
+ *   the payload is the event as `poll` returns it.
+ * - `terminal.<id>.exit`: the terminal's process ended.
+ */
+import type { TerminalInfo } from '../../../common/api/contract.ts';
+import type { IDisposable } from '../../../common/lifecycle.ts';
+import type { PtyHost } from '../../pty/ptyHost.ts';
+import type { CommandLog } from '../commandLog.ts';
+import { commandEventBody } from '../commands/services.ts';
+
+export interface ServerTopicsOptions {
+  ptyHost: PtyHost;
+  commandLog: CommandLog;
+  publish(topic: string, payload: unknown): void;
+}
+
+interface FollowedTerminal {
+  runningCommand: string | null;
+  exitListener: IDisposable | undefined;
+}
+
+export class ServerTopics implements IDisposable {
+  readonly #options: ServerTopicsOptions;
+  readonly #listeners: IDisposable[] = [];
+  readonly #terminals = new Map<string, FollowedTerminal>();
+  #started = false;
+
+  constructor(options: ServerTopicsOptions) {
+    this.#options = options;
+  }
+
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    const { ptyHost, commandLog, publish } = this.#options;
+    this.#listeners.push(
+      ptyHost.onDidAddTerminal((info) => {
+        this.#follow(info);
+        publish('system.terminal.created', terminalPayload(info));
+      }),
+      ptyHost.onDidChangeTerminal((info) => this.#onChange(info)),
+      ptyHost.onDidRemoveTerminal(({ id }) => {
+        this.#terminals.get(id)?.exitListener?.dispose();
+        this.#terminals.delete(id);
+        publish('system.terminal.closed', { terminalId: id });
+      }),
+      commandLog.onDidAppend((entry) => publish(`command.${entry.terminalId}.end`, commandEventBody(entry))),
+    );
+    for (const info of ptyHost.list()) this.#follow(info);
+  }
+
+  dispose(): void {
+    for (const listener of this.#listeners) listener.dispose();
+    this.#listeners.length = 0;
+    for (const terminal of this.#terminals.values()) terminal.exitListener?.dispose();
+    this.#terminals.clear();
+  }
+
+  #follow(info: TerminalInfo): void {
+    if (this.#terminals.has(info.id)) return;
+    const session = this.#options.ptyHost.get(info.id);
+    const exitListener = session?.onDidExit((status) =>
+      this.#options.publish(`terminal.${info.id}.exit`, { terminalId: info.id, exitCode: status.exitCode, signal: status.signal }),
+    );
+    this.#terminals.set(info.id, { runningCommand: info.runningCommand, exitListener });
+  }
+
+  #onChange(info: TerminalInfo): void {
+    const followed = this.#terminals.get(info.id);
+    if (!followed) return;
+    const running = info.runningCommand;
+    if (running !== null && running !== followed.runningCommand) {
+      this.#options.publish(`command.${info.id}.start`, { terminalId: info.id, terminalName: info.name, commandLine: running, cwd: info.cwd, startedAt: Date.now() });
+    }
+    followed.runningCommand = running;
+  }
+}
+
+function terminalPayload(info: TerminalInfo): Record<string, unknown> {
+  return { terminalId: info.id, name: info.name, pid: info.pid, cwd: info.cwd, createdBy: info.createdBy, createdAt: info.createdAt };
+}
