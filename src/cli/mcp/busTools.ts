@@ -4,8 +4,8 @@
  * subscription and `bus_poll` hands it over (and clears it).
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { guarded, text } from './toolResults.ts';
 import { checkPattern, checkTopic, topicMatches } from '../../node/control/bus/topics.ts';
 import type { ControlClient, PushFrame } from '../controlClient.ts';
 
@@ -179,16 +179,4 @@ export function registerBusTools(server: McpServer, client: ControlClient): void
         return text(JSON.stringify({ messages, ...(notes.length > 0 ? { note: notes.join('; ') } : {}) }, null, 2));
       }),
   );
-}
-
-function text(body: string): CallToolResult {
-  return { content: [{ type: 'text', text: body }] };
-}
-
-async function guarded(handler: () => Promise<CallToolResult>): Promise<CallToolResult> {
-  try {
-    return await handler();
-  } catch (error) {
-    return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true };
-  }
 }

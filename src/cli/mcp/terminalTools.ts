@@ -5,8 +5,8 @@
  * a one-line reason the model can act on; nothing here throws out of a handler.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { guarded, text } from './toolResults.ts';
 import type { ControlClient } from '../controlClient.ts';
 import { resolveTerminalId } from '../terminalRef.ts';
 import { registerBusTools } from './busTools.ts';
@@ -211,16 +211,4 @@ export function createSwitchboardMcpServer(client: ControlClient, version: strin
 
   registerBusTools(server, client);
   return server;
-}
-
-function text(body: string): CallToolResult {
-  return { content: [{ type: 'text', text: body }] };
-}
-
-async function guarded(handler: () => Promise<CallToolResult>): Promise<CallToolResult> {
-  try {
-    return await handler();
-  } catch (error) {
-    return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true };
-  }
 }

@@ -7,6 +7,7 @@ import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtySession } from '../pty/ptySession.ts';
 import type { ScreenText } from '../pty/terminalMirror.ts';
+import { PendingSleeps } from './pendingSleeps.ts';
 import { ControlError } from './protocol.ts';
 
 const pasteStart = '\x1b[200~';
@@ -40,7 +41,7 @@ export interface SendResult {
 export class TerminalInput implements IDisposable {
   readonly #logger: ILogger;
   readonly #tails = new Map<string, Promise<unknown>>();
-  readonly #sleeps = new Set<{ timer: NodeJS.Timeout; reject: (error: Error) => void }>();
+  readonly #sleeps = new PendingSleeps();
   #disposed = false;
 
   constructor(options: { logger: ILogger }) {
@@ -97,11 +98,7 @@ export class TerminalInput implements IDisposable {
 
   dispose(): void {
     this.#disposed = true;
-    for (const sleep of this.#sleeps) {
-      clearTimeout(sleep.timer);
-      sleep.reject(new ControlError('the control server is shutting down', 'CONNECTION_CLOSED'));
-    }
-    this.#sleeps.clear();
+    this.#sleeps.rejectAll(new ControlError('the control server is shutting down', 'CONNECTION_CLOSED'));
   }
 
   #serialize<T>(terminalId: string, job: () => Promise<T>): Promise<T> {
@@ -120,16 +117,7 @@ export class TerminalInput implements IDisposable {
 
   #sleep(ms: number): Promise<void> {
     if (this.#disposed) return Promise.reject(new ControlError('the control server is shutting down', 'CONNECTION_CLOSED'));
-    return new Promise((resolve, reject) => {
-      const entry = {
-        timer: setTimeout(() => {
-          this.#sleeps.delete(entry);
-          resolve();
-        }, ms),
-        reject,
-      };
-      this.#sleeps.add(entry);
-    });
+    return this.#sleeps.sleep(ms);
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import { ControlConstants } from '../../common/constants.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
+import { PendingSleeps } from './pendingSleeps.ts';
 import { ControlError } from './protocol.ts';
 import type { InputGuard } from './terminalInput.ts';
 
@@ -36,7 +37,7 @@ export class TypingGuard implements IDisposable {
   readonly #maxWaitMs: number;
   /** Per terminal, when a person last typed into it (epoch ms). Entries go once idle or removed. */
   readonly #lastPersonInput = new Map<string, number>();
-  readonly #sleeps = new Set<{ timer: NodeJS.Timeout; reject: (error: Error) => void }>();
+  readonly #sleeps = new PendingSleeps();
   #disposed = false;
 
   constructor(options: TypingGuardOptions) {
@@ -92,24 +93,11 @@ export class TypingGuard implements IDisposable {
 
   dispose(): void {
     this.#disposed = true;
-    for (const sleep of this.#sleeps) {
-      clearTimeout(sleep.timer);
-      sleep.reject(new ControlError('the control server is shutting down', 'CONNECTION_CLOSED'));
-    }
-    this.#sleeps.clear();
+    this.#sleeps.rejectAll(new ControlError('the control server is shutting down', 'CONNECTION_CLOSED'));
     this.#lastPersonInput.clear();
   }
 
   #sleep(ms: number): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const entry = {
-        timer: setTimeout(() => {
-          this.#sleeps.delete(entry);
-          resolve();
-        }, ms),
-        reject,
-      };
-      this.#sleeps.add(entry);
-    });
+    return this.#sleeps.sleep(ms);
   }
 }
