@@ -212,6 +212,8 @@ export interface ControlClientOptions {
   clientName: string;
   clientVersion?: string;
   requestTimeoutMs?: number;
+  /** A control token (`sbt_…`): sent with `auth` first on every connection, for servers with token auth on. */
+  token?: string | undefined;
 }
 
 interface PendingRequest {
@@ -225,6 +227,9 @@ export class ControlClient implements IDisposable {
   readonly #clientName: string;
   readonly #clientVersion: string | undefined;
   readonly #requestTimeoutMs: number;
+  readonly #token: string | undefined;
+  /** The `auth` request of each connection, which every other request on it waits for. */
+  readonly #authentications = new WeakMap<Socket, Promise<unknown>>();
   #socket: Socket | undefined;
   #connecting: Promise<Socket> | undefined;
   #buffer = '';
@@ -241,6 +246,7 @@ export class ControlClient implements IDisposable {
     this.#clientName = options.clientName;
     this.#clientVersion = options.clientVersion;
     this.#requestTimeoutMs = options.requestTimeoutMs ?? ControlClientConstants.defaultRequestTimeoutMs;
+    this.#token = options.token;
   }
 
   /**
@@ -251,6 +257,14 @@ export class ControlClient implements IDisposable {
   async request(cmd: string, fields: Record<string, unknown> = {}, options: { timeoutMs?: number } = {}): Promise<Record<string, unknown>> {
     if (this.#disposed) throw new ControlClientError('CONNECTION_CLOSED', 'the control client is closed');
     const socket = await this.#connect();
+    if (this.#token !== undefined && cmd !== 'auth') {
+      let authentication = this.#authentications.get(socket);
+      if (!authentication) {
+        authentication = this.request('auth', { token: this.#token });
+        this.#authentications.set(socket, authentication);
+      }
+      await authentication;
+    }
     const id = this.#requestPrefix + String(this.#nextRequest++);
     const timeoutMs = options.timeoutMs ?? this.#requestTimeoutMs;
     // `fields` may name another protocol (the claws/2 bus's `hello` must say claws/2).

@@ -14,7 +14,19 @@ export const socketOption: Record<string, CliOption> = {
     valueName: 'PATH',
     description: 'control socket to use (default: $SWITCHBOARD_SOCKET, else control.sock in the data dir)',
   },
+  token: {
+    type: 'string',
+    valueName: 'TOKEN',
+    description: 'control token to authenticate with when token auth is on (default: $SWITCHBOARD_TOKEN)',
+  },
 };
+
+/** `--token` if given, else `$SWITCHBOARD_TOKEN`; undefined when neither is set (no `auth` is sent). */
+export function resolveControlToken(tokenFlag: unknown, env: NodeJS.ProcessEnv): string | undefined {
+  if (typeof tokenFlag === 'string' && tokenFlag.length > 0) return tokenFlag;
+  const fromEnv = env.SWITCHBOARD_TOKEN;
+  return fromEnv !== undefined && fromEnv.length > 0 ? fromEnv : undefined;
+}
 
 export interface ControlContext {
   args: ParsedCommandArgs;
@@ -38,7 +50,8 @@ export function defineControlCommand(spec: ControlCommandSpec): CliCommand {
     options: { ...options, ...socketOption },
     async run(args, io) {
       const socketPath = resolveControlSocketPath({ socketFlag: args.values.socket as string | undefined, env: io.env, cwd: io.cwd });
-      const client = new ControlClient({ socketPath, clientName: cliClientName, clientVersion: switchboardVersion });
+      const token = resolveControlToken(args.values.token, io.env);
+      const client = new ControlClient({ socketPath, clientName: cliClientName, clientVersion: switchboardVersion, token });
       try {
         return await run({ args, io, client, terminalId: (ref) => resolveTerminalId(client, ref) });
       } catch (error) {

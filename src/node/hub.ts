@@ -15,6 +15,8 @@ import { createTerminalMethods } from './api/terminalMethods.ts';
 import { PtyHost } from './pty/ptyHost.ts';
 import { ControlServer } from './control/controlServer.ts';
 import { AuditFeed } from './api/auditMethods.ts';
+import { createTokenMethods } from './api/tokenMethods.ts';
+import { controlTokensFilePath, TokenStore } from './control/tokenStore.ts';
 
 export type HubHost = AppState['host'];
 
@@ -51,6 +53,7 @@ export class Hub implements IDisposable {
   readonly #ptyHost: PtyHost;
   readonly #controlServer: ControlServer;
   readonly #auditFeed: AuditFeed;
+  readonly #tokens: TokenStore;
   readonly #connections = new Set<HubConnection>();
   readonly #handlers: HubMethodHandlers;
   #layout: Layout | null = null;
@@ -85,6 +88,8 @@ export class Hub implements IDisposable {
         this.#broadcast('terminal.removed', { id });
       }),
     );
+    this.#tokens = this.#store.add(new TokenStore({ filePath: controlTokensFilePath(this.dataDir), logger: this.#logger.child('tokens') }));
+    this.#store.add(this.#tokens.onDidChange((tokens) => this.#broadcast('tokens.changed', tokens)));
     // Added after the PtyHost, so it is disposed before it: pending execs and waits fail cleanly first.
     this.#controlServer = this.#store.add(
       new ControlServer({
@@ -99,6 +104,8 @@ export class Hub implements IDisposable {
         onReveal: ({ id, preserveFocus }) => this.#broadcast('terminal.reveal', { id, preserveFocus }),
         focusedTerminalId: () => this.#layout?.focusedTerminalId ?? null,
         agentSendIdleMs: () => this.#settings.current.agentSendIdleMs,
+        tokens: this.#tokens,
+        tokenAuthEnabled: () => this.#settings.current.controlTokenAuth,
       }),
     );
     this.#store.add(this.#ptyHost.onDidRemoveTerminal(({ id }) => this.#controlServer.typingGuard.forget(id)));
@@ -124,6 +131,7 @@ export class Hub implements IDisposable {
     this.#state = 'starting';
     await ensurePrivateDir(this.dataDir);
     await this.#settings.load();
+    await this.#tokens.load();
     this.#store.add(this.#settings.onDidChange((settings) => this.#broadcast('settings.changed', settings)));
     if (this.#state !== 'starting') return; // disposed while starting
     await this.#controlServer.listen();
@@ -189,6 +197,7 @@ export class Hub implements IDisposable {
       'layout.set': (layout, context) => this.#setLayout(layout, context),
       ...createTerminalMethods(this.#ptyHost, { onPersonInput: (id) => this.#controlServer.typingGuard.notePersonInput(id) }),
       ...this.#auditFeed.methods,
+      ...createTokenMethods(this.#tokens),
     };
   }
 

@@ -4,6 +4,7 @@ import { useObservable } from '../../app/observable.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
 import { ViewPage } from '../../app/ViewPage.tsx';
 import { ShortcutsList } from '../shortcuts/ShortcutsList.tsx';
+import { ControlTokensSection } from './ControlTokensSection.tsx';
 
 const themeChoices: { value: Settings['theme']; label: string }[] = [
   { value: 'system', label: 'System' },
@@ -98,6 +99,8 @@ export function SettingsView() {
             onCommit={(agentSendIdleMs) => void workbench.updateSettings({ agentSendIdleMs })}
           />
         </section>
+
+        <ControlTokensSection settings={settings} />
 
         <section className="settings-section" aria-labelledby="settings-shortcuts">
           <h2 id="settings-shortcuts">Keyboard shortcuts</h2>

@@ -12,6 +12,7 @@ import { screenCommand } from './screen.ts';
 import { sendCommand } from './send.ts';
 import { serveCommand } from './serve.ts';
 import { subscribeCommand } from './subscribe.ts';
+import { tokensCommand } from './tokens.ts';
 import { waitCommand } from './wait.ts';
 
 export const commands: readonly CliCommand[] = [
@@ -27,5 +28,6 @@ export const commands: readonly CliCommand[] = [
   renameCommand,
   subscribeCommand,
   publishCommand,
+  tokensCommand,
   mcpCommand,
 ];

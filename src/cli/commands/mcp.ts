@@ -5,7 +5,7 @@
  */
 import { type CliCommand, ExitCode } from '../command.ts';
 import { ControlClient, resolveControlSocketPath } from '../controlClient.ts';
-import { socketOption } from '../controlCommand.ts';
+import { resolveControlToken, socketOption } from '../controlCommand.ts';
 import { switchboardVersion } from '../version.ts';
 
 export const mcpCommand: CliCommand = {
@@ -29,7 +29,8 @@ export const mcpCommand: CliCommand = {
     const stdin = io.stdin ?? process.stdin;
     const stdout = io.stdoutStream ?? process.stdout;
     const socketPath = resolveControlSocketPath({ socketFlag: args.values.socket as string | undefined, env: io.env, cwd: io.cwd });
-    const client = new ControlClient({ socketPath, clientName: 'switchboard-mcp', clientVersion: switchboardVersion });
+    const token = resolveControlToken(args.values.token, io.env);
+    const client = new ControlClient({ socketPath, clientName: 'switchboard-mcp', clientVersion: switchboardVersion, token });
     const server = createSwitchboardMcpServer(client, switchboardVersion);
     const transport = new StdioServerTransport(stdin, stdout);
     // The stdio transport does not notice its input ending; the client closing stdin is our cue to stop.

@@ -83,6 +83,11 @@ export const Settings = z
      * written, so the two never interleave mid-line (0: agents never wait).
      */
     agentSendIdleMs: z.number().int().min(0).max(10_000),
+    /**
+     * Require a control token (`auth` or `hello {token}`) on every control-socket connection. Off
+     * by default so unmodified claws clients keep working; the socket's file modes still apply.
+     */
+    controlTokenAuth: z.boolean(),
   })
   .strict();
 export type Settings = z.infer<typeof Settings>;
@@ -94,6 +99,7 @@ export const defaultSettings: Settings = {
   scrollback: TerminalConstants.scrollbackLines,
   copyOnSelect: true,
   agentSendIdleMs: 500,
+  controlTokenAuth: false,
 };
 
 /** Tabs and splits of the window. Kept by the Hub so a renderer reload gets them back. */
@@ -158,6 +164,33 @@ export const AuditEntry = z.object({
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 
+/** What a control token allows: `read` (list, readLog, readScreen, poll, subscribe, wait…) or `drive` (also send, exec, create, close…). */
+export const ControlTokenScope = z.enum(['read', 'drive']);
+export type ControlTokenScope = z.infer<typeof ControlTokenScope>;
+
+/** A control-socket access token as the UI and CLI see it: never its secret (only a hash is stored). */
+export const ControlTokenInfo = z.object({
+  id: z.string().min(1).max(64),
+  name: z.string().min(1).max(200),
+  scopes: z.array(ControlTokenScope).min(1),
+  /** The terminals it may touch; null: all. */
+  terminals: z.array(TerminalId).nullable(),
+  createdAt: z.number(),
+  expiresAt: z.number().nullable(),
+  revokedAt: z.number().nullable(),
+});
+export type ControlTokenInfo = z.infer<typeof ControlTokenInfo>;
+
+export const CreateControlTokenParams = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    scopes: z.array(ControlTokenScope).min(1).max(2),
+    terminals: z.array(TerminalId).min(1).max(256).optional(),
+    expiresInDays: z.number().int().min(1).max(3650).optional(),
+  })
+  .strict();
+export type CreateControlTokenParams = z.infer<typeof CreateControlTokenParams>;
+
 const IdParams = z.object({ id: TerminalId }).strict();
 const Ok = z.object({ ok: z.literal(true) });
 
@@ -207,6 +240,11 @@ export const hubMethods = {
       .strict(),
     result: z.array(AuditEntry),
   },
+  /** Control-socket access tokens (see docs/protocol.md, "Access tokens"), newest first, without secrets. */
+  'tokens.list': { params: z.object({}).strict(), result: z.array(ControlTokenInfo) },
+  /** The secret is returned here only, once; the Hub keeps only its SHA-256 hash. */
+  'tokens.create': { params: CreateControlTokenParams, result: z.object({ token: ControlTokenInfo, secret: z.string() }) },
+  'tokens.revoke': { params: z.object({ id: z.string().min(1).max(64) }).strict(), result: ControlTokenInfo },
 } as const;
 
 /** Events: name → payload schema. */
@@ -226,6 +264,8 @@ export const hubEvents = {
   'audit.recorded': AuditEntry,
   /** An agent typed into a terminal (control socket `send` or `exec`); `text` is a one-line preview of at most 200 chars. */
   'terminal.agentInput': z.object({ id: TerminalId, peer: z.string(), text: z.string().max(200) }),
+  /** The control tokens changed (created, revoked — from the UI or the CLI): the whole list, as `tokens.list` returns it. */
+  'tokens.changed': z.array(ControlTokenInfo),
 } as const;
 
 export type HubMethod = keyof typeof hubMethods;

@@ -14,6 +14,7 @@ import type { IDisposable } from '../../common/lifecycle.ts';
 import { formatZodIssues } from '../api/validation.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
+import { AuthErrors, ConnectionAccess, filterBodyForToken } from './accessControl.ts';
 import { AuditLog } from './auditLog.ts';
 import { Bus } from './bus/bus.ts';
 import { busCommands } from './bus/busCommands.ts';
@@ -23,12 +24,14 @@ import { CommandLog } from './commandLog.ts';
 import { clawsCommands } from './commands/clawsCommands.ts';
 import type { ControlServices } from './commands/services.ts';
 import { terminalCommands } from './commands/terminalCommands.ts';
+import { tokenCommands } from './commands/tokenCommands.ts';
 import { ControlConnection, type ControlRequest, type RequestOutcome } from './controlConnection.ts';
 import { ExecRunner } from './execRunner.ts';
 import { ControlError, ProtocolErrors } from './protocol.ts';
 import { UnixSocketListener } from './socketListener.ts';
 import { TerminalInput } from './terminalInput.ts';
 import { TerminalWaiter } from './terminalWaiter.ts';
+import type { TokenStore } from './tokenStore.ts';
 import { TypingGuard } from './typingGuard.ts';
 
 export interface ControlServerOptions {
@@ -54,6 +57,10 @@ export interface ControlServerOptions {
    * socket's directory when it is ours (the data dir, by default), else the log stays in memory.
    */
   dataDir?: string;
+  /** The control-socket access tokens (owned by the Hub). */
+  tokens: TokenStore;
+  /** Whether a connection must authenticate with a token (the `controlTokenAuth` setting; default false). */
+  tokenAuthEnabled?: () => boolean;
 }
 
 export interface ListeningSocket {
@@ -80,6 +87,7 @@ export class ControlServer implements IDisposable {
   #nextConnectionId = 1;
   #state: 'new' | 'listening' | 'disposed' = 'new';
   readonly #startedAt = Date.now();
+  readonly #access: ConnectionAccess;
 
   constructor(options: ControlServerOptions) {
     this.#options = options;
@@ -117,6 +125,8 @@ export class ControlServer implements IDisposable {
       logger: options.logger.child('bus'),
     });
     this.#registry.registerAll(busCommands(this.bus));
+    this.#access = new ConnectionAccess({ tokens: options.tokens, enforced: options.tokenAuthEnabled ?? (() => false) });
+    this.#registry.registerAll(tokenCommands({ tokens: options.tokens, access: this.#access }));
   }
 
   /**
@@ -216,13 +226,20 @@ export class ControlServer implements IDisposable {
 
   async #dispatch(request: ControlRequest, connection: ControlConnection): Promise<RequestOutcome> {
     if (this.#logger.isEnabled('trace')) this.#logger.trace('control request', { connection: connection.connectionId, id: request.id, cmd: request.cmd });
+    // claws/2 clients authenticate in `hello`; a bad token there fails before the hello runs.
+    if (request.cmd === 'hello' && request.fields.token !== undefined) {
+      const token = request.fields.token;
+      if (typeof token !== 'string' || !this.#access.authenticate(connection, token).ok) return { ok: false, error: AuthErrors.invalid, code: 'UNAUTHORIZED' };
+    }
+    const access = this.#access.check(connection, request);
+    if (!access.ok) return { ok: false, error: access.error, code: 'UNAUTHORIZED' };
     const command = this.#registry.get(request.cmd);
     if (!command) return { ok: false, error: ProtocolErrors.unknownCommand(request.cmd) };
     const parsed = command.params.safeParse(request.fields);
     if (!parsed.success) return { ok: false, error: formatZodIssues(parsed.error), code: 'INVALID_PARAMS' };
     try {
       const body = await command.run(parsed.data, { requestId: request.id, cmd: request.cmd, peer: connection });
-      return { ok: true, body };
+      return { ok: true, body: filterBodyForToken(this.#access.tokenOf(connection), request.cmd, body) };
     } catch (error) {
       if (error instanceof ControlError) return { ok: false, error: error.message, code: error.code };
       if (isApiError(error)) return { ok: false, error: error.message, code: error.code };

@@ -1,0 +1,99 @@
+/** `switchboard tokens`: list, create and revoke control-socket access tokens. */
+import { z } from 'zod';
+import { ControlTokenInfo } from '../../common/api/contract.ts';
+import { CliUsageError, ExitCode } from '../command.ts';
+import { ControlClientError } from '../controlClient.ts';
+import { defineControlCommand, intOption, printable, printJson, requirePositionals } from '../controlCommand.ts';
+
+const ListAnswer = z.looseObject({ tokens: z.array(ControlTokenInfo) });
+const CreateAnswer = z.looseObject({ token: ControlTokenInfo, secret: z.string() });
+const RevokeAnswer = z.looseObject({ token: ControlTokenInfo });
+
+function parseAnswer<T extends z.ZodType>(cmd: string, schema: T, body: unknown): z.infer<T> {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new ControlClientError('BAD_RESPONSE', `unexpected answer to ${cmd}`);
+  return parsed.data;
+}
+
+function day(epochMs: number | null): string {
+  return epochMs === null ? '-' : new Date(epochMs).toISOString().slice(0, 10);
+}
+
+function status(token: ControlTokenInfo, now: number): string {
+  if (token.revokedAt !== null) return 'revoked';
+  if (token.expiresAt !== null && token.expiresAt <= now) return 'expired';
+  return 'active';
+}
+
+export const tokensCommand = defineControlCommand({
+  name: 'tokens',
+  summary: 'List, create or revoke access tokens for the control socket.',
+  usage: 'tokens list | create NAME --scope read|drive [--terminal ID]... [--expires-days N] | revoke TOKEN_ID',
+  details: [
+    'Tokens matter when the "controlTokenAuth" setting is on: then every control connection must',
+    'authenticate with one. A `read` token may list and read terminals; a `drive` token may also type',
+    'into, create and close them. `create` prints the secret once; Switchboard keeps only its hash.',
+    'With token auth on, managing tokens needs a drive token not limited to terminals (--token or',
+    '$SWITCHBOARD_TOKEN).',
+  ].join('\n'),
+  allowPositionals: true,
+  options: {
+    scope: { type: 'string', valueName: 'read|drive', description: 'create: what the token may do' },
+    terminal: { type: 'string', multiple: true, valueName: 'ID', description: 'create: limit the token to this terminal (repeatable)' },
+    'expires-days': { type: 'string', valueName: 'N', description: 'create: the token expires after N days' },
+  },
+  async run({ args, io, client }) {
+    const [action] = requirePositionals(args, ['list|create|revoke'], { rest: true });
+    switch (action) {
+      case 'list': {
+        requirePositionals(args, ['list']);
+        const { tokens } = parseAnswer('tokens.list', ListAnswer, await client.request('tokens.list'));
+        if (args.json) {
+          printJson(io, tokens);
+          return ExitCode.ok;
+        }
+        const now = Date.now();
+        const rows = [
+          ['ID', 'NAME', 'SCOPE', 'TERMINALS', 'CREATED', 'EXPIRES', 'STATUS'],
+          ...tokens.map((token) => [
+            token.id,
+            printable(token.name),
+            token.scopes.join(','),
+            token.terminals === null ? 'all' : token.terminals.join(','),
+            day(token.createdAt),
+            day(token.expiresAt),
+            status(token, now),
+          ]),
+        ];
+        const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+        for (const row of rows) io.stdout(row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd() + '\n');
+        return ExitCode.ok;
+      }
+      case 'create': {
+        const [, name] = requirePositionals(args, ['create', 'NAME']);
+        const scope = args.values.scope;
+        if (scope !== 'read' && scope !== 'drive') throw new CliUsageError('--scope must be read or drive');
+        const terminals = args.values.terminal as string[] | undefined;
+        const expiresInDays = intOption(args, 'expires-days', { min: 1, max: 3650 });
+        const fields: Record<string, unknown> = { name, scopes: [scope] };
+        if (terminals && terminals.length > 0) fields.terminals = terminals;
+        if (expiresInDays !== undefined) fields.expiresInDays = expiresInDays;
+        const created = parseAnswer('tokens.create', CreateAnswer, await client.request('tokens.create', fields));
+        if (args.json) printJson(io, created);
+        else {
+          io.stdout(`${created.secret}\n`);
+          io.stderr(`Created token ${created.token.id} (${scope}). The secret above is shown only this once.\n`);
+        }
+        return ExitCode.ok;
+      }
+      case 'revoke': {
+        const [, tokenId] = requirePositionals(args, ['revoke', 'TOKEN_ID']);
+        const { token } = parseAnswer('tokens.revoke', RevokeAnswer, await client.request('tokens.revoke', { tokenId }));
+        if (args.json) printJson(io, token);
+        return ExitCode.ok;
+      }
+      default:
+        throw new CliUsageError(`unknown tokens action ${JSON.stringify(action)}; use list, create or revoke`);
+    }
+  },
+});

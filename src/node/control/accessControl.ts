@@ -1,0 +1,132 @@
+/**
+ * Token auth on the control socket (docs/protocol.md, "Access tokens"). When the
+ * `controlTokenAuth` setting is on, a connection must present a token (`auth {token}`, or
+ * `hello {…, token}` for claws/2) before anything but `ping`; every later request is checked
+ * against the token's verb groups and terminal list, and against revocation and expiry (so
+ * revoking a token cuts off connections that already authenticated with it).
+ */
+import type { ControlTokenInfo, ControlTokenScope } from '../../common/api/contract.ts';
+import type { ControlRequest } from './controlConnection.ts';
+import type { TokenStore } from './tokenStore.ts';
+
+export const AuthErrors = {
+  required: 'auth:required',
+  invalid: 'auth:invalid',
+  forbidden: (verb: string) => `auth:forbidden ${verb}`,
+} as const;
+
+/** Commands that only look. `drive` includes all of these. */
+const readVerbs = new Set(['list', 'readLog', 'readScreen', 'poll', 'subscribe', 'unsubscribe', 'wait', 'introspect', 'ping', 'audit', 'hello']);
+/** Commands that change terminals or talk on the bus. Any command in neither set also needs `drive` (fail closed). */
+export const driveOnlyVerbs = new Set(['send', 'exec', 'create', 'close', 'resize', 'signal', 'rename', 'show', 'publish', 'broadcast']);
+/** Token management needs a `drive` token that is not limited to terminals: a narrower token must not mint a wider one. */
+const tokenManagementVerbs = new Set(['tokens.list', 'tokens.create', 'tokens.revoke']);
+/** Answered without a token, so clients can probe the server before authenticating. */
+const openVerbs = new Set(['ping', 'auth']);
+/** Commands whose target is one terminal (its `terminalId`, else the request's own `id`, as in claws). */
+const terminalVerbs = new Set(['show', 'send', 'exec', 'readLog', 'close', 'readScreen', 'wait', 'resize', 'signal', 'rename']);
+
+export function requiredScope(cmd: string): ControlTokenScope {
+  return readVerbs.has(cmd) ? 'read' : 'drive';
+}
+
+function allows(token: ControlTokenInfo, scope: ControlTokenScope): boolean {
+  return token.scopes.includes('drive') || token.scopes.includes(scope);
+}
+
+export type AccessDecision = { ok: true } | { ok: false; error: string };
+
+export class ConnectionAccess {
+  readonly #tokens: TokenStore;
+  readonly #enforced: () => boolean;
+  readonly #tokenByConnection = new WeakMap<object, ControlTokenInfo>();
+
+  constructor(options: { tokens: TokenStore; enforced: () => boolean }) {
+    this.#tokens = options.tokens;
+    this.#enforced = options.enforced;
+  }
+
+  get enforced(): boolean {
+    return this.#enforced();
+  }
+
+  /** Check a token secret and, if it is good, remember it for the connection. */
+  authenticate(connection: object, secret: string): { ok: true; token: ControlTokenInfo } | { ok: false; error: string } {
+    const verified = this.#tokens.verify(secret);
+    if (!verified.ok) return { ok: false, error: AuthErrors.invalid };
+    this.#tokenByConnection.set(connection, verified.token);
+    return { ok: true, token: verified.token };
+  }
+
+  /** The token the connection authenticated with, if any. */
+  tokenOf(connection: object): ControlTokenInfo | undefined {
+    return this.#tokenByConnection.get(connection);
+  }
+
+  /** Whether this request may run on this connection (before its fields are validated). */
+  check(connection: object, request: ControlRequest): AccessDecision {
+    const token = this.#tokenByConnection.get(connection);
+    if (!this.#enforced()) {
+      // Auth off: anything goes, but a connection that chose to present a token keeps its limits.
+      return token ? this.#checkToken(connection, token, request) : { ok: true };
+    }
+    if (openVerbs.has(request.cmd)) return { ok: true };
+    // `hello {token}` authenticates before this check runs (see ControlServer).
+    if (!token) return { ok: false, error: AuthErrors.required };
+    return this.#checkToken(connection, token, request);
+  }
+
+  #checkToken(connection: object, token: ControlTokenInfo, request: ControlRequest): AccessDecision {
+    if (request.cmd === 'auth') return { ok: true };
+    if (!this.#tokens.isActive(token.id)) {
+      this.#tokenByConnection.delete(connection);
+      return { ok: false, error: AuthErrors.invalid };
+    }
+    const { cmd, fields } = request;
+    if (tokenManagementVerbs.has(cmd)) return allows(token, 'drive') && token.terminals === null ? { ok: true } : { ok: false, error: AuthErrors.forbidden(cmd) };
+    if (!allows(token, requiredScope(cmd))) return { ok: false, error: AuthErrors.forbidden(cmd) };
+    if (token.terminals === null) return { ok: true };
+    const allowed = token.terminals;
+    if (terminalVerbs.has(cmd)) {
+      const ref = fields.terminalId ?? request.id;
+      return allowed.includes(String(ref)) ? { ok: true } : { ok: false, error: AuthErrors.forbidden(cmd) };
+    }
+    // A terminal-limited token cannot make new terminals (they would be outside its list).
+    if (cmd === 'create') return { ok: false, error: AuthErrors.forbidden(cmd) };
+    if (cmd === 'subscribe' && !topicWithinTerminals(fields.topic, allowed)) return { ok: false, error: AuthErrors.forbidden(cmd) };
+    return { ok: true };
+  }
+}
+
+/**
+ * A terminal-limited token may subscribe to `terminal.<allowed id>.…` and to topics outside
+ * `terminal.`; a pattern that could match another terminal's topics (`*`, `**`, `terminal.*…`) is refused.
+ */
+function topicWithinTerminals(topic: unknown, terminals: readonly string[]): boolean {
+  if (typeof topic !== 'string') return true; // the command's own validation answers this
+  const segments = topic.split('.');
+  const first = segments[0];
+  if (first === '*' || first === '**') return false;
+  if (first !== 'terminal') return true;
+  const id = segments[1];
+  return id !== undefined && terminals.includes(id);
+}
+
+/**
+ * Filter a `list`/`poll` answer down to the terminals a limited token may see, so it learns
+ * nothing about the others.
+ */
+export function filterBodyForToken(token: ControlTokenInfo | undefined, cmd: string, body: Record<string, unknown>): Record<string, unknown> {
+  if (!token || token.terminals === null) return body;
+  const allowed = new Set(token.terminals);
+  const keep = (item: unknown): boolean => {
+    if (typeof item !== 'object' || item === null) return false;
+    const record = item as Record<string, unknown>;
+    return allowed.has(String(record.terminalId ?? record.id));
+  };
+  const filtered: Record<string, unknown> = { ...body };
+  if (cmd === 'list' && Array.isArray(body.terminals)) filtered.terminals = body.terminals.filter(keep);
+  if (cmd === 'poll' && Array.isArray(body.events)) filtered.events = body.events.filter(keep);
+  if (cmd === 'audit' && Array.isArray(body.entries)) filtered.entries = body.entries.filter(keep);
+  return filtered;
+}

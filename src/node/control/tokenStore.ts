@@ -1,0 +1,153 @@
+/**
+ * Access tokens for the control socket, persisted as `$SWITCHBOARD_HOME/control-tokens.json`
+ * (0600, written atomically). Only a SHA-256 hash of each secret is stored: the secret is shown
+ * once, when the token is created. Verification hashes the presented secret and compares hashes in
+ * constant time. A missing file means no tokens; an unreadable or invalid one also means none, with
+ * a warning (the app must start; enforcement then refuses every token, which fails closed).
+ *
+ * Owned by the Hub. The constructor does no I/O; `load()` reads the file.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ControlTokenInfo, type CreateControlTokenParams } from '../../common/api/contract.ts';
+import { Emitter, type Event } from '../../common/event.ts';
+import type { IDisposable } from '../../common/lifecycle.ts';
+import type { ILogger } from '../logger.ts';
+import { writePrivateFileAtomic } from '../paths.ts';
+
+/** Secrets start with this, so a leaked one is recognisable (secret scanners, logs). */
+export const tokenSecretPrefix = 'sbt_';
+const secretBytes = 32;
+const dayMs = 24 * 60 * 60 * 1000;
+
+export function controlTokensFilePath(dataDir: string): string {
+  return join(dataDir, 'control-tokens.json');
+}
+
+const StoredToken = ControlTokenInfo.extend({ secretSha256: z.string().regex(/^[0-9a-f]{64}$/) });
+type StoredToken = z.infer<typeof StoredToken>;
+const TokenFile = z.object({ version: z.literal(1), tokens: z.array(StoredToken) });
+
+export type TokenVerification = { ok: true; token: ControlTokenInfo } | { ok: false };
+
+export interface TokenStoreOptions {
+  filePath: string;
+  logger: ILogger;
+  /** Epoch ms; tests move time forward to expire tokens. */
+  now?: () => number;
+}
+
+export class TokenStore implements IDisposable {
+  readonly #filePath: string;
+  readonly #logger: ILogger;
+  readonly #now: () => number;
+  #tokens: StoredToken[] = [];
+  /** Writes are serialised so two quick changes never land out of order. */
+  #writeQueue: Promise<void> = Promise.resolve();
+  readonly #onDidChange = new Emitter<ControlTokenInfo[]>();
+  readonly onDidChange: Event<ControlTokenInfo[]> = this.#onDidChange.event;
+
+  constructor(options: TokenStoreOptions) {
+    this.#filePath = options.filePath;
+    this.#logger = options.logger;
+    this.#now = options.now ?? Date.now;
+  }
+
+  async load(): Promise<void> {
+    let text: string;
+    try {
+      text = await readFile(this.#filePath, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.#logger.warn('cannot read control tokens; starting with none', { error });
+      return;
+    }
+    try {
+      this.#tokens = TokenFile.parse(JSON.parse(text)).tokens;
+    } catch (error) {
+      this.#logger.warn('control tokens file is invalid; starting with none', { file: this.#filePath, error: (error as Error).message });
+    }
+  }
+
+  /** Every token, newest first, without secrets (revoked and expired ones too, so the UI can show them). */
+  list(): ControlTokenInfo[] {
+    return this.#tokens.map(toInfo).reverse();
+  }
+
+  async create(params: CreateControlTokenParams): Promise<{ token: ControlTokenInfo; secret: string }> {
+    const secret = tokenSecretPrefix + randomBytes(secretBytes).toString('base64url');
+    const createdAt = this.#now();
+    const stored: StoredToken = {
+      id: randomBytes(6).toString('hex'),
+      name: params.name,
+      scopes: [...new Set(params.scopes)],
+      terminals: params.terminals ? [...new Set(params.terminals)] : null,
+      createdAt,
+      expiresAt: params.expiresInDays === undefined ? null : createdAt + params.expiresInDays * dayMs,
+      revokedAt: null,
+      secretSha256: sha256(secret),
+    };
+    this.#tokens.push(stored);
+    await this.#persist();
+    return { token: toInfo(stored), secret };
+  }
+
+  /** Revoke a token; revoking twice keeps the first time. Returns null when no token has that id. */
+  async revoke(id: string): Promise<ControlTokenInfo | null> {
+    const stored = this.#tokens.find((token) => token.id === id);
+    if (!stored) return null;
+    if (stored.revokedAt === null) {
+      stored.revokedAt = this.#now();
+      await this.#persist();
+    }
+    return toInfo(stored);
+  }
+
+  /** The token whose secret this is, if it is neither revoked nor expired. */
+  verify(secret: string): TokenVerification {
+    const presented = Buffer.from(sha256(secret), 'hex');
+    let match: StoredToken | undefined;
+    // Compare against every token (no early exit), so timing says nothing about which one matched.
+    for (const token of this.#tokens) {
+      if (timingSafeEqual(presented, Buffer.from(token.secretSha256, 'hex'))) match = token;
+    }
+    if (!match || !this.isActive(match.id)) return { ok: false };
+    return { ok: true, token: toInfo(match) };
+  }
+
+  /** Whether the token still exists, is not revoked and has not expired (checked on every request). */
+  isActive(id: string): boolean {
+    const token = this.#tokens.find((candidate) => candidate.id === id);
+    if (!token || token.revokedAt !== null) return false;
+    return token.expiresAt === null || token.expiresAt > this.#now();
+  }
+
+  dispose(): void {
+    this.#onDidChange.dispose();
+  }
+
+  #persist(): Promise<void> {
+    const contents = JSON.stringify({ version: 1, tokens: this.#tokens }, null, 2) + '\n';
+    this.#onDidChange.fire(this.list());
+    const write = this.#writeQueue.then(() => writePrivateFileAtomic(this.#filePath, contents));
+    this.#writeQueue = write.catch(() => {});
+    return write;
+  }
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+function toInfo(stored: StoredToken): ControlTokenInfo {
+  return {
+    id: stored.id,
+    name: stored.name,
+    scopes: [...stored.scopes],
+    terminals: stored.terminals ? [...stored.terminals] : null,
+    createdAt: stored.createdAt,
+    expiresAt: stored.expiresAt,
+    revokedAt: stored.revokedAt,
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * The Settings "Control socket" section in real Chromium against `switchboard serve`: switch
+ * token auth on, create a token (its secret shown once), use it over the real socket, revoke it.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser } from 'playwright-core';
+import { ControlClient, ControlClientError } from '../../src/cli/controlClient.ts';
+import { chromiumArgs, openApp, startServedApp } from '../helpers/servedApp.ts';
+
+let browser: Browser;
+
+before(async () => {
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: chromiumArgs });
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+async function serverError(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ControlClientError) return error.message;
+    throw error;
+  }
+  return 'no error';
+}
+
+describe('Settings: control socket tokens', () => {
+  it('switches auth on, creates a token that works on the socket, and revokes it', async (t) => {
+    const app = await startServedApp();
+    t.after(() => app.stop());
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    t.after(() => context.close());
+    const page = await context.newPage();
+    await openApp(page, app.url);
+    const socketPath = join(app.dataDir, 'control.sock');
+
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const settings = page.getByRole('region', { name: 'Settings' });
+    const section = settings.getByRole('region', { name: 'Control socket' });
+    await section.waitFor();
+    await section.getByText('No tokens yet.').waitFor();
+
+    const anonymous = new ControlClient({ socketPath, clientName: 'e2e-anonymous' });
+    t.after(() => anonymous.dispose());
+    assert.ok(Array.isArray(await anonymous.list()), 'auth is off by default');
+
+    await section.getByLabel('Require access tokens').check();
+    assert.match(await serverError(anonymous.list()), /auth:required/);
+
+    await section.getByLabel('Token name').fill('e2e reader');
+    await section.getByRole('button', { name: 'Create token' }).click();
+    const secret = (await section.locator('.token-secret-value').innerText()).trim();
+    assert.match(secret, /^sbt_[A-Za-z0-9_-]{43}$/);
+    const row = section.getByRole('table', { name: 'Control tokens' }).locator('tbody tr');
+    await row.filter({ hasText: 'e2e reader' }).waitFor();
+    assert.match(await row.innerText(), /e2e reader\s+read\s+all/);
+    // For a person to look at the section: SWITCHBOARD_E2E_SCREENSHOTS=DIR.
+    const screenshotDir = process.env.SWITCHBOARD_E2E_SCREENSHOTS;
+    if (screenshotDir) await section.screenshot({ path: join(screenshotDir, 'control-tokens.png') });
+
+    const reader = new ControlClient({ socketPath, clientName: 'e2e-reader', token: secret });
+    t.after(() => reader.dispose());
+    assert.ok(Array.isArray(await reader.list()));
+    assert.match(await serverError(reader.create()), /auth:forbidden create/);
+
+    // The secret is shown once: gone after Done, and not in the list.
+    await section.getByRole('button', { name: 'Done' }).click();
+    assert.equal(await section.locator('.token-secret-value').count(), 0);
+    assert.ok(!(await section.innerText()).includes(secret));
+
+    await section.getByRole('button', { name: 'Revoke e2e reader' }).click();
+    await row.getByText('revoked').waitFor();
+    assert.match(await serverError(reader.list()), /auth:invalid/);
+  });
+});

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { nullLogger } from '../../../../src/node/logger.ts';
+import { controlTokensFilePath, TokenStore } from '../../../../src/node/control/tokenStore.ts';
+
+describe('TokenStore', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-tokens-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const filePath = controlTokensFilePath(dir);
+  let now = 1_000_000;
+  const open = () => new TokenStore({ filePath, logger: nullLogger, now: () => now });
+
+  it('stores only a SHA-256 of the secret, in a 0600 file, and verifies it after a reload', async () => {
+    const store = open();
+    await store.load();
+    const { token, secret } = await store.create({ name: 'ci', scopes: ['read'], terminals: ['t1'] });
+    const text = readFileSync(filePath, 'utf8');
+    assert.ok(!text.includes(secret), 'the secret is not on disk');
+    assert.ok(!text.includes(secret.slice(4)), 'not even without its prefix');
+    assert.equal(statSync(filePath).mode & 0o777, 0o600);
+    const reloaded = open();
+    await reloaded.load();
+    const verified = reloaded.verify(secret);
+    assert.ok(verified.ok);
+    assert.deepEqual(verified.token, token);
+    assert.equal(reloaded.verify(secret + 'x').ok, false);
+    assert.equal(reloaded.verify('').ok, false);
+    assert.ok(!('secretSha256' in reloaded.list()[0]!));
+  });
+
+  it('expires tokens', async () => {
+    const store = open();
+    await store.load();
+    const { secret } = await store.create({ name: 'short', scopes: ['drive'], expiresInDays: 1 });
+    assert.equal(store.verify(secret).ok, true);
+    now += 24 * 60 * 60 * 1000 + 1;
+    assert.equal(store.verify(secret).ok, false);
+  });
+
+  it('revokes tokens, persistently', async () => {
+    const store = open();
+    await store.load();
+    const { token, secret } = await store.create({ name: 'gone', scopes: ['drive'] });
+    const revoked = await store.revoke(token.id);
+    assert.equal(revoked?.revokedAt, now);
+    assert.equal(store.verify(secret).ok, false);
+    assert.equal(await store.revoke('nope'), null);
+    const reloaded = open();
+    await reloaded.load();
+    assert.equal(reloaded.verify(secret).ok, false);
+    assert.equal(reloaded.list().find((t) => t.id === token.id)?.revokedAt, now);
+  });
+});
