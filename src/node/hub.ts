@@ -98,7 +98,8 @@ export class Hub implements IDisposable {
         ownsSocketDirectory: resolve(dirname(this.controlSocketPath)) === resolve(this.dataDir),
         dataDir: this.dataDir,
         workspaceFolders: this.workspaceFolders,
-        clawsCompatSockets: options.clawsCompatSockets ?? true,
+        // The option (tests, embedders) wins over the user's setting, which is read at start.
+        clawsCompatSockets: options.clawsCompatSockets ?? (() => this.#settings.current.clawsCompatSockets),
         version: this.version,
         logger: this.#logger.child('control'),
         onReveal: ({ id, preserveFocus }) => this.#broadcast('terminal.reveal', { id, preserveFocus }),

@@ -98,6 +98,23 @@ export function SettingsView() {
             step={100}
             onCommit={(agentSendIdleMs) => void workbench.updateSettings({ agentSendIdleMs })}
           />
+          <div className="setting-row">
+            <div className="setting-text">
+              <label className="setting-name" htmlFor="setting-claws-sockets">
+                Claws-compatible sockets
+              </label>
+              <span className="setting-help">
+                Also listen on .claws/claws.sock in each workspace folder, where claws clients look. Takes effect at the next start.
+              </span>
+            </div>
+            <input
+              id="setting-claws-sockets"
+              type="checkbox"
+              className="switch"
+              checked={settings.clawsCompatSockets}
+              onChange={(event) => void workbench.updateSettings({ clawsCompatSockets: event.target.checked })}
+            />
+          </div>
         </section>
 
         <ControlTokensSection settings={settings} />

@@ -88,6 +88,11 @@ export const Settings = z
      * by default so unmodified claws clients keep working; the socket's file modes still apply.
      */
     controlTokenAuth: z.boolean(),
+    /**
+     * Also listen on `<workspace>/.claws/claws.sock` in every workspace folder, where claws clients
+     * look for it. Read when the app starts.
+     */
+    clawsCompatSockets: z.boolean(),
   })
   .strict();
 export type Settings = z.infer<typeof Settings>;
@@ -100,6 +105,7 @@ export const defaultSettings: Settings = {
   copyOnSelect: true,
   agentSendIdleMs: 500,
   controlTokenAuth: false,
+  clawsCompatSockets: true,
 };
 
 /** Tabs and splits of the window. Kept by the Hub so a renderer reload gets them back. */

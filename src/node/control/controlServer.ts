@@ -43,7 +43,8 @@ export interface ControlServerOptions {
   /** Absolute; `create` starts terminals in the first one. */
   workspaceFolders: readonly string[];
   /** Also listen on `<workspace>/.claws/claws.sock` for every workspace folder (default true). */
-  clawsCompatSockets?: boolean;
+  /** Also listen on `<workspace>/.claws/claws.sock` (default true); a function is read at `listen()`. */
+  clawsCompatSockets?: boolean | (() => boolean);
   version: string;
   logger: ILogger;
   /** The UI should show this terminal (claws `show`). */
@@ -151,7 +152,8 @@ export class ControlServer implements IDisposable {
     this.#listeners.push({ listener: main, workspace: null });
     this.#logger.info('control socket listening', { socket: main.path });
 
-    if (this.#options.clawsCompatSockets ?? true) {
+    const compat = this.#options.clawsCompatSockets ?? true;
+    if (typeof compat === 'function' ? compat() : compat) {
       for (const workspace of this.#options.workspaceFolders) {
         const path = clawsSocketPath(workspace);
         try {
