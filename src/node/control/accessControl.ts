@@ -98,16 +98,20 @@ export class ConnectionAccess {
   }
 }
 
+/** Topic families whose second segment is a terminal id (output streams, exits, command events). */
+const terminalTopicPrefixes = new Set(['terminal', 'command']);
+
 /**
- * A terminal-limited token may subscribe to `terminal.<allowed id>.…` and to topics outside
- * `terminal.`; a pattern that could match another terminal's topics (`*`, `**`, `terminal.*…`) is refused.
+ * A terminal-limited token may subscribe to `terminal.<allowed id>.…`, `command.<allowed id>.…`
+ * and to topics outside those families; a pattern that could match another terminal's topics
+ * (`*`, `**`, `terminal.*…`, `command.**`) is refused.
  */
 function topicWithinTerminals(topic: unknown, terminals: readonly string[]): boolean {
   if (typeof topic !== 'string') return true; // the command's own validation answers this
   const segments = topic.split('.');
   const first = segments[0];
   if (first === '*' || first === '**') return false;
-  if (first !== 'terminal') return true;
+  if (first === undefined || !terminalTopicPrefixes.has(first)) return true;
   const id = segments[1];
   return id !== undefined && terminals.includes(id);
 }

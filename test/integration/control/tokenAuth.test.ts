@@ -79,6 +79,13 @@ describe('control socket token auth', () => {
       const list = await client.request({ cmd: 'list' });
       assert.deepEqual(list.terminals.map((terminal: { id: string }) => terminal.id), [terminalA]);
       assert.equal((await client.request({ cmd: 'create' })).error, 'auth:forbidden create');
+      // Nor may it listen to another terminal's output or command events on the bus.
+      const bus = await t.connect();
+      assert.equal((await bus.request({ cmd: 'hello', protocol: 'claws/2', role: 'observer', peerName: 'limited', token: secret })).ok, true);
+      for (const topic of [`terminal.${terminalB}.output`, `command.${terminalB}.end`, 'command.**', '**']) {
+        assert.equal((await bus.request({ cmd: 'subscribe', topic })).error, 'auth:forbidden subscribe', topic);
+      }
+      assert.equal((await bus.request({ cmd: 'subscribe', topic: `command.${terminalA}.end` })).ok, true);
     } finally {
       await api.call('settings.update', { controlTokenAuth: false });
     }
