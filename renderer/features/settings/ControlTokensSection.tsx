@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import type { ControlTokenInfo, ControlTokenScope, Settings } from '../../../src/common/api/contract.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
+import { SwitchSetting } from './SwitchSetting.tsx';
 import './controlTokens.css';
 
 function day(epochMs: number | null): string {
@@ -84,23 +85,13 @@ export function ControlTokensSection({ settings }: { settings: Settings }) {
   return (
     <section className="settings-section" aria-labelledby="settings-control-socket">
       <h2 id="settings-control-socket">Control socket</h2>
-      <div className="setting-row">
-        <div className="setting-text">
-          <label className="setting-name" htmlFor="setting-control-token-auth">
-            Require access tokens
-          </label>
-          <span className="setting-help">
-            Agents must authenticate with a token before they can use terminals. Off: any program you run can use the socket (claws clients work as is).
-          </span>
-        </div>
-        <input
-          id="setting-control-token-auth"
-          type="checkbox"
-          className="switch"
-          checked={settings.controlTokenAuth}
-          onChange={(event) => void workbench.updateSettings({ controlTokenAuth: event.target.checked })}
-        />
-      </div>
+      <SwitchSetting
+        id="setting-control-token-auth"
+        label="Require access tokens"
+        help="Agents must authenticate with a token before they can use terminals. Off: any program you run can use the socket (claws clients work as is)."
+        checked={settings.controlTokenAuth}
+        onChange={(controlTokenAuth) => void workbench.updateSettings({ controlTokenAuth })}
+      />
 
       {created && (
         <div className="token-secret" role="status" aria-label="New token secret">

@@ -5,6 +5,7 @@ import { useWorkbench } from '../../app/WorkbenchContext.tsx';
 import { ViewPage } from '../../app/ViewPage.tsx';
 import { ShortcutsList } from '../shortcuts/ShortcutsList.tsx';
 import { ControlTokensSection } from './ControlTokensSection.tsx';
+import { SwitchSetting } from './SwitchSetting.tsx';
 
 const themeChoices: { value: Settings['theme']; label: string }[] = [
   { value: 'system', label: 'System' },
@@ -71,21 +72,13 @@ export function SettingsView() {
             step={1000}
             onCommit={(scrollback) => void workbench.updateSettings({ scrollback })}
           />
-          <div className="setting-row">
-            <div className="setting-text">
-              <label className="setting-name" htmlFor="setting-copy-on-select">
-                Copy on select
-              </label>
-              <span className="setting-help">Selected text goes to the clipboard at once. Paste with Ctrl+Shift+V.</span>
-            </div>
-            <input
-              id="setting-copy-on-select"
-              type="checkbox"
-              className="switch"
-              checked={settings.copyOnSelect}
-              onChange={(event) => void workbench.updateSettings({ copyOnSelect: event.target.checked })}
-            />
-          </div>
+          <SwitchSetting
+            id="setting-copy-on-select"
+            label="Copy on select"
+            help="Selected text goes to the clipboard at once. Paste with Ctrl+Shift+V."
+            checked={settings.copyOnSelect}
+            onChange={(copyOnSelect) => void workbench.updateSettings({ copyOnSelect })}
+          />
         </section>
 
         <section className="settings-section" aria-labelledby="settings-agents">
@@ -98,23 +91,13 @@ export function SettingsView() {
             step={100}
             onCommit={(agentSendIdleMs) => void workbench.updateSettings({ agentSendIdleMs })}
           />
-          <div className="setting-row">
-            <div className="setting-text">
-              <label className="setting-name" htmlFor="setting-claws-sockets">
-                Claws-compatible sockets
-              </label>
-              <span className="setting-help">
-                Also listen on .claws/claws.sock in each workspace folder, where claws clients look. Takes effect at the next start.
-              </span>
-            </div>
-            <input
-              id="setting-claws-sockets"
-              type="checkbox"
-              className="switch"
-              checked={settings.clawsCompatSockets}
-              onChange={(event) => void workbench.updateSettings({ clawsCompatSockets: event.target.checked })}
-            />
-          </div>
+          <SwitchSetting
+            id="setting-claws-sockets"
+            label="Claws-compatible sockets"
+            help="Also listen on .claws/claws.sock in each workspace folder, where claws clients look. Takes effect at the next start."
+            checked={settings.clawsCompatSockets}
+            onChange={(clawsCompatSockets) => void workbench.updateSettings({ clawsCompatSockets })}
+          />
         </section>
 
         <ControlTokensSection settings={settings} />
