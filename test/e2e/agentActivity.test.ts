@@ -7,30 +7,16 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import { describe, it } from 'node:test';
 import { ControlClient } from '../../src/cli/controlClient.ts';
 import { pollUntil } from '../helpers/poll.ts';
-import { chromiumArgs, openApp, startServedApp, waitForPanes, waitForPaneText } from '../helpers/servedApp.ts';
+import { openFreshApp, useSharedBrowser, waitForPaneText, waitForPanes } from '../helpers/servedApp.ts';
 
-let browser: Browser;
-
-before(async () => {
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: chromiumArgs });
-});
-
-after(async () => {
-  await browser?.close();
-});
+const browser = useSharedBrowser();
 
 describe('agent activity in the UI', () => {
   it('shows who created a terminal, what the agent sent, and the Activity view with filters', async (t) => {
-    const app = await startServedApp();
-    t.after(() => app.stop());
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    t.after(() => context.close());
-    const page = await context.newPage();
-    const firstPane = await openApp(page, app.url);
+    const { app, page, firstPane } = await openFreshApp(browser(), t);
     const socketPath = join(app.dataDir, 'control.sock');
 
     const agent = new ControlClient({ socketPath, clientName: 'e2e-agent' });
@@ -107,12 +93,7 @@ describe('agent activity in the UI', () => {
   });
 
   it('holds an agent send while the person types in the pane', async (t) => {
-    const app = await startServedApp();
-    t.after(() => app.stop());
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    t.after(() => context.close());
-    const page = await context.newPage();
-    const pane = await openApp(page, app.url);
+    const { app, page, firstPane: pane } = await openFreshApp(browser(), t);
     const agent = new ControlClient({ socketPath: join(app.dataDir, 'control.sock'), clientName: 'e2e-agent' });
     t.after(() => agent.dispose());
 

@@ -5,29 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import { describe, it } from 'node:test';
 import { ControlClient } from '../../src/cli/controlClient.ts';
-import { chromiumArgs, openApp, startServedApp, waitForPanes, waitForPaneText } from '../helpers/servedApp.ts';
+import { openFreshApp, useSharedBrowser, waitForPaneText, waitForPanes } from '../helpers/servedApp.ts';
 
-let browser: Browser;
-
-before(async () => {
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: chromiumArgs });
-});
-
-after(async () => {
-  await browser?.close();
-});
+const browser = useSharedBrowser();
 
 describe('agent terminals in the UI', () => {
   it('shows a terminal an agent created and the command it runs there', async (t) => {
-    const app = await startServedApp();
-    t.after(() => app.stop());
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    t.after(() => context.close());
-    const page = await context.newPage();
-    const firstPane = await openApp(page, app.url);
+    const { app, page, firstPane } = await openFreshApp(browser(), t);
 
     const agent = new ControlClient({ socketPath: join(app.dataDir, 'control.sock'), clientName: 'e2e-agent' });
     t.after(() => agent.dispose());

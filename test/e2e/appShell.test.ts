@@ -3,29 +3,24 @@
  * shortcuts, errors from the Hub, rename, search, settings, and a lost connection.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it, type TestContext } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { chromiumArgs, openApp, paneIds, readPane, startServedApp, typeInPane, waitForPanes, waitForPaneText, type ServedApp } from '../helpers/servedApp.ts';
+import { describe, it, type TestContext } from 'node:test';
+import {
+  openApp,
+  openFreshApp as openSharedFreshApp,
+  paneIds,
+  readPane,
+  startServedApp,
+  typeInPane,
+  useSharedBrowser,
+  waitForPanes,
+  waitForPaneText,
+} from '../helpers/servedApp.ts';
 import { pollUntil } from '../helpers/poll.ts';
 
-let browser: Browser;
+const browser = useSharedBrowser();
 
-before(async () => {
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: chromiumArgs });
-});
-
-after(async () => {
-  await browser?.close();
-});
-
-async function openFreshApp(t: TestContext): Promise<{ app: ServedApp; page: Page; firstPane: string }> {
-  const app = await startServedApp();
-  t.after(() => app.stop());
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  t.after(() => context.close());
-  const page = await context.newPage();
-  const firstPane = await openApp(page, app.url);
-  return { app, page, firstPane };
+function openFreshApp(t: TestContext) {
+  return openSharedFreshApp(browser(), t);
 }
 
 describe('the app around the panes', () => {
@@ -184,7 +179,7 @@ describe('the app around the panes', () => {
   it('reconnects and reattaches every pane after the connection drops', async (t) => {
     const app = await startServedApp();
     t.after(() => app.stop());
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await browser().newContext({ viewport: { width: 1280, height: 800 } });
     t.after(() => context.close());
     // Test-side only: keep a handle on the page's sockets so the test can cut the connection.
     await context.addInitScript(() => {

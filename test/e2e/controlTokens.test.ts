@@ -4,20 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import { describe, it } from 'node:test';
 import { ControlClient, ControlClientError } from '../../src/cli/controlClient.ts';
-import { chromiumArgs, openApp, startServedApp } from '../helpers/servedApp.ts';
+import { pollUntil } from '../helpers/poll.ts';
+import { openFreshApp, useSharedBrowser } from '../helpers/servedApp.ts';
 
-let browser: Browser;
-
-before(async () => {
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: chromiumArgs });
-});
-
-after(async () => {
-  await browser?.close();
-});
+const browser = useSharedBrowser();
 
 async function serverError(promise: Promise<unknown>): Promise<string> {
   try {
@@ -31,12 +23,7 @@ async function serverError(promise: Promise<unknown>): Promise<string> {
 
 describe('Settings: control socket tokens', () => {
   it('switches auth on, creates a token that works on the socket, and revokes it', async (t) => {
-    const app = await startServedApp();
-    t.after(() => app.stop());
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    t.after(() => context.close());
-    const page = await context.newPage();
-    await openApp(page, app.url);
+    const { app, page } = await openFreshApp(browser(), t, { viewport: { width: 1280, height: 900 } });
     const socketPath = join(app.dataDir, 'control.sock');
 
     await page.getByRole('button', { name: 'Settings', exact: true }).click();
@@ -50,7 +37,8 @@ describe('Settings: control socket tokens', () => {
     assert.ok(Array.isArray(await anonymous.list()), 'auth is off by default');
 
     await section.getByLabel('Require access tokens').check();
-    assert.match(await serverError(anonymous.list()), /auth:required/);
+    // The switch flips at once; the Hub applies the setting a moment later.
+    await pollUntil(async () => /auth:required/.test(await serverError(anonymous.list())), { what: 'auth:required once the switch is on' });
 
     await section.getByLabel('Token name').fill('e2e reader');
     await section.getByRole('button', { name: 'Create token' }).click();

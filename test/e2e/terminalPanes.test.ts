@@ -3,49 +3,24 @@
  * split, host full-screen programs, show exit codes, and survive a page reload.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it, type TestContext } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { chromium } from 'playwright-core';
+import { describe, it, type TestContext } from 'node:test';
 import {
-  chromiumArgs,
-  openApp,
+  openFreshApp as openSharedFreshApp,
+  useSharedBrowser,
   readPane,
-  startServedApp,
   typeInPane,
   waitForLayoutSaved,
   waitForPanes,
   waitForPaneText,
-  type ServedApp,
   type ServedAppOptions,
 } from '../helpers/servedApp.ts';
 import { pollUntil } from '../helpers/poll.ts';
 
-let browser: Browser;
+const browser = useSharedBrowser();
 
-before(async () => {
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: chromiumArgs });
-});
-
-after(async () => {
-  await browser?.close();
-});
-
-/** A fresh server and a fresh browser context (no cookies) for one test; both end with it. */
-async function openFreshApp(t: TestContext, options: ServedAppOptions = {}): Promise<{ app: ServedApp; page: Page; firstPane: string }> {
-  const app = await startServedApp(options);
-  t.after(() => app.stop());
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  t.after(() => context.close());
-  const page = await context.newPage();
-  const pageErrors: string[] = [];
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  // The page runs under Electron's CSP (a meta tag in index.html): nothing may trip it.
-  page.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) pageErrors.push(message.text());
-  });
-  t.after(() => assert.deepEqual(pageErrors, [], 'the page threw or broke its CSP'));
-  const firstPane = await openApp(page, app.url);
-  return { app, page, firstPane };
+/** A fresh server and browser context for one test (see servedApp.ts). */
+function openFreshApp(t: TestContext, options: ServedAppOptions = {}) {
+  return openSharedFreshApp(browser(), t, options);
 }
 
 describe('terminal panes in browser mode', () => {

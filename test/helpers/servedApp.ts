@@ -2,9 +2,11 @@
  * End-to-end plumbing: a real `switchboard serve` child process on a temp HOME / data dir, and a
  * real headless Chromium (Debian's /usr/bin/chromium) to drive the UI it serves.
  */
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { pollUntil } from './poll.ts';
@@ -115,6 +117,47 @@ export async function launchBrowser(options: { colorScheme?: 'dark' | 'light' } 
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: options.colorScheme ?? 'dark' });
   const page = await context.newPage();
   return { browser, context, page, close: () => browser.close() };
+}
+
+/** One headless Chromium shared by the tests of a file: launched before them, closed after. */
+export function useSharedBrowser(): () => Browser {
+  let browser: Browser | undefined;
+  before(async () => {
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: chromiumArgs });
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error('the shared browser is not launched yet (use it inside a test)');
+    return browser;
+  };
+}
+
+/**
+ * A fresh server and a fresh browser context (no cookies) for one test, both ended with it, and the
+ * app opened at its first pane. The page must not throw or trip its Content-Security-Policy.
+ */
+export async function openFreshApp(
+  browser: Browser,
+  t: TestContext,
+  options: ServedAppOptions & { viewport?: { width: number; height: number } } = {},
+): Promise<{ app: ServedApp; page: Page; firstPane: string }> {
+  const { viewport = { width: 1280, height: 800 }, ...appOptions } = options;
+  const app = await startServedApp(appOptions);
+  t.after(() => app.stop());
+  const context = await browser.newContext({ viewport });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  // The page runs under Electron's CSP (a meta tag in index.html): nothing may trip it.
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) pageErrors.push(message.text());
+  });
+  t.after(() => assert.deepEqual(pageErrors, [], 'the page threw or broke its CSP'));
+  const firstPane = await openApp(page, app.url);
+  return { app, page, firstPane };
 }
 
 // ---- page helpers -------------------------------------------------------------------------
