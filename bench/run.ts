@@ -7,9 +7,15 @@
 import { controlSocketCase } from './cases/controlSocket.ts';
 import { oscScanCase } from './cases/oscScan.ts';
 import { ptyFloodCase } from './cases/ptyFlood.ts';
+import { relayLatencyCase } from './cases/relayLatency.ts';
+import { relayThroughputCase } from './cases/relayThroughput.ts';
+import { historyIngestCase } from './cases/historyIngest.ts';
+import { historyRecordingCase } from './cases/historyRecording.ts';
+import { historySearchCase } from './cases/historySearch.ts';
+import { ideReviewCase } from './cases/ideReview.ts';
 import type { BenchCase } from './benchCase.ts';
 
-const cases: BenchCase[] = [ptyFloodCase, oscScanCase, controlSocketCase];
+const cases: BenchCase[] = [ptyFloodCase, oscScanCase, controlSocketCase, historyRecordingCase, historyIngestCase, historySearchCase, ideReviewCase, relayThroughputCase, relayLatencyCase];
 
 async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');

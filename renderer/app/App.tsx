@@ -9,6 +9,7 @@ import { HistoryView } from '../features/history/HistoryView.tsx';
 import { ReviewView } from '../features/review/ReviewView.tsx';
 import { ActivityView } from '../features/activity/ActivityView.tsx';
 import { ShortcutsDialog } from '../features/shortcuts/ShortcutsDialog.tsx';
+import { SendToClaudePicker } from '../features/review/SendToClaude.tsx';
 import { ConnectionBanner } from './ConnectionBanner.tsx';
 import { ErrorToasts } from './ErrorToasts.tsx';
 import type { ErrorList } from './errorList.ts';
@@ -110,6 +111,7 @@ function WorkbenchLayout({ connected }: { connected: boolean }) {
       </main>
       {dialog === 'newTerminal' && <NewTerminalDialog />}
       {dialog === 'shortcuts' && <ShortcutsDialog />}
+      <SendToClaudePicker />
     </div>
   );
 }

@@ -24,7 +24,21 @@ export type CommandId =
   | 'pane.focusDown'
   | 'sidebar.focus'
   | 'view.settings'
-  | 'view.shortcuts';
+  | 'view.shortcuts'
+  | 'view.history'
+  | 'selection.sendToClaude'
+  | 'review.accept'
+  | 'review.reject'
+  | 'review.nextChange'
+  | 'review.previousChange'
+  | 'fileTab.save';
+
+/**
+ * Where a binding works when it is not window-wide: only while that part of the window is shown
+ * and handles it, so the chord keeps its usual meaning everywhere else (Ctrl+S stays XOFF in a
+ * pane, F7 reaches a terminal program). Scoped chords are matched by `commandForEvent(event, scope)`.
+ */
+export type KeybindingScope = 'review' | 'fileTab';
 
 interface Chord {
   code: string;
@@ -40,6 +54,8 @@ export interface Keybinding {
   chord: Chord;
   /** How the chord is written in tooltips and the shortcuts list. */
   keys: string;
+  /** Absent: everywhere in the window. */
+  scope?: KeybindingScope;
 }
 
 export const keybindings: readonly Keybinding[] = [
@@ -60,12 +76,24 @@ export const keybindings: readonly Keybinding[] = [
   { command: 'pane.focusDown', label: 'Focus pane below', chord: { code: 'ArrowDown', alt: true }, keys: 'Alt+↓' },
   { command: 'sidebar.focus', label: 'Focus the terminal list', chord: { code: 'KeyE', ctrl: true, shift: true }, keys: 'Ctrl+Shift+E' },
   { command: 'view.settings', label: 'Settings', chord: { code: 'Comma', ctrl: true }, keys: 'Ctrl+,' },
+  { command: 'view.history', label: 'History', chord: { code: 'KeyH', ctrl: true, shift: true }, keys: 'Ctrl+Shift+H' },
   { command: 'view.shortcuts', label: 'Keyboard shortcuts', chord: { code: 'Slash', ctrl: true, shift: true }, keys: 'Ctrl+Shift+/' },
+  // As in VS Code's Claude Code extension: the selection (or file) goes into Claude Code's prompt.
+  { command: 'selection.sendToClaude', label: 'Send the selection to Claude Code', chord: { code: 'KeyK', ctrl: true, alt: true }, keys: 'Ctrl+Alt+K' },
+  // As in VS Code's chat edits (Ctrl+Enter keep); reject adds Shift so Ctrl+Backspace still deletes a word in the editor and the comment field.
+  { command: 'review.accept', label: 'Review: accept', chord: { code: 'Enter', ctrl: true }, keys: 'Ctrl+Enter', scope: 'review' },
+  { command: 'review.reject', label: 'Review: reject', chord: { code: 'Backspace', ctrl: true, shift: true }, keys: 'Ctrl+Shift+Backspace', scope: 'review' },
+  // As in VS Code's diff editor.
+  { command: 'review.nextChange', label: 'Review: next change', chord: { code: 'F7' }, keys: 'F7', scope: 'review' },
+  { command: 'review.previousChange', label: 'Review: previous change', chord: { code: 'F7', shift: true }, keys: 'Shift+F7', scope: 'review' },
+  { command: 'fileTab.save', label: 'Save the file tab', chord: { code: 'KeyS', ctrl: true }, keys: 'Ctrl+S', scope: 'fileTab' },
 ];
 
-export function commandForEvent(event: KeyboardEvent): CommandId | undefined {
+/** The command `event`'s chord runs: a window-wide one, or with `scope` one of that scope's. */
+export function commandForEvent(event: KeyboardEvent, scope?: KeybindingScope): CommandId | undefined {
   if (event.type !== 'keydown' || event.metaKey) return undefined;
   for (const binding of keybindings) {
+    if (binding.scope !== scope) continue;
     const { chord } = binding;
     if (
       event.code === chord.code &&

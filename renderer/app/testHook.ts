@@ -13,6 +13,8 @@ export interface SwitchboardTestHook {
   paneIds(): string[];
   /** True when the latest layout change has been saved by the Hub. */
   isLayoutSaved(): boolean;
+  /** The screen of the History view's session viewer, or null when no session is open. */
+  readHistoryViewer(): string | null;
 }
 
 declare global {
@@ -26,6 +28,7 @@ export function installTestHook(workbench: Workbench): IDisposable {
     readPane: (terminalId) => workbench.sessions.get(terminalId)?.readScreen() ?? null,
     paneIds: () => workbench.sessions.terminalIds,
     isLayoutSaved: () => workbench.isLayoutSaved,
+    readHistoryViewer: () => workbench.history.activeViewer?.readScreen() ?? null,
   };
   window.__switchboardTest = hook;
   return toDisposable(() => {

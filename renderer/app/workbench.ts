@@ -28,6 +28,8 @@ import {
 } from '../features/terminals/layoutModel.ts';
 import { SessionRegistry } from '../features/terminals/sessionRegistry.ts';
 import { AgentActivity } from '../features/activity/agentActivity.ts';
+import { HistoryService, type HistoryOpenRequest } from '../features/history/historyService.ts';
+import { ReviewService } from '../features/review/reviewService.ts';
 import { neighbourPane, type PaneDirection } from '../features/terminals/paneNavigation.ts';
 import { errorCode, type ErrorList } from './errorList.ts';
 import { commandForEvent, type CommandId } from './keybindings.ts';
@@ -55,6 +57,10 @@ export class Workbench extends Disposable {
   readonly sessions: SessionRegistry;
   /** What agents did and are typing (Activity view, pane activity lines). */
   readonly activity: AgentActivity;
+  /** Recording status, "don't record" marks, and requests to open a session in the History view. */
+  readonly history: HistoryService;
+  /** Pending and decided reviews (badge, title, notifications), Claude Code connections, file tabs, Send to Claude. */
+  readonly review: ReviewService;
   /** False until the terminal list and the layout are loaded. */
   readonly ready = this.register(new ObservableValue(false));
 
@@ -94,6 +100,17 @@ export class Workbench extends Disposable {
       }),
     );
     this.activity = this.register(new AgentActivity(client));
+    this.history = this.register(new HistoryService(client, (title, error) => this.errors.report(title, error)));
+    this.review = this.register(
+      new ReviewService({
+        client,
+        appState,
+        terminals: this.terminals,
+        reportError: (title, error) => this.errors.report(title, error),
+        showReview: () => this.showView('review'),
+        revealTerminal: (terminalId) => this.revealTerminal(terminalId),
+      }),
+    );
     this.register(toDisposable(() => clearTimeout(this.#layoutSaveTimer)));
   }
 
@@ -102,6 +119,8 @@ export class Workbench extends Disposable {
     const { client } = this;
     // Not awaited: the terminals must not wait for the audit log.
     this.activity.start().catch((error: unknown) => this.errors.report('Could not load the agent activity', error));
+    void this.history.start();
+    void this.review.start();
 
     // Events that arrive while the list is loading are applied after it, in order.
     let queue: (() => void)[] | undefined = [];
@@ -136,8 +155,8 @@ export class Workbench extends Disposable {
 
   // ---- terminals ------------------------------------------------------------------------------
 
-  /** Starts a terminal in a new tab, or beside/below a pane when `split` is given. */
-  async newTerminal(options: { cwd?: string; split?: { targetId: string; direction: SplitDirection } } = {}): Promise<void> {
+  /** Starts a terminal in a new tab, or beside/below a pane when `split` is given. Resolves with it (undefined if it could not start). */
+  async newTerminal(options: { cwd?: string; split?: { targetId: string; direction: SplitDirection } } = {}): Promise<TerminalInfo | undefined> {
     const params: CreateTerminalParams = {};
     if (options.cwd) params.cwd = options.cwd;
     const size = this.#estimateNewPaneSize(options.split);
@@ -147,9 +166,9 @@ export class Workbench extends Disposable {
       info = await this.client.call('terminal.create', params);
     } catch (error) {
       this.errors.report('Could not start a terminal', error);
-      return;
+      return undefined;
     }
-    if (this.store.isDisposed) return;
+    if (this.store.isDisposed) return undefined;
     this.#upsertTerminal(info);
     const layout = this.layout.value;
     const split = options.split;
@@ -160,11 +179,15 @@ export class Workbench extends Disposable {
     }
     this.view.set('terminals');
     this.requestPaneFocus();
+    return info;
   }
 
   async splitFocused(direction: SplitDirection): Promise<void> {
     const targetId = this.focusedTerminalId;
-    if (!targetId) return this.newTerminal();
+    if (!targetId) {
+      await this.newTerminal();
+      return;
+    }
     const target = this.terminals.value.get(targetId);
     await this.newTerminal({ cwd: target?.cwd, split: { targetId, direction } });
   }
@@ -366,7 +389,19 @@ export class Workbench extends Disposable {
       case 'view.shortcuts':
         this.dialog.set(this.dialog.value === 'shortcuts' ? null : 'shortcuts');
         return;
+      case 'view.history':
+        this.showView(this.view.value === 'history' ? 'terminals' : 'history');
+        return;
+      case 'selection.sendToClaude':
+        this.review.sendLatestSelection();
+        return;
     }
+  }
+
+  /** Opens the History view on a session (optionally scrolled to a byte offset, with words highlighted). */
+  openHistorySession(request: HistoryOpenRequest): void {
+    this.history.openRequest.set(request);
+    this.view.set('history');
   }
 
   showView(view: MainView): void {

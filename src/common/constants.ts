@@ -43,8 +43,12 @@ export const AppConstants = {
   appName: 'Switchboard',
   /** Browser-mode session cookie, set after the one-time URL token was accepted. */
   tokenCookieName: 'switchboard_token',
-  /** Largest WebSocket message the browser-mode server accepts. */
-  maxWebSocketMessageBytes: 2 * 1024 * 1024,
+  /**
+   * Largest WebSocket message the browser-mode server accepts. Big enough for a review decision
+   * on a 10 MiB file (JSON escaping can double it), a large paste or a `.cast` import; the socket
+   * only talks to an authenticated page on loopback, and one message this size is cheap to parse.
+   */
+  maxWebSocketMessageBytes: 64 * 1024 * 1024,
   /**
    * Browser mode pings each WebSocket this often and drops one that missed a pong: a client gone
    * silently (a closed laptop behind an SSH tunnel) would otherwise hold its lossless attachments
@@ -97,4 +101,122 @@ export const ControlConstants = {
   waitPatternWindowChars: 256 * 1024,
   /** Without shell integration, `wait {prompt}` looks at the screen once output has been quiet this long. */
   promptQuietMs: 100,
+} as const;
+
+/** The diff review queue and the editor side of the IDE bridge (see reviewContract.ts). */
+export const ReviewConstants = {
+  /**
+   * Largest proposed file (and file a file tab opens or saves), in bytes. A 10 MiB diff is already
+   * past what a person reviews; beyond it the requester gets a clear error instead of the UI
+   * freezing on a merge view of a generated file.
+   */
+  maxFileBytes: 10 * 1024 * 1024,
+  /** Paths longer than Linux's PATH_MAX cannot name a file. */
+  maxPathChars: 4096,
+  /** A reviewer's comment. */
+  maxCommentChars: 10_000,
+  /** Selections and "Send to Claude" text: larger ones are not context a prompt can use. */
+  maxSelectionChars: 1024 * 1024,
+  /** File tabs the UI may report at once. */
+  maxOpenEditors: 500,
+  /** Decided reviews kept in the database; older ones are pruned (a year of busy use). */
+  maxDecidedReviews: 5_000,
+  /** Decided reviews `review.list` returns by default. */
+  defaultDecidedLimit: 100,
+  /** A control client waiting on `review.request` is checked this often: gone, its review is withdrawn. */
+  requesterCheckMs: 1_000,
+} as const;
+
+/** The lock-file IDE bridge for Claude Code (../shared/protocols/claude-ide.md is the reference). */
+export const IdeConstants = {
+  /** The name Claude Code's `/ide` shows, and how our own lock files are told apart from other IDEs'. */
+  ideName: 'Switchboard',
+  /** Ping every client this often… */
+  pingIntervalMs: 30_000,
+  /** …and close one that has not answered a ping for this long (a CLI killed without a close frame). */
+  pongTimeoutMs: 60_000,
+  /** Largest WebSocket frame from a client: a 10 MiB proposed file is JSON-escaped (up to 6× for control characters) plus its envelope. */
+  maxFrameBytes: 64 * 1024 * 1024,
+  /** `selection_changed` is sent once selections have settled this long (claude-ide.md: ~100 ms). */
+  selectionDebounceMs: 100,
+  /** How far up the parent chain a connected CLI's pid is followed to find its pane's shell. */
+  maxProcessTreeDepth: 64,
+  /** MCP protocol version answered to a client that names none we know (older CLIs speak this one). */
+  fallbackProtocolVersion: '2024-11-05',
+} as const;
+
+/**
+ * The relay client and `switchboard relay` (GSD Cloud wire protocol; see docs/relay.md and
+ * src/common/protocol/relay). Values marked "spec" are the protocol's / reference daemon's.
+ */
+export const RelayConstants = {
+  /** spec: the relay must answer `hello` with `welcome` within this, else the connection is dropped. */
+  welcomeTimeoutMs: 10_000,
+  /** spec: `heartbeat` frame interval; also our WebSocket ping interval (a missed pong drops the link). */
+  heartbeatIntervalMs: 30_000,
+  /** spec: reconnect backoff starts here and doubles… */
+  backoffInitialMs: 1_000,
+  /** spec: …up to this… */
+  backoffMaxMs: 60_000,
+  /** spec: …with ±20 % jitter… */
+  backoffJitter: 0.2,
+  /**
+   * spec: …and resets only after a connection that lived this long. A relay that accepts and then
+   * drops us (closes right after welcome) therefore keeps the backoff growing: no tight loop.
+   */
+  backoffResetAfterMs: 120_000,
+  /** spec: frames waiting to be written; a full queue means the relay stopped reading: the link is dropped. */
+  sendQueueFrames: 512,
+  /** spec: a write not flushed within this drops the connection. */
+  writeTimeoutMs: 10_000,
+  /** Stop pulling terminal output into the socket while this much is still unflushed (keeps latency low under floods). */
+  socketHighWaterBytes: 256 * 1024,
+  /** spec: raw bytes per `terminalOutput` frame (before base64). */
+  outputChunkBytes: 8 * 1024,
+  /** spec: bound of a `terminalSnapshot` (raw bytes before base64). */
+  snapshotMaxBytes: 256 * 1024,
+  /** Scrollback lines tried, largest first, until a serialized snapshot fits snapshotMaxBytes. */
+  snapshotScrollbackSteps: [1000, 200, 0],
+  /**
+   * Output queued for one viewer of one terminal before it is skipped ahead with a fresh snapshot:
+   * a slow viewer never holds more than this, and never slows the PTY (remote viewers are lossy).
+   */
+  viewerBufferBytes: 1024 * 1024,
+  /** Viewer streams (terminal × channel) per connection; the least recently attached is dropped past this. */
+  maxViewerStreams: 128,
+  /** spec: terminals the browser may have open at once (`Terminal limit reached`). */
+  maxRemoteTerminals: 8,
+  /** spec: clamps of `terminalOpen` / `terminalResize`. */
+  remoteMinCols: 20,
+  remoteMaxCols: 300,
+  remoteMinRows: 5,
+  remoteMaxRows: 100,
+  /** spec: a browser-opened terminal without input for this long ends (`disconnect_timeout`). */
+  remoteIdleTimeoutMs: 5 * 60_000,
+  /** spec: a browser-opened terminal ends after this at the latest (`max_lifetime`). */
+  remoteMaxLifetimeMs: 4 * 60 * 60_000,
+  /** Bounds for the idle / lifetime a `terminalOpen` asks for (keeps timers sane). */
+  remoteMinTimeoutMs: 1_000,
+  remoteMaxTimeoutMs: 24 * 60 * 60_000,
+  /** spec: `browseDir` page size default and maximum. */
+  browseDefaultLimit: 200,
+  browseMaxLimit: 500,
+  /** Entries of one directory read at most for a listing (a directory of a million files costs bounded memory). */
+  browseMaxScanEntries: 10_000,
+  /** spec: `readFile` default cap; also the most we ever read (the frame must stay under 1 MiB). */
+  readFileDefaultMaxBytes: 512 * 1024,
+  /** File requests (browse/read/mkdir) handled at once per connection; more are answered "busy". */
+  maxFileRequestsInFlight: 16,
+  /** Announcements of one shared terminal (`agentTerminalUpdated`) at most this often. */
+  announceThrottleMs: 250,
+  /** Refused frames are logged once per kind, then summarised at most this often. */
+  refusalSummaryIntervalMs: 60_000,
+  /** `switchboard relay`: a viewer socket with this much unsent is skipped ahead (its output dropped, then a fresh snapshot). */
+  relayViewerLagBytes: 4 * 1024 * 1024,
+  /** `switchboard relay`: … and closed (1013) when even control frames pile up past this. */
+  relayViewerMaxBufferedBytes: 16 * 1024 * 1024,
+  /** `switchboard relay`: viewers per machine. */
+  relayMaxViewersPerMachine: 32,
+  /** `switchboard relay`: shared-terminal announcements remembered per machine for viewers that join later. */
+  relayAnnouncementCacheEntries: 512,
 } as const;

@@ -6,7 +6,7 @@
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { AppState, EventPayload, HubEvent, Layout } from '../common/api/contract.ts';
-import { DisposableStore, type IDisposable } from '../common/lifecycle.ts';
+import { DisposableStore, type IDisposable, toDisposable } from '../common/lifecycle.ts';
 import type { ILogger } from './logger.ts';
 import { type CallContext, HubConnection, type HubEventSink, type HubMethodHandlers, type HubPeer } from './api/hubConnection.ts';
 import { controlSocketPath, ensurePrivateDir, settingsFilePath } from './paths.ts';
@@ -17,6 +17,17 @@ import { ControlServer } from './control/controlServer.ts';
 import { AuditFeed } from './api/auditMethods.ts';
 import { createTokenMethods } from './api/tokenMethods.ts';
 import { controlTokensFilePath, TokenStore } from './control/tokenStore.ts';
+import { HistoryService } from './history/historyService.ts';
+import { createHistoryMethods } from './api/historyMethods.ts';
+import { loadWindowState, WindowStateRecorder, windowStateFilePath } from './layout/windowState.ts';
+import { type RestoreHistorySource, restoreWindow } from './layout/sessionRestore.ts';
+import { ReviewArchive, reviewArchivePath } from './review/reviewArchive.ts';
+import { ReviewQueue } from './review/reviewQueue.ts';
+import { EditorState } from './ide/editorState.ts';
+import { IdeBridge } from './ide/ideBridge.ts';
+import { resolveIdeLockDir } from './ide/lockFile.ts';
+import { createReviewMethods } from './api/reviewMethods.ts';
+import { writeFileAtomically } from './review/fileWriter.ts';
 
 export type HubHost = AppState['host'];
 
@@ -36,6 +47,13 @@ export interface HubOptions {
   mirrorWorkerPath?: string;
   /** Also serve the control socket at `<workspace>/.claws/claws.sock` for claws clients (default true). */
   clawsCompatSockets?: boolean;
+  /**
+   * Where the IDE bridge writes its lock file for Claude Code (`<dir>/<port>.lock`); null: none.
+   * Default: `$CLAUDE_CONFIG_DIR/ide`, else `$HOME/.claude/ide`, from `env` — except for host
+   * 'test', which writes one only under a CLAUDE_CONFIG_DIR its env names, so no test ever
+   * touches the real ~/.claude.
+   */
+  ideLockDir?: string | null;
 }
 
 /** How long `shutdown()` lets terminals end gracefully (SIGHUP, so shells save history) before killing them. */
@@ -54,6 +72,12 @@ export class Hub implements IDisposable {
   readonly #controlServer: ControlServer;
   readonly #auditFeed: AuditFeed;
   readonly #tokens: TokenStore;
+  readonly #history: HistoryService;
+  readonly #windowState: WindowStateRecorder;
+  readonly #reviewArchive: ReviewArchive;
+  readonly #reviews: ReviewQueue;
+  readonly #editors: EditorState;
+  readonly #ideBridge: IdeBridge;
   readonly #connections = new Set<HubConnection>();
   readonly #handlers: HubMethodHandlers;
   #layout: Layout | null = null;
@@ -69,6 +93,8 @@ export class Hub implements IDisposable {
     this.#logger = options.logger;
     this.controlSocketPath = controlSocketPath(this.dataDir, options.env ?? process.env);
     this.#settings = this.#store.add(new SettingsStore({ filePath: settingsFilePath(this.dataDir), logger: this.#logger.child('settings') }));
+    // Disposed after the PtyHost (the store disposes last-added first): terminals end first, so History records their last output and exit.
+    this.#store.add(toDisposable(() => this.#history.dispose()));
     this.#ptyHost = this.#store.add(
       new PtyHost({
         logger: this.#logger.child('pty'),
@@ -88,8 +114,46 @@ export class Hub implements IDisposable {
         this.#broadcast('terminal.removed', { id });
       }),
     );
+    this.#windowState = this.#store.add(
+      new WindowStateRecorder({ filePath: windowStateFilePath(this.dataDir), logger: this.#logger.child('window'), terminalInfo: (id) => this.#ptyHost.get(id)?.info }),
+    );
+    this.#store.add(this.#ptyHost.onDidChangeTerminal((info) => this.#windowState.noteTerminalChanged(info)));
+    this.#history = new HistoryService({
+      dataDir: this.dataDir,
+      ptyHost: this.#ptyHost,
+      settings: () => this.#settings.current,
+      logger: this.#logger.child('history'),
+      // A pane whose Claude Code is connected gets the transcript as an @-mention, not a paste.
+      atMention: async (terminalId, { path }) => await this.#ideBridge.atMention(terminalId, { filePath: path }),
+    });
+    const historyHandlers = createHistoryMethods(this.#history);
+    this.#store.add(this.#history.onDidChange((change) => this.#broadcast('history.changed', change)));
+    this.#store.add(this.#history.onDidChangeStatus((status) => this.#broadcast('history.statusChanged', status)));
+    this.#store.add(this.#history.onDidChangeRecording((change) => this.#broadcast('history.recordingChanged', change)));
     this.#tokens = this.#store.add(new TokenStore({ filePath: controlTokensFilePath(this.dataDir), logger: this.#logger.child('tokens') }));
     this.#store.add(this.#tokens.onDidChange((tokens) => this.#broadcast('tokens.changed', tokens)));
+    // The review queue and the IDE bridge: disposed before the PtyHost, the bridge first, so the
+    // reviews of connected CLIs are withdrawn while the queue still runs.
+    this.#reviewArchive = this.#store.add(new ReviewArchive({ path: reviewArchivePath(this.dataDir), logger: this.#logger.child('review') }));
+    this.#reviews = this.#store.add(new ReviewQueue({ archive: this.#reviewArchive, workspaceFolders: this.workspaceFolders, logger: this.#logger.child('review') }));
+    this.#store.add(this.#reviews.onDidAdd((summary) => this.#broadcast('review.added', summary)));
+    this.#store.add(this.#reviews.onDidDecide((summary) => this.#broadcast('review.decided', summary)));
+    this.#store.add(this.#reviews.onDidRemove(({ id, reason }) => this.#broadcast('review.removed', { id, reason })));
+    this.#editors = this.#store.add(new EditorState({ terminalName: (id) => this.#ptyHost.get(id)?.info.name }));
+    this.#ideBridge = this.#store.add(
+      new IdeBridge({
+        queue: this.#reviews,
+        editors: this.#editors,
+        ptyHost: this.#ptyHost,
+        workspaceFolders: this.workspaceFolders,
+        lockDir: ideLockDirFor(options),
+        version: this.version,
+        logger: this.#logger.child('ide'),
+        openFile: (request) => this.#broadcast('editor.openFile', request),
+        saveEditorText: (path, text) => this.#saveEditorText(path, text),
+      }),
+    );
+    this.#store.add(this.#ideBridge.onDidChangeState((state) => this.#broadcast('ide.changed', state)));
     // Added after the PtyHost, so it is disposed before it: pending execs and waits fail cleanly first.
     this.#controlServer = this.#store.add(
       new ControlServer({
@@ -107,6 +171,9 @@ export class Hub implements IDisposable {
         agentSendIdleMs: () => this.#settings.current.agentSendIdleMs,
         tokens: this.#tokens,
         tokenAuthEnabled: () => this.#settings.current.controlTokenAuth,
+        // The socket's history.* commands run the same handlers as the UI's (none of them depends on the caller).
+        history: async (method, params) => await (historyHandlers[method] as (params: unknown) => unknown)(params) as never,
+        review: { queue: this.#reviews, ptyHost: this.#ptyHost },
       }),
     );
     this.#store.add(this.#ptyHost.onDidRemoveTerminal(({ id }) => this.#controlServer.typingGuard.forget(id)));
@@ -122,6 +189,24 @@ export class Hub implements IDisposable {
     return this.#ptyHost;
   }
 
+  /** Recorded sessions (see src/node/history/historyService.ts for its API). Open once `start()` resolved. */
+  get history(): HistoryService {
+    return this.#history;
+  }
+
+  /** The diff review queue every source feeds (IDE openDiff, control review.request, MCP review_request). */
+  get reviews(): ReviewQueue {
+    return this.#reviews;
+  }
+
+  /**
+   * The Claude Code IDE bridge: its port and lock file, connected CLIs, and `atMention()` to hand a
+   * file reference to the Claude Code running in a pane. Listening once `start()` resolved.
+   */
+  get ideBridge(): IdeBridge {
+    return this.#ideBridge;
+  }
+
   /** The control socket server (claws-compatible; see docs/protocol.md). Listening once `start()` resolved. */
   get controlServer(): ControlServer {
     return this.#controlServer;
@@ -134,8 +219,15 @@ export class Hub implements IDisposable {
     await this.#settings.load();
     await this.#tokens.load();
     this.#store.add(this.#settings.onDidChange((settings) => this.#broadcast('settings.changed', settings)));
+    // Opens (or creates, migrates, replaces a corrupt) switchboard.db; a failure is History's status, not the Hub's.
+    this.#history.start();
+    this.#store.add(this.#settings.onDidChange((settings) => this.#history.applySettings(settings)));
+    // Before any terminal exists (restored panes included): every PTY gets the bridge's port.
+    await this.#startIdeBridge();
     if (this.#state !== 'starting') return; // disposed while starting
     await this.#controlServer.listen();
+    if (this.#state !== 'starting') return;
+    if (this.#settings.current.restoreLayoutOnStart) await this.#restoreWindow();
     if (this.#state !== 'starting') return;
     this.#state = 'started';
     this.#logger.info('hub started', { host: this.host, dataDir: this.dataDir, workspaceFolders: this.workspaceFolders });
@@ -166,6 +258,10 @@ export class Hub implements IDisposable {
    */
   async shutdown(): Promise<void> {
     if (this.#state === 'disposed') return;
+    // Ending the terminals empties the layout: the window to restore next time is the one before that.
+    await this.#windowState.freeze();
+    // Claude Code CLIs waiting on a review hear DIFF_REJECTED rather than a dropped connection.
+    await this.#ideBridge.shutdown();
     // No new agent requests while the terminals end; waiting execs fail now rather than on a dead terminal.
     this.#controlServer.dispose();
     for (const connection of [...this.#connections]) connection.dispose();
@@ -191,6 +287,28 @@ export class Hub implements IDisposable {
     }
   }
 
+  /** The previous window's panes, as fresh shells under their old last screens (see sessionRestore.ts). */
+  async #restoreWindow(): Promise<void> {
+    const logger = this.#logger.child('window');
+    const state = await loadWindowState(windowStateFilePath(this.dataDir), logger);
+    if (!state || state.layout.tabs.length === 0) return;
+    const layout = await restoreWindow({
+      state,
+      ptyHost: this.#ptyHost,
+      history: this.#restoreHistorySource(),
+      fallbackCwd: this.workspaceFolders[0]!,
+      logger,
+    });
+    if (!layout) return;
+    this.#layout = layout;
+    this.#windowState.noteLayout(layout);
+    logger.info('window restored', { panes: state.layout.tabs.length });
+  }
+
+  #restoreHistorySource(): RestoreHistorySource | null {
+    return this.#history.status().state === 'disabled' ? null : this.#history;
+  }
+
   #createHandlers(): HubMethodHandlers {
     return {
       'app.getState': () => this.#appState(),
@@ -199,7 +317,37 @@ export class Hub implements IDisposable {
       ...createTerminalMethods(this.#ptyHost, { onPersonInput: (id) => this.#controlServer.typingGuard.notePersonInput(id) }),
       ...this.#auditFeed.methods,
       ...createTokenMethods(this.#tokens),
+      ...createHistoryMethods(this.#history),
+      ...createReviewMethods({
+        queue: this.#reviews,
+        bridge: this.#ideBridge,
+        editors: this.#editors,
+        ptyHost: this.#ptyHost,
+        workspaceFolders: this.workspaceFolders,
+        logger: this.#logger.child('review'),
+        onFileSaved: (payload) => this.#broadcast('editor.saved', payload),
+      }),
     };
+  }
+
+  /** Open the decided-reviews database and start the IDE bridge; a bridge that cannot listen costs only the bridge. */
+  async #startIdeBridge(): Promise<void> {
+    this.#reviewArchive.open();
+    try {
+      await this.#ideBridge.listen();
+    } catch (error) {
+      this.#logger.error('the Claude Code IDE bridge could not start; reviews from Claude Code are unavailable', { error: String(error) });
+      return;
+    }
+    const port = this.#ideBridge.port;
+    if (port !== null) this.#ptyHost.extendBaseEnv({ CLAUDE_CODE_SSE_PORT: String(port), ENABLE_IDE_INTEGRATION: 'true' });
+  }
+
+  /** Claude Code's `saveDocument`: write a file tab's text, and every client's tab of it is clean. */
+  async #saveEditorText(path: string, text: string): Promise<void> {
+    const written = await writeFileAtomically(path, text);
+    this.#editors.markSaved(path);
+    this.#broadcast('editor.saved', { path, contents: text, mtimeMs: written.mtimeMs });
   }
 
   #appState(): AppState {
@@ -217,8 +365,17 @@ export class Hub implements IDisposable {
 
   #setLayout(layout: Layout, context: CallContext): { ok: true } {
     this.#layout = layout;
+    this.#windowState.noteLayout(layout);
     // The sender already has this layout; echoing it back would make its UI fight its own edits.
     this.#broadcast('layout.changed', layout, context.connection);
     return { ok: true };
   }
+}
+
+/** Where the IDE bridge's lock file goes (see HubOptions.ideLockDir). */
+function ideLockDirFor(options: HubOptions): string | null {
+  if (options.ideLockDir !== undefined) return options.ideLockDir;
+  const env = options.env ?? process.env;
+  if (options.host === 'test' && !env.CLAUDE_CONFIG_DIR) return null;
+  return resolveIdeLockDir(env);
 }

@@ -27,14 +27,20 @@ export interface ServedApp {
   workspace: string;
   stdout(): string;
   stderr(): string;
-  /** SIGINT, wait for a clean exit (SIGKILL after a grace period), then remove the temp dirs. */
-  stop(): Promise<void>;
+  /** SIGINT, wait for a clean exit (SIGKILL after a grace period), then remove the temp dirs (unless `keepFiles`, for a restart). */
+  stop(options?: { keepFiles?: boolean }): Promise<void>;
+  /** The temp dirs, to start the app again on the same HOME and data dir (`startServedApp({ dirs })`). */
+  dirs: TempDirs;
 }
+
+type TempDirs = ReturnType<typeof createTempHome>;
 
 export interface ServedAppOptions {
   /** Files to create in the workspace before the server starts (name → content). */
   workspaceFiles?: Record<string, string>;
   env?: Record<string, string>;
+  /** Start on the HOME and data dir of an earlier app stopped with `keepFiles` (an app restart). */
+  dirs?: TempDirs;
 }
 
 /**
@@ -42,7 +48,7 @@ export interface ServedAppOptions {
  * every pane's prompt is predictable.
  */
 export async function startServedApp(options: ServedAppOptions = {}): Promise<ServedApp> {
-  const temp = createTempHome('sb-e2e-');
+  const temp = options.dirs ?? createTempHome('sb-e2e-');
   writeFileSync(join(temp.home, '.bashrc'), "PS1='$ '\n");
   for (const [name, content] of Object.entries(options.workspaceFiles ?? {})) writeFileSync(join(temp.workspace, name), content);
 
@@ -58,9 +64,9 @@ export async function startServedApp(options: ServedAppOptions = {}): Promise<Se
   let exitedEarly = false;
   void exited.then(() => (exitedEarly = true));
 
-  const stop = async () => {
+  const stop = async (stopOptions: { keepFiles?: boolean } = {}) => {
     await stopChild(child, exited);
-    temp.dispose();
+    if (!stopOptions.keepFiles) temp.dispose();
   };
 
   let url: string;
@@ -89,6 +95,7 @@ export async function startServedApp(options: ServedAppOptions = {}): Promise<Se
     stdout: () => stdout,
     stderr: () => stderr,
     stop,
+    dirs: temp,
   };
 }
 
@@ -220,10 +227,16 @@ export async function waitForLayoutSaved(page: Page): Promise<void> {
   });
 }
 
+/** The screen of the History view's session viewer (read from its xterm buffer), or null when none is open. */
+export function readHistoryViewer(page: Page): Promise<string | null> {
+  return page.evaluate(() => (globalThis as WithTestHook).__switchboardTest?.readHistoryViewer() ?? null);
+}
+
 /** The shape of renderer/app/testHook.ts, seen from the test side (which has no DOM types). */
 interface TestHook {
   readPane(terminalId: string): string | null;
   paneIds(): string[];
   isLayoutSaved(): boolean;
+  readHistoryViewer(): string | null;
 }
 type WithTestHook = { __switchboardTest?: TestHook };

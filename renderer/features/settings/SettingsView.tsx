@@ -79,6 +79,13 @@ export function SettingsView() {
             checked={settings.copyOnSelect}
             onChange={(copyOnSelect) => void workbench.updateSettings({ copyOnSelect })}
           />
+          <SwitchSetting
+            id="setting-restore-layout"
+            label="Restore panes on start"
+            help="Bring back the tabs, splits, names and folders of the last window, each pane showing its last screen above a fresh shell. Programs that were running do not survive a quit."
+            checked={settings.restoreLayoutOnStart}
+            onChange={(restoreLayoutOnStart) => void workbench.updateSettings({ restoreLayoutOnStart })}
+          />
         </section>
 
         <section className="settings-section" aria-labelledby="settings-agents">

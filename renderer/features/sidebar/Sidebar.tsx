@@ -6,6 +6,8 @@ import { ActivityIcon, HistoryIcon, KeyboardIcon, LogoIcon, ReviewIcon, Settings
 import type { MainView } from '../../app/workbench.ts';
 import { allTerminalIds } from '../terminals/layoutModel.ts';
 import { TerminalListItem } from './TerminalListItem.tsx';
+import { HistoryNavIndicator } from '../history/RecordingIndicators.tsx';
+import { ReviewNavBadge, useReviewNavTitle } from '../review/ReviewNavBadge.tsx';
 
 /** Navigation and the list of every terminal the Hub runs, including ones no pane shows. */
 export function Sidebar() {
@@ -16,8 +18,9 @@ export function Sidebar() {
   const shown = new Set(allTerminalIds(layout));
   const sorted = [...terminals.values()].sort((a, b) => a.createdAt - b.createdAt);
   const running = sorted.filter((info) => info.state === 'running').length;
+  const reviewTitle = useReviewNavTitle();
 
-  const navButton = (target: MainView, label: string, icon: ReactNode, title?: string) => (
+  const navButton = (target: MainView, label: string, icon: ReactNode, title?: string, indicator?: ReactNode) => (
     <button
       type="button"
       className="nav-button"
@@ -27,6 +30,7 @@ export function Sidebar() {
     >
       {icon}
       <span>{label}</span>
+      {indicator}
     </button>
   );
 
@@ -41,8 +45,8 @@ export function Sidebar() {
       <div className="nav-group">
         {navButton('terminals', 'Terminals', <TerminalIcon />)}
         {navButton('activity', 'Activity', <ActivityIcon />, 'What agents did to terminals')}
-        {navButton('history', 'History', <HistoryIcon />)}
-        {navButton('review', 'Review', <ReviewIcon />)}
+        {navButton('history', 'History', <HistoryIcon />, tooltipFor('view.history', 'Past terminal sessions'), <HistoryNavIndicator />)}
+        {navButton('review', 'Review', <ReviewIcon />, reviewTitle, <ReviewNavBadge />)}
       </div>
 
       <div className="section-header">

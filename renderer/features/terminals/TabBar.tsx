@@ -6,6 +6,7 @@ import { tooltipFor } from '../../app/keybindings.ts';
 import { ChevronDownIcon, CloseIcon, PlusIcon, SplitDownIcon, SplitRightIcon, TrashIcon } from '../../app/icons.tsx';
 import { terminalIdsOf, type LayoutTab } from './layoutModel.ts';
 import { StatusDot } from '../sidebar/StatusDot.tsx';
+import { NotRecordedMark, RecordingToggle } from '../history/RecordingIndicators.tsx';
 
 /** The tab strip and the actions on the focused pane. */
 export function TabBar() {
@@ -48,6 +49,7 @@ export function TabBar() {
         </button>
       </div>
       <div className="pane-actions" role="toolbar" aria-label="Pane actions">
+        <RecordingToggle terminalId={workbench.focusedTerminalId} />
         <button
           type="button"
           className="icon-button"
@@ -148,6 +150,7 @@ function TabItem({
       >
         {shown && <StatusDot info={shown} attention={attention} failed={failed} />}
         <span className="tab-title">{title}</span>
+        <NotRecordedMark terminalIds={ids} />
         {ids.length > 1 && <span className="tab-count" aria-label={`${ids.length} panes`}>{ids.length}</span>}
       </button>
       <button

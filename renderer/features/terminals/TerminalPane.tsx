@@ -6,6 +6,8 @@ import { compactPath, shortenPath } from '../../app/paths.ts';
 import { StatusDot } from '../sidebar/StatusDot.tsx';
 import { SearchBar } from './SearchBar.tsx';
 import { AgentInputLine, CreatorBadge } from '../activity/AgentInputLine.tsx';
+import { ClaudeBadge, useClaudeClient } from '../review/ClaudeBadge.tsx';
+import { PaneSendToClaude, usePaneSelection } from '../review/PaneSelection.tsx';
 
 /**
  * One pane: lends its body to the terminal's session, follows focus, and shows the pane's
@@ -23,6 +25,9 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
   // Sessions outlive panes (a pane remounts when its split changes); acquiring is idempotent.
   const session = useMemo(() => workbench.sessions.acquire(terminalId), [workbench, terminalId]);
   const status = useObservable(session.status);
+  // Selections go to Claude Code (selection_changed, Send to Claude); a pane running Claude Code says so.
+  const selection = usePaneSelection(session, terminalId);
+  const claudeConnected = useClaudeClient(terminalId) !== undefined;
   const bodyRef = useRef<HTMLDivElement>(null);
   const focused = tabActive && layout.focusedTerminalId === terminalId;
 
@@ -45,7 +50,9 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
   const homeDir = workbench.appState.homeDir;
   // A terminal an agent started always says so, even as the only pane of its tab.
   const byOther = info !== undefined && info.createdBy.kind !== 'person';
-  const showHeader = info !== undefined && (inSplit || byOther);
+  // A pane brought back after a restart says so until it is closed: the screen above its prompt is from before.
+  const restored = info?.restoredFrom ? info.restoredFrom : null;
+  const showHeader = info !== undefined && (inSplit || byOther || restored !== null || claudeConnected);
 
   return (
     <div
@@ -65,6 +72,23 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
           <StatusDot info={info} />
           <span className="pane-title">{info.name}</span>
           {byOther && <CreatorBadge kind={info.createdBy.kind} name={info.createdBy.name} />}
+          <ClaudeBadge terminalId={terminalId} />
+          {restored && (
+            <button
+              type="button"
+              className="pane-restored"
+              disabled={restored.sessionId === null}
+              title={
+                restored.sessionId === null
+                  ? 'Restored after a restart as a fresh shell; nothing of its previous session was recorded.'
+                  : 'Restored after a restart: above the prompt is the last screen of the previous session, whose programs ended with the app. Click to open that session in History.'
+              }
+              onMouseDown={(event) => event.stopPropagation()}
+              onClick={() => restored.sessionId !== null && workbench.openHistorySession({ sessionId: restored.sessionId })}
+            >
+              restored
+            </button>
+          )}
           <span className="pane-subtitle" title={info.cwd}>
             {compactPath(shortenPath(info.cwd, homeDir), 40)}
           </span>
@@ -84,6 +108,7 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
         </div>
       )}
       {searchTerminalId === terminalId && <SearchBar session={session} />}
+      <PaneSendToClaude selection={selection} />
       <div className="pane-body" ref={bodyRef} />
       {status.kind === 'failed' && (
         <div className="pane-message" role="status">

@@ -59,6 +59,9 @@ export class TerminalSession extends Disposable {
   readonly #onDidFocus = this.register(new Emitter<void>());
   /** The pane's keyboard focus moved into this terminal. */
   readonly onDidFocus = this.#onDidFocus.event;
+  readonly #onDidChangeSelection = this.register(new Emitter<void>());
+  /** The selection changed (on every move of a drag: listeners debounce, then read `terminal.getSelection()`). */
+  readonly onDidChangeSelection = this.#onDidChangeSelection.event;
 
   readonly #options: TerminalSessionOptions;
   readonly #fit = new FitAddon();
@@ -111,6 +114,7 @@ export class TerminalSession extends Disposable {
     this.register(this.terminal.onBinary((data) => this.#sendInput(data)));
     this.register(
       this.terminal.onSelectionChange(() => {
+        this.#onDidChangeSelection.fire();
         // The selection changes on every mouse move of a drag; copy once it has settled.
         clearTimeout(this.#copyTimer);
         if (!this.#copyOnSelect || !this.terminal.hasSelection()) return;

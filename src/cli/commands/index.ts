@@ -2,11 +2,13 @@
 import type { CliCommand } from '../command.ts';
 import { closeCommand } from './close.ts';
 import { execCommand } from './exec.ts';
+import { historyCommand } from './history.ts';
 import { lsCommand } from './ls.ts';
 import { mcpCommand } from './mcp.ts';
 import { newCommand } from './new.ts';
 import { publishCommand } from './publish.ts';
 import { readCommand } from './read.ts';
+import { relayCommand } from './relay.ts';
 import { renameCommand } from './rename.ts';
 import { screenCommand } from './screen.ts';
 import { sendCommand } from './send.ts';
@@ -29,5 +31,7 @@ export const commands: readonly CliCommand[] = [
   subscribeCommand,
   publishCommand,
   tokensCommand,
+  historyCommand,
   mcpCommand,
+  relayCommand,
 ];

@@ -14,7 +14,8 @@ export const mcpCommand: CliCommand = {
   usage: 'mcp [--socket PATH]',
   details: [
     'Tools: terminal_list, terminal_create, terminal_send, terminal_exec, terminal_read, terminal_wait,',
-    'terminal_close, and the claws/2 bus: bus_publish, bus_subscribe, bus_poll.',
+    'terminal_close, the claws/2 bus: bus_publish, bus_subscribe, bus_poll, and review_request',
+    '(ask the person to review a file change in the app before it is made).',
     'The app must be running (npm start or switchboard serve); until it is, tool calls',
     'answer with an error saying so. Set it up in Claude Code with:',
     '  claude mcp add switchboard -- npx switchboard mcp',
@@ -22,9 +23,10 @@ export const mcpCommand: CliCommand = {
   allowPositionals: false,
   options: { ...socketOption },
   async run(args, io) {
-    const [{ StdioServerTransport }, { createSwitchboardMcpServer }] = await Promise.all([
+    const [{ StdioServerTransport }, { createSwitchboardMcpServer }, { ReviewToolLimits }] = await Promise.all([
       import('@modelcontextprotocol/sdk/server/stdio.js'),
       import('../mcp/terminalTools.ts'),
+      import('../mcp/reviewTools.ts'),
     ]);
     const stdin = io.stdin ?? process.stdin;
     const stdout = io.stdoutStream ?? process.stdout;
@@ -32,7 +34,9 @@ export const mcpCommand: CliCommand = {
     const token = resolveControlToken(args.values.token, io.env);
     const client = new ControlClient({ socketPath, clientName: 'switchboard-mcp', clientVersion: switchboardVersion, token });
     const server = createSwitchboardMcpServer(client, switchboardVersion);
-    const transport = new StdioServerTransport(stdin, stdout);
+    // review_request carries whole files (up to 10 MiB, JSON-escaped): the SDK's 10 MB default
+    // would drop the session on a big proposal instead of letting the tool refuse it clearly.
+    const transport = new StdioServerTransport(stdin, stdout, { maxBufferSize: ReviewToolLimits.maxStdioMessageBytes });
     // The stdio transport does not notice its input ending; the client closing stdin is our cue to stop.
     const ended = new Promise<void>((resolve) => {
       stdin.once('end', resolve);

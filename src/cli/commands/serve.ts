@@ -5,25 +5,32 @@
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
+import type { RelayClient } from '../../node/relay/relayClient.ts';
 import type { ServeInfo } from '../../node/server/serveInfo.ts';
 import { type CliCommand, type CliIo, CliUsageError, ExitCode, type ParsedCommandArgs } from '../command.ts';
 import { switchboardVersion } from '../version.ts';
+import { relayClientSettings } from './relay.ts';
 
 export const serveCommand: CliCommand = {
   name: 'serve',
   summary: 'Run Switchboard in browser mode: serve the UI and the API on 127.0.0.1.',
-  usage: 'serve [--host 127.0.0.1] [--port N] [--allow-remote] [--json] [DIR...]',
+  usage: 'serve [--host 127.0.0.1] [--port N] [--allow-remote] [--relay URL [--machine-id ID] [--share-all]] [--json] [DIR...]',
   details: [
     'DIR... are the workspace folders (default: the current directory); new terminals start in the first.',
     'Prints "Switchboard ready: URL"; open that URL once (it carries the access token, which is then kept',
     'in a cookie). The same information is written to serve.json in the data directory ($SWITCHBOARD_HOME).',
     'The UI comes from dist/renderer (npm run build), or from $SWITCHBOARD_RENDERER_DIR when set.',
+    'With --relay URL it also dials that relay (switchboard relay, docs/relay.md) so browsers elsewhere can reach',
+    'its terminals; the machine\'s daemon token comes from $SWITCHBOARD_RELAY_TOKEN.',
   ].join('\n'),
   allowPositionals: true,
   options: {
     host: { type: 'string', valueName: 'HOST', description: 'address to listen on (default 127.0.0.1; loopback only unless --allow-remote)' },
     port: { type: 'string', short: 'p', valueName: 'N', description: 'port to listen on (default 0: any free port)' },
     'allow-remote': { type: 'boolean', description: 'permit a non-loopback --host (anyone who can reach it and has the token controls your shell)' },
+    relay: { type: 'string', valueName: 'URL', description: 'dial this relay for remote access (wss://…; ws:// only to loopback); token in $SWITCHBOARD_RELAY_TOKEN' },
+    'machine-id': { type: 'string', valueName: 'ID', description: 'with --relay: this machine\'s id on the relay (default: the host name)' },
+    'share-all': { type: 'boolean', description: 'with --relay: share every terminal with the relay\'s viewers (default: only terminals they open)' },
   },
   run: runServe,
 };
@@ -50,6 +57,7 @@ async function runServe(args: ParsedCommandArgs, io: CliIo): Promise<number> {
     io.stderr(`switchboard serve: WARNING: listening on ${host}: anyone who can reach it and has the token controls your shell\n`);
   }
   const workspaceFolders = await resolveWorkspaceFolders(args.positionals, io.cwd);
+  const relaySettings = await relayClientSettings(args, io);
   const dataDir = resolveDataDir({ env: io.env, platform: process.platform, homeDir: homedir() });
   const logger = createLogger({ level: parseLogLevel(io.env.SWITCHBOARD_LOG_LEVEL, 'info') });
 
@@ -57,8 +65,13 @@ async function runServe(args: ParsedCommandArgs, io: CliIo): Promise<number> {
   const server = new BrowserServer({ hub, logger: logger.child('server'), rendererDir: io.env.SWITCHBOARD_RENDERER_DIR || defaultRendererDir(), host, port });
   const shutdownRequested = waitForShutdownSignal();
   let servingInfo: ServeInfo | undefined;
+  let relay: RelayClient | undefined;
   try {
     await hub.start();
+    if (relaySettings) {
+      const { startRelayClient } = await import('../../node/relay/startRelayClient.ts');
+      relay = startRelayClient(hub, { ...relaySettings, logger: logger.child('relay') });
+    }
     const address = await server.listen().catch((error: NodeJS.ErrnoException) => {
       throw new Error(error.code === 'EADDRINUSE' ? `port ${port} on ${host} is already in use` : `cannot listen on ${host}:${port}: ${error.message}`);
     });
@@ -67,13 +80,17 @@ async function runServe(args: ParsedCommandArgs, io: CliIo): Promise<number> {
     }
     servingInfo = { url: address.url, port: address.port, token: address.token, pid: process.pid, controlSocket: hub.controlSocketPath };
     await writeServeInfo(dataDir, servingInfo);
-    io.stdout(args.json ? JSON.stringify({ ...servingInfo, dataDir, workspaceFolders }) + '\n' : `Switchboard ready: ${address.url}\n`);
+    const relayInfo = relay ? { relay: { url: relay.url, machineId: relay.machineId } } : {};
+    io.stdout(args.json ? JSON.stringify({ ...servingInfo, dataDir, workspaceFolders, ...relayInfo }) + '\n' : `Switchboard ready: ${address.url}\n`);
+    if (relay && !args.json) io.stderr(`switchboard serve: relay ${relay.url} as machine ${relay.machineId}\n`);
 
     const signal = await shutdownRequested.promise;
     logger.info('shutting down', { signal });
     return ExitCode.ok;
   } finally {
     shutdownRequested.dispose();
+    await relay?.stop();
+    relay?.dispose();
     await server.close();
     await hub.shutdown();
     if (servingInfo) await removeServeInfo(dataDir, process.pid);

@@ -10,6 +10,7 @@ import { guarded, text } from './toolResults.ts';
 import type { ControlClient } from '../controlClient.ts';
 import { resolveTerminalId } from '../terminalRef.ts';
 import { registerBusTools } from './busTools.ts';
+import { registerReviewTools } from './reviewTools.ts';
 
 export const McpToolDefaults = {
   /**
@@ -210,5 +211,6 @@ export function createSwitchboardMcpServer(client: ControlClient, version: strin
   );
 
   registerBusTools(server, client);
+  registerReviewTools(server, client);
   return server;
 }

@@ -6,19 +6,14 @@
  */
 import { z } from 'zod';
 import { TerminalConstants } from '../constants.ts';
+import { Creator, TerminalId } from './contractTypes.ts';
+import { historyEvents, historyMethods } from './historyContract.ts';
+import { reviewEvents, reviewMethods } from './reviewContract.ts';
 
-export const TerminalId = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.-]+$/, 'terminal ids are [A-Za-z0-9_.-]');
-export type TerminalId = z.infer<typeof TerminalId>;
+export { Creator, TerminalId };
 
 const Cols = z.number().int().min(TerminalConstants.minCols).max(TerminalConstants.maxCols);
 const Rows = z.number().int().min(TerminalConstants.minRows).max(TerminalConstants.maxRows);
-
-export const Creator = z.object({
-  kind: z.enum(['person', 'agent', 'remote']),
-  /** Who: "you", an agent's peer name, a relay viewer. */
-  name: z.string().max(200),
-});
-export type Creator = z.infer<typeof Creator>;
 
 export const CommandSummary = z.object({
   commandLine: z.string(),
@@ -28,6 +23,14 @@ export const CommandSummary = z.object({
   endedAt: z.number().nullable(),
 });
 export type CommandSummary = z.infer<typeof CommandSummary>;
+
+export const RestoredFrom = z.object({
+  /** The History session of the pane before the restart; null when nothing of it was recorded. */
+  sessionId: z.string().nullable(),
+  /** When the previous session ended (the app quit or was killed), epoch ms, if known. */
+  endedAt: z.number().nullable(),
+});
+export type RestoredFrom = z.infer<typeof RestoredFrom>;
 
 export const TerminalInfo = z.object({
   id: TerminalId,
@@ -52,6 +55,11 @@ export const TerminalInfo = z.object({
   createdBy: Creator,
   createdAt: z.number(),
   endedAt: z.number().nullable(),
+  /**
+   * Set on a pane brought back after a restart: its previous session (in History), whose last
+   * screen is shown as read-only scrollback above the fresh shell. Optional: added after v1.
+   */
+  restoredFrom: RestoredFrom.nullable().optional(),
 });
 export type TerminalInfo = z.infer<typeof TerminalInfo>;
 
@@ -93,6 +101,21 @@ export const Settings = z
      * look for it. Read when the app starts.
      */
     clawsCompatSockets: z.boolean(),
+    /** Bring back the window's tabs, splits, names and cwds when the app starts again. */
+    restoreLayoutOnStart: z.boolean(),
+    /** Record terminal sessions into History (`$SWITCHBOARD_HOME/switchboard.db`). Off: nothing new is recorded; what is stored stays. */
+    historyEnabled: z.boolean(),
+    /**
+     * Also keep shell sessions that never received input and ran no command (they printed only
+     * their prompt). Off by default: such sessions leave no trace.
+     */
+    historyRecordIdleSessions: z.boolean(),
+    /** Total size of History on disk; the oldest sessions are pruned past it. */
+    historyMaxTotalMiB: z.number().int().min(16).max(1024 * 1024),
+    /** Sessions that ended longer ago than this are pruned (0: no age limit). */
+    historyMaxAgeDays: z.number().int().min(0).max(36_500),
+    /** Per session: past this, its oldest output is dropped (the newest is kept) and it is marked truncated. */
+    historyMaxSessionMiB: z.number().int().min(1).max(64 * 1024),
   })
   .strict();
 export type Settings = z.infer<typeof Settings>;
@@ -106,6 +129,12 @@ export const defaultSettings: Settings = {
   agentSendIdleMs: 500,
   controlTokenAuth: false,
   clawsCompatSockets: true,
+  restoreLayoutOnStart: true,
+  historyEnabled: true,
+  historyRecordIdleSessions: false,
+  historyMaxTotalMiB: 2048,
+  historyMaxAgeDays: 90,
+  historyMaxSessionMiB: 64,
 };
 
 /** Tabs and splits of the window. Kept by the Hub so a renderer reload gets them back. */
@@ -251,6 +280,8 @@ export const hubMethods = {
   /** The secret is returned here only, once; the Hub keeps only its SHA-256 hash. */
   'tokens.create': { params: CreateControlTokenParams, result: z.object({ token: ControlTokenInfo, secret: z.string() }) },
   'tokens.revoke': { params: z.object({ id: z.string().min(1).max(64) }).strict(), result: ControlTokenInfo },
+  ...historyMethods,
+  ...reviewMethods,
 } as const;
 
 /** Events: name → payload schema. */
@@ -272,6 +303,8 @@ export const hubEvents = {
   'terminal.agentInput': z.object({ id: TerminalId, peer: z.string(), text: z.string().max(200) }),
   /** The control tokens changed (created, revoked — from the UI or the CLI): the whole list, as `tokens.list` returns it. */
   'tokens.changed': z.array(ControlTokenInfo),
+  ...historyEvents,
+  ...reviewEvents,
 } as const;
 
 export type HubMethod = keyof typeof hubMethods;

@@ -19,6 +19,8 @@ export const AuthErrors = {
 const readVerbs = new Set(['list', 'readLog', 'readScreen', 'poll', 'subscribe', 'unsubscribe', 'wait', 'introspect', 'ping', 'audit', 'hello']);
 /** Commands that change terminals or talk on the bus. Any command in neither set also needs `drive` (fail closed). */
 export const driveOnlyVerbs = new Set(['send', 'exec', 'create', 'close', 'resize', 'signal', 'rename', 'show', 'publish', 'broadcast']);
+/** History spans every terminal, closed ones too: reading it needs a token not limited to terminals. */
+const historyVerbs = new Set(['history.list', 'history.search', 'history.get', 'history.read', 'history.commands', 'history.export']);
 /** Token management needs a `drive` token that is not limited to terminals: a narrower token must not mint a wider one. */
 const tokenManagementVerbs = new Set(['tokens.list', 'tokens.create', 'tokens.revoke']);
 /** Answered without a token, so clients can probe the server before authenticating. */
@@ -27,7 +29,7 @@ const openVerbs = new Set(['ping', 'auth']);
 const terminalVerbs = new Set(['show', 'send', 'exec', 'readLog', 'close', 'readScreen', 'wait', 'resize', 'signal', 'rename']);
 
 export function requiredScope(cmd: string): ControlTokenScope {
-  return readVerbs.has(cmd) ? 'read' : 'drive';
+  return readVerbs.has(cmd) || historyVerbs.has(cmd) ? 'read' : 'drive';
 }
 
 function allows(token: ControlTokenInfo, scope: ControlTokenScope): boolean {
@@ -86,6 +88,7 @@ export class ConnectionAccess {
     if (tokenManagementVerbs.has(cmd)) return allows(token, 'drive') && token.terminals === null ? { ok: true } : { ok: false, error: AuthErrors.forbidden(cmd) };
     if (!allows(token, requiredScope(cmd))) return { ok: false, error: AuthErrors.forbidden(cmd) };
     if (token.terminals === null) return { ok: true };
+    if (historyVerbs.has(cmd)) return { ok: false, error: AuthErrors.forbidden(cmd) };
     const allowed = token.terminals;
     if (terminalVerbs.has(cmd)) {
       const ref = fields.terminalId ?? request.id;

@@ -25,6 +25,8 @@ import { clawsCommands } from './commands/clawsCommands.ts';
 import type { ControlServices } from './commands/services.ts';
 import { terminalCommands } from './commands/terminalCommands.ts';
 import { tokenCommands } from './commands/tokenCommands.ts';
+import { type ReviewCommandDeps, reviewCommands } from './commands/reviewCommands.ts';
+import { type HistoryCall, historyCommands } from './commands/historyCommands.ts';
 import { ControlConnection, type ControlRequest, type RequestOutcome } from './controlConnection.ts';
 import { ExecRunner } from './execRunner.ts';
 import { ControlError, ProtocolErrors } from './protocol.ts';
@@ -62,6 +64,10 @@ export interface ControlServerOptions {
   tokens: TokenStore;
   /** Whether a connection must authenticate with a token (the `controlTokenAuth` setting; default false). */
   tokenAuthEnabled?: () => boolean;
+  /** The review queue, for `review.request`; without it the command is not offered. */
+  review?: ReviewCommandDeps;
+  /** Runs the Hub's `history.*` methods for the `history.*` commands; without it they are not offered. */
+  history?: HistoryCall;
 }
 
 export interface ListeningSocket {
@@ -128,6 +134,8 @@ export class ControlServer implements IDisposable {
     this.#registry.registerAll(busCommands(this.bus));
     this.#access = new ConnectionAccess({ tokens: options.tokens, enforced: options.tokenAuthEnabled ?? (() => false) });
     this.#registry.registerAll(tokenCommands({ tokens: options.tokens, access: this.#access }));
+    if (options.review) this.#registry.registerAll(reviewCommands(options.review));
+    if (options.history) this.#registry.registerAll(historyCommands(options.history));
   }
 
   /**

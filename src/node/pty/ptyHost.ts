@@ -9,7 +9,7 @@ import { access, stat } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import { basename } from 'node:path';
 import { spawn, type IPty } from 'node-pty';
-import type { CreateTerminalParams, Creator, TerminalInfo } from '../../common/api/contract.ts';
+import type { CreateTerminalParams, Creator, RestoredFrom, TerminalInfo } from '../../common/api/contract.ts';
 import { ApiError } from '../../common/api/errors.ts';
 import { TerminalConstants } from '../../common/constants.ts';
 import { Emitter, type Event } from '../../common/event.ts';
@@ -46,13 +46,20 @@ export interface PtyHostOptions {
   mirrorWorkerPath?: string;
 }
 
-export type CreateParams = CreateTerminalParams & { createdBy: Creator; id?: string };
+export type CreateParams = CreateTerminalParams & {
+  createdBy: Creator;
+  id?: string;
+  /** A restored pane: its previous session's last screen, shown above the fresh shell. */
+  restore?: { preamble: string; from: RestoredFrom };
+};
 
 /** Upper bound on waiting for a killed terminal in close(): the whole kill escalation plus slack. */
 const closeTimeoutMs = TerminalConstants.killTermDelayMs + 2 * TerminalConstants.killForceDelayMs + 1000;
 
 export class PtyHost implements IDisposable {
   readonly #options: PtyHostOptions;
+  /** `options.baseEnv` plus what `extendBaseEnv` added since (the IDE bridge's port once it listens). */
+  #baseEnv: Record<string, string>;
   readonly #logger: ILogger;
   readonly #sessions = new Map<string, { session: PtySession; listeners: IDisposable[] }>();
   readonly #closing = new Map<string, Promise<void>>();
@@ -75,6 +82,7 @@ export class PtyHost implements IDisposable {
 
   constructor(options: PtyHostOptions) {
     this.#options = options;
+    this.#baseEnv = { ...options.baseEnv };
     this.#logger = options.logger;
     // Starts no worker yet: that happens with the first terminal.
     const mirrorOptions: ConstructorParameters<typeof MirrorHost>[0] = { logger: options.logger.child('mirror') };
@@ -93,6 +101,11 @@ export class PtyHost implements IDisposable {
     } finally {
       this.#reserved.delete(id);
     }
+  }
+
+  /** Add variables to the environment of every terminal created from now on (running ones keep theirs). */
+  extendBaseEnv(variables: Record<string, string>): void {
+    this.#baseEnv = { ...this.#baseEnv, ...variables };
   }
 
   get(id: string): PtySession | undefined {
@@ -151,7 +164,7 @@ export class PtyHost implements IDisposable {
     const env = composeEnvironment({
       inherited: process.env,
       terminalId: id,
-      baseEnv: this.#options.baseEnv,
+      baseEnv: this.#baseEnv,
       callerEnv: params.env,
     });
     const requested = params.file ?? (await resolveDefaultShell(env, cwd));
@@ -208,6 +221,7 @@ export class PtyHost implements IDisposable {
         logger: this.#logger,
         isLocalHost,
         createMirror: (mirrorOptions) => this.#mirrors.create(mirrorOptions),
+        ...(params.restore ? { preamble: params.restore.preamble, restoredFrom: params.restore.from } : {}),
       });
     } catch (error) {
       pty.kill('SIGKILL');

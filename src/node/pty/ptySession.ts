@@ -8,7 +8,7 @@
  */
 import { constants as osConstants } from 'node:os';
 import type { IPty } from 'node-pty';
-import type { CommandSummary, Creator, TerminalInfo } from '../../common/api/contract.ts';
+import type { CommandSummary, Creator, RestoredFrom, TerminalInfo } from '../../common/api/contract.ts';
 import { ApiError } from '../../common/api/errors.ts';
 import { TerminalConstants } from '../../common/constants.ts';
 import { Emitter, type Event } from '../../common/event.ts';
@@ -68,6 +68,12 @@ export interface PtySessionOptions {
   isLocalHost: (host: string) => boolean;
   /** Where the mirror runs (PtyHost passes its MirrorHost); default: in-process. */
   createMirror?: (options: TerminalMirrorOptions) => ITerminalMirror;
+  /**
+   * Output shown before the process's own (a restored pane's last screen): it goes through the
+   * pipeline like PTY output, so the mirror, the ring and every later attach see it.
+   */
+  preamble?: string;
+  restoredFrom?: RestoredFrom;
 }
 
 interface Subscription {
@@ -126,8 +132,12 @@ export class PtySession implements IDisposable {
   readonly #sleeps = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
   #disposed = false;
 
-  readonly #onDidOutput = new Emitter<{ data: string; startOffset: number; endOffset: number }>();
-  readonly onDidOutput: Event<{ data: string; startOffset: number; endOffset: number }> = this.#onDidOutput.event;
+  /** `bytes`: the raw bytes of `data` (exact even where they are not valid UTF-8); a view valid only during the call. */
+  readonly #onDidOutput = new Emitter<{ data: string; bytes: Uint8Array; startOffset: number; endOffset: number }>();
+  readonly onDidOutput: Event<{ data: string; bytes: Uint8Array; startOffset: number; endOffset: number }> = this.#onDidOutput.event;
+  readonly #onDidWrite = new Emitter<{ data: string }>();
+  /** Input was written to the process (a person typing, an agent's send, a paste): History notes that the session received input. */
+  readonly onDidWrite: Event<{ data: string }> = this.#onDidWrite.event;
   readonly #onDidCommand = new Emitter<CommandEvent>();
   readonly onDidCommand: Event<CommandEvent> = this.#onDidCommand.event;
   readonly #onDidExit = new Emitter<ExitStatus>();
@@ -162,6 +172,7 @@ export class PtySession implements IDisposable {
       createdBy: options.createdBy,
       createdAt: Date.now(),
       endedAt: null,
+      ...(options.restoredFrom ? { restoredFrom: options.restoredFrom } : {}),
     };
     this.#exited = new Promise((resolve) => (this.#resolveExited = resolve));
     this.#ring = new OutputRing(options.ringBytes);
@@ -195,6 +206,8 @@ export class PtySession implements IDisposable {
     // With `encoding: null` node-pty delivers Buffers, although its typings say string.
     this.#ptyListeners.push(options.pty.onData((data) => this.#batcher.push(data as unknown as Buffer)));
     this.#ptyListeners.push(options.pty.onExit(({ exitCode, signal }) => this.#handleExit(exitCode, signal)));
+    // Before any PTY data can arrive (node-pty delivers it on a later tick).
+    if (options.preamble) this.#processBatch(Buffer.from(options.preamble, 'utf8'));
   }
 
   get info(): TerminalInfo {
@@ -218,6 +231,7 @@ export class PtySession implements IDisposable {
 
   write(data: string): void {
     this.#requireRunning().write(data);
+    if (this.#onDidWrite.hasListeners) this.#onDidWrite.fire({ data });
   }
 
   resize(cols: number, rows: number): void {
@@ -340,6 +354,7 @@ export class PtySession implements IDisposable {
     this.#mirror.dispose();
     this.#tracker.dispose();
     this.#onDidOutput.dispose();
+    this.#onDidWrite.dispose();
     this.#onDidCommand.dispose();
     this.#onDidExit.dispose();
     this.#onDidChangeInfo.dispose();
@@ -374,7 +389,7 @@ export class PtySession implements IDisposable {
     this.#mirror.write(text, bytes);
     this.#mirrorAccount.charge(text.length);
 
-    if (this.#onDidOutput.hasListeners) this.#onDidOutput.fire({ data: text, startOffset, endOffset });
+    if (this.#onDidOutput.hasListeners) this.#onDidOutput.fire({ data: text, bytes, startOffset, endOffset });
 
     for (const subscription of this.#subscriptions) {
       // Charge before delivering: a subscriber may ack from inside onOutput.

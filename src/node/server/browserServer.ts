@@ -210,7 +210,7 @@ export class BrowserServer implements IDisposable {
       webSocket.on('pong', () => this.#alive.add(webSocket));
       let bridge: WebSocketBridge;
       try {
-        bridge = new WebSocketBridge({ socket: webSocket, hub: this.#hub, peer: { kind: 'person', name: 'browser' }, logger: this.#logger.child('ws') });
+        bridge = new WebSocketBridge({ socket: webSocket, hub: this.#hub, peer: { kind: 'person', name: 'you' }, logger: this.#logger.child('ws') });
       } catch (error) {
         // The Hub is shutting down; tell the client instead of crashing the server.
         this.#logger.warn('cannot open a Hub connection for a websocket', { error: describeError(error) });

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { ControlConstants, TerminalConstants } from '../../../common/constants.ts';
 import { type ControlCommand, defineCommand } from '../commandRegistry.ts';
 import { stripAnsi } from '../ansiStrip.ts';
+import { leadingContinuationBytes, trailingIncompleteBytes } from '../utf8Boundaries.ts';
 import { IdValue, ProtocolV1 } from '../protocol.ts';
 import { audit, commandEventBody, type ControlServices, describeTerminal, requireRunning, requireTerminal, targetTerminalRef } from './services.ts';
 
@@ -209,21 +210,4 @@ export function clawsCommands(services: ControlServices): ControlCommand[] {
       run: () => ({ serverTime: Date.now() }),
     }),
   ];
-}
-
-function leadingContinuationBytes(data: Buffer): number {
-  let skip = 0;
-  while (skip < 3 && skip < data.length && (data[skip]! & 0xc0) === 0x80) skip++;
-  return skip;
-}
-
-/** Bytes at the end that start a UTF-8 sequence the slice does not complete (0 when it ends on a character). */
-function trailingIncompleteBytes(data: Buffer): number {
-  for (let back = 1; back <= Math.min(3, data.length); back++) {
-    const byte = data[data.length - back]!;
-    if ((byte & 0xc0) === 0x80) continue; // continuation: keep looking for the lead byte
-    const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
-    return needed > back ? back : 0;
-  }
-  return 0;
 }

@@ -1,0 +1,207 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { HistoryFilter, HistorySession } from '../../../src/common/api/historyContract.ts';
+import { TrashIcon } from '../../app/icons.tsx';
+import { compactPath, shortenPath } from '../../app/paths.ts';
+import { useWorkbench } from '../../app/WorkbenchContext.tsx';
+import { HistoryUiConstants } from './historyConstants.ts';
+import { CreatorTag, ExitPill } from './historyBits.tsx';
+import { mayHaveMore, mergePage, nextPageCursor } from './historyFilters.ts';
+import { formatBytes, formatDuration, formatStart, programLine, sessionDuration, sessionExitStatus } from './historyFormat.ts';
+import { onListKeyDown, useHistoryChanged } from './historyHooks.ts';
+
+type ListState = { kind: 'loading' } | { kind: 'failed'; message: string } | { kind: 'ready'; sessions: HistorySession[]; more: boolean };
+
+/** Recorded sessions, newest first, a page at a time; refreshed when the Hub reports a change. */
+export function SessionList({
+  filter,
+  filtered,
+  onOpen,
+  onDelete,
+}: {
+  filter: HistoryFilter | undefined;
+  /** Whether any filter is set (for the empty message). */
+  filtered: boolean;
+  onOpen(session: HistorySession): void;
+  onDelete(session: HistorySession): void;
+}) {
+  const workbench = useWorkbench();
+  const [list, setList] = useState<ListState>({ kind: 'loading' });
+  const [loadingMore, setLoadingMore] = useState(false);
+  // Answers to an older filter are dropped.
+  const generation = useRef(0);
+  const shownCount = list.kind === 'ready' ? list.sessions.length : 0;
+  const shownCountRef = useRef(shownCount);
+  shownCountRef.current = shownCount;
+
+  const load = useCallback(
+    async (keepShown: boolean) => {
+      const current = ++generation.current;
+      if (!keepShown) setList({ kind: 'loading' });
+      // A refresh re-reads as many as are listed, so "Load more" pages stay.
+      const limit = Math.min(HistoryUiConstants.maxSessionsRefresh, Math.max(HistoryUiConstants.sessionsPageSize, keepShown ? shownCountRef.current : 0));
+      try {
+        const { sessions } = await workbench.client.call('history.list', { limit, ...(filter ? { filter } : {}) });
+        if (current !== generation.current) return;
+        setList({ kind: 'ready', sessions, more: mayHaveMore(sessions.length, limit) });
+      } catch (error) {
+        if (current !== generation.current) return;
+        setList({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
+      }
+    },
+    [workbench, filter],
+  );
+
+  useEffect(() => {
+    void load(false);
+  }, [load]);
+  useHistoryChanged(() => void load(true));
+
+  const loadMore = async () => {
+    if (list.kind !== 'ready') return;
+    const current = generation.current;
+    const before = nextPageCursor(list.sessions);
+    setLoadingMore(true);
+    try {
+      const { sessions } = await workbench.client.call('history.list', {
+        limit: HistoryUiConstants.sessionsPageSize,
+        ...(before !== undefined ? { before } : {}),
+        ...(filter ? { filter } : {}),
+      });
+      if (current !== generation.current) return;
+      setList((previous) =>
+        previous.kind === 'ready'
+          ? {
+              kind: 'ready',
+              sessions: mergePage(previous.sessions, sessions, (session) => session.id),
+              more: mayHaveMore(sessions.length, HistoryUiConstants.sessionsPageSize),
+            }
+          : previous,
+      );
+    } catch (error) {
+      workbench.errors.report('Could not load more sessions', error);
+    } finally {
+      setLoadingMore(false);
+    }
+  };
+
+  if (list.kind === 'loading') return <p className="history-status-line">Loading sessions…</p>;
+  if (list.kind === 'failed') {
+    return (
+      <p className="history-status-line" role="alert">
+        Could not load the sessions: {list.message}
+      </p>
+    );
+  }
+  if (list.sessions.length === 0) {
+    return (
+      <p className="history-status-line">
+        {filtered ? 'No session matches these filters.' : 'No sessions recorded yet. Every terminal you or an agent opens is recorded here.'}
+      </p>
+    );
+  }
+
+  const now = Date.now();
+  const homeDir = workbench.appState.homeDir;
+  return (
+    <>
+      <table className="history-table history-sessions" aria-label="Sessions">
+        <thead>
+          <tr>
+            <th scope="col">Session</th>
+            <th scope="col">Folder</th>
+            <th scope="col">Started by</th>
+            <th scope="col">Started</th>
+            <th scope="col" className="numeric">
+              Duration
+            </th>
+            <th scope="col">Exit</th>
+            <th scope="col" className="numeric">
+              Size
+            </th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody onKeyDown={onListKeyDown}>
+          {list.sessions.map((session, index) => {
+            const duration = sessionDuration(session, now);
+            return (
+              <tr key={session.id} data-session-id={session.id} data-live={session.live || undefined} onClick={() => onOpen(session)}>
+                <td className="history-session-cell">
+                  <button
+                    type="button"
+                    className="history-row-open"
+                    data-list-item
+                    // One tab stop for the list; the arrow keys move within it.
+                    tabIndex={index === 0 ? 0 : -1}
+                    title={`Open ${session.name}`}
+                    onClick={(event) => {
+                      event.stopPropagation();
+                      onOpen(session);
+                    }}
+                    onKeyDown={(event) => {
+                      if (event.key === 'Delete') {
+                        event.preventDefault();
+                        onDelete(session);
+                      }
+                    }}
+                  >
+                    <span className="history-session-name">{session.name}</span>
+                    <span className="history-session-program">
+                      {session.source === 'imported' ? 'imported cast' : programLine(session)}
+                      {session.commandCount > 0 && ` · ${session.commandCount} ${session.commandCount === 1 ? 'command' : 'commands'}`}
+                    </span>
+                  </button>
+                </td>
+                <td className="history-folder" title={session.cwd ?? undefined}>
+                  {session.cwd ? compactPath(shortenPath(session.cwd, homeDir), 32) : '—'}
+                </td>
+                <td>
+                  <CreatorTag creator={session.createdBy} />
+                </td>
+                <td className="history-time" title={new Date(session.startedAt).toLocaleString()}>
+                  {formatStart(session.startedAt, now)}
+                </td>
+                <td className="numeric history-time">{duration === null ? '—' : formatDuration(duration)}</td>
+                <td>
+                  <ExitPill status={sessionExitStatus(session)} />
+                </td>
+                <td className="numeric history-size">
+                  {formatBytes(session.byteCount)}
+                  {session.truncated && (
+                    <span className="history-truncated" title="Older output was dropped by the per-session size cap; the newest is kept">
+                      truncated
+                    </span>
+                  )}
+                </td>
+                <td className="history-row-actions">
+                  <button
+                    type="button"
+                    className="icon-button small danger"
+                    tabIndex={-1}
+                    aria-label={`Delete ${session.name}`}
+                    title="Delete this session (Delete)"
+                    onClick={(event) => {
+                      event.stopPropagation();
+                      onDelete(session);
+                    }}
+                  >
+                    <TrashIcon width={14} height={14} />
+                  </button>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {list.more && (
+        <div className="history-more">
+          <button type="button" className="secondary-button" disabled={loadingMore} onClick={() => void loadMore()}>
+            {loadingMore ? 'Loading…' : 'Load older sessions'}
+          </button>
+        </div>
+      )}
+    </>
+  );
+}

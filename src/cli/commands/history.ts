@@ -1,0 +1,164 @@
+/** `switchboard history`: list, search, show and export the recorded terminal sessions. */
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { HistoryCommand, HistorySearchHit, HistorySession } from '../../common/api/historyContract.ts';
+import { CliUsageError, ExitCode, type ParsedCommandArgs } from '../command.ts';
+import { type ControlClient, ControlClientError } from '../controlClient.ts';
+import { defineControlCommand, intOption, printJson, requirePositionals } from '../controlCommand.ts';
+import { formatCommandTable, formatSearchHits, formatSessionTable } from '../historyFormat.ts';
+
+const ListAnswer = z.looseObject({ sessions: z.array(HistorySession) });
+const SearchAnswer = z.looseObject({ hits: z.array(HistorySearchHit) });
+const CommandsAnswer = z.looseObject({ commands: z.array(HistoryCommand) });
+const ReadAnswer = z.looseObject({ bytes: z.string(), nextOffset: z.number(), totalSize: z.number() });
+const ExportAnswer = z.looseObject({ fileName: z.string(), contents: z.string() });
+
+function parseAnswer<T extends z.ZodType>(cmd: string, schema: T, body: unknown): z.infer<T> {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new ControlClientError('BAD_RESPONSE', `unexpected answer to ${cmd}`);
+  return parsed.data;
+}
+
+const relativeUnits: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
+
+/** `30m`, `2h`, `3d`, `1w` ago, or a date (`2026-12-01`, `2026-12-01T14:00`) in local time. */
+export function parseWhen(text: string, option: string, now = Date.now()): number {
+  const relative = /^(\d+)([mhdw])$/.exec(text);
+  if (relative) return now - Number(relative[1]) * relativeUnits[relative[2]!]!;
+  const absolute = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00`) : Date.parse(text);
+  if (Number.isNaN(absolute)) throw new CliUsageError(`--${option} must be a date (2026-12-01, 2026-12-01T14:00) or an age (30m, 2h, 3d, 1w), got ${JSON.stringify(text)}`);
+  return absolute;
+}
+
+/** The filter options shared by list, search and commands, as socket fields. */
+function filterFields(args: ParsedCommandArgs): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  const { since, until, cwd, creator, status } = args.values;
+  if (typeof since === 'string') fields.from = parseWhen(since, 'since');
+  if (typeof until === 'string') fields.to = parseWhen(until, 'until');
+  if (typeof cwd === 'string') fields.cwd = resolve(cwd);
+  if (typeof creator === 'string') fields.creator = creator;
+  if (typeof status === 'string') {
+    if (!['success', 'failure', 'running'].includes(status)) throw new CliUsageError('--status must be success, failure or running');
+    fields.exit = status;
+  }
+  return fields;
+}
+
+/** A SESSION argument: a full id, or a prefix unique among the newest 1000 sessions. */
+async function resolveSessionId(client: ControlClient, ref: string): Promise<string> {
+  const { sessions } = parseAnswer('history.list', ListAnswer, await client.request('history.list', { limit: 1000 }));
+  if (sessions.some((session) => session.id === ref)) return ref;
+  const matches = sessions.filter((session) => session.id.startsWith(ref));
+  if (matches.length === 1) return matches[0]!.id;
+  if (matches.length > 1) throw new CliUsageError(`session ${JSON.stringify(ref)} is ambiguous: ${matches.slice(0, 5).map((session) => session.id).join(', ')}…`);
+  // Older than the newest 1000: let the server say whether it exists.
+  return ref;
+}
+
+export const historyCommand = defineControlCommand({
+  name: 'history',
+  summary: 'List, search, show or export recorded terminal sessions.',
+  usage: 'history list [FILTERS] | search QUERY [FILTERS] | show SESSION [--commands] [--raw] | commands [QUERY] [--session SESSION] | export SESSION [--format cast|text] [--output FILE]',
+  details: [
+    'Every terminal session is recorded (see "History" in the README). FILTERS: --since, --until',
+    '(an age such as 2h, 3d, 1w, or a date), --cwd DIR (that folder and below), --creator NAME',
+    '(you, an agent\'s name), --status success|failure|running.',
+    'search: words as typed ("quotes" for a phrase); matches are marked in the snippets.',
+    'show: the transcript as text (ANSI stripped; --raw keeps the escape sequences), or with',
+    '--commands the commands run in it with their exit codes.',
+    'export: asciicast v2 (.cast, plays with `asciinema play`) or plain text, to FILE or stdout.',
+    'SESSION is an id from `history list`, or a unique prefix of one.',
+  ].join('\n'),
+  allowPositionals: true,
+  options: {
+    limit: { type: 'string', valueName: 'N', description: 'list, search, commands: at most N results' },
+    since: { type: 'string', valueName: 'WHEN', description: 'sessions started at or after WHEN' },
+    until: { type: 'string', valueName: 'WHEN', description: 'sessions started before WHEN' },
+    cwd: { type: 'string', valueName: 'DIR', description: 'sessions in DIR or below' },
+    creator: { type: 'string', valueName: 'NAME', description: 'sessions created by NAME' },
+    status: { type: 'string', valueName: 'STATUS', description: 'success, failure or running' },
+    session: { type: 'string', valueName: 'SESSION', description: 'commands: of this session only' },
+    commands: { type: 'boolean', description: 'show: list the commands instead of the transcript' },
+    raw: { type: 'boolean', description: 'show: keep ANSI escape sequences' },
+    format: { type: 'string', valueName: 'cast|text', description: 'export: asciicast v2 (default) or plain text' },
+    output: { type: 'string', short: 'o', valueName: 'FILE', description: 'export: write to FILE instead of stdout' },
+  },
+  async run({ args, io, client }) {
+    const [action] = requirePositionals(args, ['list|search|show|commands|export'], { rest: true });
+    switch (action) {
+      case 'list': {
+        requirePositionals(args, ['list']);
+        const limit = intOption(args, 'limit', { min: 1, max: 1000 }) ?? 50;
+        const { sessions } = parseAnswer('history.list', ListAnswer, await client.request('history.list', { limit, ...filterFields(args) }));
+        if (args.json) printJson(io, sessions);
+        else io.stdout(formatSessionTable(sessions, io.env.HOME));
+        return ExitCode.ok;
+      }
+      case 'search': {
+        const query = args.positionals.slice(1).join(' ').trim();
+        if (!query) throw new CliUsageError('missing QUERY');
+        const limit = intOption(args, 'limit', { min: 1, max: 500 }) ?? 50;
+        const { hits } = parseAnswer('history.search', SearchAnswer, await client.request('history.search', { query, limit, ...filterFields(args) }));
+        if (args.json) printJson(io, hits);
+        else io.stdout(formatSearchHits(hits, { color: io.stdoutStream !== undefined && (io.stdoutStream as { isTTY?: boolean }).isTTY === true && !io.env.NO_COLOR }));
+        return ExitCode.ok;
+      }
+      case 'show': {
+        const [, ref] = requirePositionals(args, ['show', 'SESSION']);
+        const sessionId = await resolveSessionId(client, ref!);
+        if (args.values.commands) {
+          const { commands } = parseAnswer('history.commands', CommandsAnswer, await client.request('history.commands', { sessionId, limit: 5000 }));
+          const oldestFirst = [...commands].reverse();
+          if (args.json) printJson(io, oldestFirst);
+          else io.stdout(formatCommandTable(oldestFirst, io.env.HOME));
+          return ExitCode.ok;
+        }
+        if (args.json) {
+          const session = await client.request('history.get', { sessionId });
+          printJson(io, session.session);
+          return ExitCode.ok;
+        }
+        let offset: number | undefined;
+        for (;;) {
+          const read = parseAnswer('history.read', ReadAnswer, await client.request('history.read', { sessionId, ...(offset === undefined ? {} : { offset }), strip: !args.values.raw }));
+          io.stdout(read.bytes);
+          if (read.nextOffset >= read.totalSize || read.nextOffset === offset) break;
+          offset = read.nextOffset;
+        }
+        return ExitCode.ok;
+      }
+      case 'commands': {
+        const query = args.positionals.slice(1).join(' ').trim();
+        const limit = intOption(args, 'limit', { min: 1, max: 5000 }) ?? 50;
+        const fields: Record<string, unknown> = { limit, ...filterFields(args) };
+        if (query) fields.query = query;
+        if (typeof args.values.session === 'string') fields.sessionId = await resolveSessionId(client, args.values.session);
+        const { commands } = parseAnswer('history.commands', CommandsAnswer, await client.request('history.commands', fields));
+        if (args.json) printJson(io, commands);
+        else io.stdout(formatCommandTable(commands, io.env.HOME));
+        return ExitCode.ok;
+      }
+      case 'export': {
+        const [, ref] = requirePositionals(args, ['export', 'SESSION']);
+        const format = args.values.format ?? 'cast';
+        if (format !== 'cast' && format !== 'text') throw new CliUsageError('--format must be cast or text');
+        const sessionId = await resolveSessionId(client, ref!);
+        const exported = parseAnswer('history.export', ExportAnswer, await client.request('history.export', { sessionId, format }));
+        const output = args.values.output;
+        if (typeof output === 'string') {
+          const path = resolve(io.cwd, output);
+          await writeFile(path, exported.contents, { mode: 0o600 });
+          if (args.json) printJson(io, { path, fileName: exported.fileName, bytes: Buffer.byteLength(exported.contents) });
+          else io.stderr(`Wrote ${path}\n`);
+        } else {
+          io.stdout(exported.contents);
+        }
+        return ExitCode.ok;
+      }
+      default:
+        throw new CliUsageError(`unknown history action ${JSON.stringify(action)}; use list, search, show, commands or export`);
+    }
+  },
+});

@@ -1,0 +1,357 @@
+/**
+ * One zod schema per message type of the GSD Cloud wire protocol (version 1) that Switchboard
+ * knows, in both directions (daemon ⇄ relay ⇄ browser). Field names and types follow protocol-go
+ * `messages.go`; see docs/relay.md for what Switchboard does with each.
+ *
+ * Rules, as in the reference parser:
+ * - unknown fields are accepted and dropped (zod's default `strip`);
+ * - a field of the wrong type rejects the frame (`"cols":"120"`);
+ * - integers must be integers (Go unmarshals them into `int`).
+ * Stricter than the reference on purpose: the fields a handler cannot work without are required
+ * (protocol-go zero-fills a missing field; a frame without its `terminalId` is useless to us), and
+ * `null` is not accepted for a typed field.
+ *
+ * Switchboard extensions (optional fields other implementations ignore, per the unknown-field rule):
+ * `viewerName` on `terminalOpen` / `terminalInput` (stamped by `switchboard relay` with the viewer's
+ * name so the local UI can say who opened or typed), and `channelId` on the `machineStatus` a
+ * relay sends a viewer when it connects (the channel the relay bound that viewer to).
+ */
+import { z } from 'zod';
+
+const str = z.string();
+const int = z.number().int();
+const bool = z.boolean();
+
+const taskAttempt = {
+  attemptId: str.optional(),
+  attemptNumber: int.optional(),
+  requestId: str.optional(),
+  traceparent: str.optional(),
+};
+
+export const ContextRef = z.object({
+  kind: str,
+  path: str,
+  name: str,
+  size: int.optional(),
+  modifiedAt: str.optional(),
+});
+
+export const HelloCapabilities = z.object({
+  stop: bool.optional(),
+  terminal: bool.optional(),
+  agentTerminalJobs: bool.optional(),
+  contextRefs: bool.optional(),
+  previewTunnel: bool.optional(),
+  previewMaxFrameBytes: int.optional(),
+  previewChunkBytes: int.optional(),
+  previewWebSocketProtocols: bool.optional(),
+  localServerDetection: bool.optional(),
+  skills: bool.optional(),
+});
+export type HelloCapabilities = z.infer<typeof HelloCapabilities>;
+
+export const AgentTerminalReadiness = z.object({
+  state: str,
+  source: str.optional(),
+  matchedText: str.optional(),
+  readyAt: str.optional(),
+  timeoutMs: int.optional(),
+});
+
+export const AgentTerminalPort = z.object({ host: str, port: int, url: str });
+
+export const BrowseEntry = z.object({
+  name: str,
+  path: str,
+  isDirectory: bool,
+  size: int,
+  modifiedAt: str,
+});
+export type BrowseEntry = z.infer<typeof BrowseEntry>;
+
+/** Why a terminal ended (gsd-relay.md "Terminals the browser opens"). */
+export const terminalExitReasons = [
+  'process_exit',
+  'closed_by_user',
+  'disconnect_timeout',
+  'max_lifetime',
+  'daemon_shutdown',
+  'resource_limit',
+  'spawn_error',
+] as const;
+export type TerminalExitReason = (typeof terminalExitReasons)[number];
+
+/** Status of an agent terminal (gsd-relay.md "Exposing the app's own terminals"). */
+export const agentTerminalStatuses = ['starting', 'running', 'ready', 'exited', 'failed', 'killed'] as const;
+export type AgentTerminalStatus = (typeof agentTerminalStatuses)[number];
+
+/** Message type → schema of the fields besides `type`. */
+export const relayMessageSchemas = {
+  // --- connection ----------------------------------------------------------------------------
+  hello: z.object({
+    machineId: str,
+    daemonVersion: str,
+    os: str,
+    arch: str,
+    activeTasks: z.array(str).optional(),
+    capabilities: HelloCapabilities.optional(),
+  }),
+  welcome: z.object({ latestDaemonVersion: str.optional() }),
+  heartbeat: z.object({ machineId: str, daemonVersion: str, status: str, timestamp: str }),
+  machineStatus: z.object({
+    machineId: str,
+    state: str,
+    previousState: str.optional(),
+    reason: str.optional(),
+    occurredAt: str,
+    channelId: str.optional(),
+  }),
+
+  // --- terminals the browser opens ----------------------------------------------------------
+  terminalOpen: z.object({
+    requestId: str,
+    terminalId: str.optional(),
+    sessionId: str,
+    channelId: str,
+    token: str.optional(),
+    cwd: str.optional(),
+    cols: int,
+    rows: int,
+    idleTimeoutMs: int.optional(),
+    maxLifetimeMs: int.optional(),
+    viewerName: str.optional(),
+  }),
+  terminalOpened: z.object({
+    requestId: str,
+    terminalId: str,
+    sessionId: str,
+    channelId: str,
+    shell: str,
+    cwd: str,
+    startedAt: str,
+  }),
+  terminalInput: z.object({ terminalId: str, channelId: str, dataBase64: str, viewerName: str.optional() }),
+  terminalOutput: z.object({ terminalId: str, sessionId: str, channelId: str, seq: int, dataBase64: str }),
+  terminalSnapshot: z.object({ terminalId: str, sessionId: str, channelId: str, seq: int, dataBase64: str }),
+  terminalResize: z.object({ terminalId: str, channelId: str, cols: int, rows: int }),
+  terminalClose: z.object({ terminalId: str, channelId: str }),
+  terminalExit: z.object({
+    terminalId: str,
+    sessionId: str,
+    channelId: str,
+    exitCode: int.optional(),
+    signal: str.optional(),
+    reason: str,
+    endedAt: str,
+  }),
+  terminalError: z.object({
+    requestId: str.optional(),
+    terminalId: str.optional(),
+    sessionId: str.optional(),
+    channelId: str,
+    error: str,
+  }),
+
+  // --- the app's own terminals ----------------------------------------------------------------
+  agentTerminalStarted: z.object({
+    jobId: str,
+    terminalId: str,
+    sessionId: str,
+    channelId: str,
+    taskId: str.optional(),
+    toolCallId: str.optional(),
+    projectId: str,
+    commandPreview: str,
+    title: str,
+    cwd: str,
+    status: str,
+    readiness: AgentTerminalReadiness.optional(),
+    ports: z.array(AgentTerminalPort).optional(),
+    urls: z.array(str).optional(),
+    seq: int.optional(),
+    startedAt: str,
+  }),
+  agentTerminalUpdated: z.object({
+    jobId: str,
+    terminalId: str,
+    sessionId: str,
+    channelId: str,
+    status: str,
+    readiness: AgentTerminalReadiness.optional(),
+    ports: z.array(AgentTerminalPort).optional(),
+    urls: z.array(str).optional(),
+    seq: int.optional(),
+    updatedAt: str,
+  }),
+  agentTerminalAttach: z.object({ terminalId: str, channelId: str }),
+  agentTerminalSnapshotRequest: z.object({ terminalId: str, channelId: str }),
+
+  // --- files ----------------------------------------------------------------------------------
+  browseDir: z.object({
+    requestId: str,
+    channelId: str,
+    machineId: str,
+    path: str,
+    limit: int.optional(),
+    cursor: str.optional(),
+  }),
+  browseDirResult: z.object({
+    requestId: str,
+    channelId: str,
+    ok: bool,
+    entries: z.array(BrowseEntry).optional(),
+    hasMore: bool.optional(),
+    nextCursor: str.optional(),
+    error: str.optional(),
+  }),
+  readFile: z.object({ requestId: str, channelId: str, machineId: str, path: str, maxBytes: int.optional() }),
+  readFileResult: z.object({
+    requestId: str,
+    channelId: str,
+    ok: bool,
+    content: str.optional(),
+    truncated: bool.optional(),
+    error: str.optional(),
+  }),
+  mkDir: z.object({ requestId: str, channelId: str, machineId: str, path: str }),
+  mkDirResult: z.object({ requestId: str, channelId: str, ok: bool, error: str.optional() }),
+
+  // --- approvals ------------------------------------------------------------------------------
+  permissionRequest: z.object({
+    sessionId: str,
+    channelId: str,
+    requestId: str,
+    toolName: str,
+    toolInput: z.unknown(),
+    taskId: str.optional(),
+    attemptId: str.optional(),
+    attemptNumber: int.optional(),
+  }),
+  permissionResponse: z.object({ channelId: str, sessionId: str, requestId: str, approved: bool }),
+  question: z.object({
+    sessionId: str,
+    channelId: str,
+    requestId: str,
+    question: str,
+    header: str.optional(),
+    multiSelect: bool.optional(),
+    options: z.array(z.object({ label: str, description: str.optional(), preview: str.optional() })).optional(),
+    taskId: str.optional(),
+  }),
+  questionResponse: z.object({ channelId: str, sessionId: str, requestId: str, answer: str }),
+
+  // --- hosted-agent tasks (Switchboard answers `task` with taskError) -------------------------
+  task: z.object({
+    taskId: str,
+    sessionId: str,
+    channelId: str,
+    ...taskAttempt,
+    leaseExpiresAt: str.optional(),
+    deadlineProfile: z.record(str, int).optional(),
+    turnKind: str.optional(),
+    prompt: str.optional(),
+    engine: str.optional(),
+    provider: str.optional(),
+    model: str.optional(),
+    effort: str.optional(),
+    permissionMode: str.optional(),
+    cwd: str.optional(),
+    claudeSessionId: str.optional(),
+    imageUrls: z.array(str).optional(),
+    contextRefs: z.array(ContextRef).optional(),
+    customInstructions: str.optional(),
+    disableSkills: bool.optional(),
+  }),
+  stop: z.object({ channelId: str, sessionId: str }),
+  stream: z.object({ sessionId: str, channelId: str, sequenceNumber: int, event: z.unknown(), taskId: str.optional(), ...taskAttempt }),
+  taskStarted: z.object({ taskId: str, sessionId: str, channelId: str, startedAt: str, ...taskAttempt }),
+  taskComplete: z.object({
+    taskId: str,
+    sessionId: str,
+    channelId: str,
+    claudeSessionId: str.optional(),
+    inputTokens: int.optional(),
+    outputTokens: int.optional(),
+    costUsd: str.optional(),
+    durationMs: int.optional(),
+    ...taskAttempt,
+  }),
+  taskError: z.object({
+    taskId: str,
+    sessionId: str,
+    channelId: str,
+    error: str,
+    failureCode: str.optional(),
+    retryable: bool.optional(),
+    userMessage: str.optional(),
+    ...taskAttempt,
+  }),
+  taskCancelled: z.object({
+    taskId: str,
+    sessionId: str,
+    channelId: str,
+    failureCode: str.optional(),
+    retryable: bool.optional(),
+    userMessage: str.optional(),
+    ...taskAttempt,
+  }),
+} as const;
+
+export type RelayMessageType = keyof typeof relayMessageSchemas;
+export const relayMessageTypes = Object.keys(relayMessageSchemas) as RelayMessageType[];
+
+/** The fields of one message type (without `type`). */
+export type RelayFields<T extends RelayMessageType> = z.infer<(typeof relayMessageSchemas)[T]>;
+/** One message with its `type`. */
+export type RelayMessageOf<T extends RelayMessageType> = { type: T } & RelayFields<T>;
+/** Any message Switchboard knows, discriminated by `type`. */
+export type RelayMessage = { [T in RelayMessageType]: RelayMessageOf<T> }[RelayMessageType];
+
+export function isRelayMessageType(type: string): type is RelayMessageType {
+  return Object.hasOwn(relayMessageSchemas, type);
+}
+
+/** What a daemon sends (the relay forwards these to viewers by `channelId`, heartbeats excepted). */
+export const daemonToViewerTypes: ReadonlySet<RelayMessageType> = new Set<RelayMessageType>([
+  'terminalOpened',
+  'terminalOutput',
+  'terminalSnapshot',
+  'terminalExit',
+  'terminalError',
+  'agentTerminalStarted',
+  'agentTerminalUpdated',
+  'browseDirResult',
+  'readFileResult',
+  'mkDirResult',
+  'permissionRequest',
+  'question',
+  'stream',
+  'taskStarted',
+  'taskComplete',
+  'taskError',
+  'taskCancelled',
+]);
+
+/** What a viewer (browser) may send to a daemon through the relay. */
+export const viewerToDaemonTypes: ReadonlySet<RelayMessageType> = new Set<RelayMessageType>([
+  'terminalOpen',
+  'terminalInput',
+  'terminalResize',
+  'terminalClose',
+  'agentTerminalAttach',
+  'agentTerminalSnapshotRequest',
+  'browseDir',
+  'readFile',
+  'mkDir',
+  'permissionResponse',
+  'questionResponse',
+  'task',
+  'stop',
+]);
+
+/**
+ * The `channelId` a daemon uses for frames meant for every viewer of the machine (announcements of
+ * shared terminals). A relay never binds a viewer to it.
+ */
+export const BROADCAST_CHANNEL_ID = '*';

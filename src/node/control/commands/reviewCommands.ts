@@ -1,0 +1,150 @@
+/**
+ * `review.request`: any agent on the control socket asks a person to review a file change. The
+ * request blocks until the review is decided in the app (the same queue as Claude Code's diffs),
+ * and answers with the decision and the final contents (the reviewer's edits included).
+ *
+ * Semantics (docs/protocol.md, "Reviews"): the requester writes the file itself, as Claude Code
+ * does after FILE_SAVED, unless it sets `apply: true`, in which case the Hub writes the accepted
+ * contents (or deletes the file for an accepted deletion) and says whether that worked. A
+ * requester that disconnects or whose `timeoutMs` passes has its review withdrawn.
+ *
+ * Inline contents are bounded by the socket's 1 MiB request limit; a larger proposal (up to
+ * ReviewConstants.maxFileBytes) goes in a file named by `newContentsFile`.
+ */
+import { isAbsolute } from 'node:path';
+import { z } from 'zod';
+import { TerminalId } from '../../../common/api/contractTypes.ts';
+import { ControlConstants, ReviewConstants } from '../../../common/constants.ts';
+import type { PtyHost } from '../../pty/ptyHost.ts';
+import { FileContent, readFileLimited } from '../../review/fileContent.ts';
+import { deleteFile, writeFileAtomically } from '../../review/fileWriter.ts';
+import type { ReviewOutcome, ReviewQueue } from '../../review/reviewQueue.ts';
+import { type CommandContext, type ControlCommand, defineCommand } from '../commandRegistry.ts';
+import { ControlError } from '../protocol.ts';
+
+export interface ReviewCommandDeps {
+  queue: ReviewQueue;
+  ptyHost: PtyHost;
+}
+
+const AbsolutePathField = z
+  .string()
+  .min(1)
+  .max(ReviewConstants.maxPathChars)
+  .refine((path) => !path.includes('\0'), 'paths may not contain NUL characters')
+  .refine((path) => isAbsolute(path), 'expected an absolute path');
+
+const ReviewRequestParams = z
+  .object({
+    /** The file the change is for. */
+    path: AbsolutePathField,
+    /** The proposed contents; null proposes deleting the file. */
+    newContents: z.string().nullable().optional(),
+    /** Instead of newContents: a file holding the proposed contents (for proposals past the 1 MiB request limit, or bytes). */
+    newContentsFile: AbsolutePathField.optional(),
+    /** How newContents is encoded: utf8 text (default) or base64 bytes. */
+    encoding: z.enum(['utf8', 'base64']).optional(),
+    title: z.string().max(200).optional(),
+    /** Who asks, as the reviewer sees it (default: the connection's clientName). */
+    from: z.string().min(1).max(200).optional(),
+    /** The pane the requester runs in (agents in a Switchboard pane have it in $SWITCHBOARD_TERMINAL_ID). */
+    terminalId: TerminalId.optional(),
+    /** Write the accepted contents (or delete the file) in the Hub; default false: the requester writes. */
+    apply: z.boolean().optional(),
+    /** Withdraw the review and answer TIMEOUT after this long (default: wait for the reviewer however long it takes). */
+    timeoutMs: z.number().int().min(1).max(ControlConstants.maxTimeoutMs).optional(),
+    /** Set by `switchboard mcp` so the review shows it came through MCP. */
+    via: z.enum(['control', 'mcp']).optional(),
+  })
+  .superRefine((params, issues) => {
+    const given = (params.newContents !== undefined ? 1 : 0) + (params.newContentsFile !== undefined ? 1 : 0);
+    if (given !== 1) issues.addIssue({ code: 'custom', message: 'give exactly one of newContents (null to delete the file) or newContentsFile' });
+    if (params.encoding === 'base64' && typeof params.newContents === 'string' && !/^[A-Za-z0-9+/]*={0,2}$/.test(params.newContents)) {
+      issues.addIssue({ code: 'custom', path: ['newContents'], message: 'not base64' });
+    }
+  });
+
+export function reviewCommands(deps: ReviewCommandDeps): ControlCommand[] {
+  return [
+    defineCommand({
+      name: 'review.request',
+      params: ReviewRequestParams,
+      async run(params, context) {
+        const proposed = await proposedContent(params);
+        const terminalName = params.terminalId !== undefined ? (deps.ptyHost.get(params.terminalId)?.info.name ?? null) : null;
+        const opened = await deps.queue.open({
+          source: {
+            kind: params.via ?? 'control',
+            name: params.from ?? context.peer.name,
+            terminalId: params.terminalId ?? null,
+            terminalName,
+            tabName: null,
+          },
+          title: params.title ?? null,
+          path: params.path,
+          proposed,
+        });
+        const outcome = await waitForOutcome(deps.queue, opened.id, opened.outcome, context, params.timeoutMs);
+        return answer(outcome, params, opened.summary.path);
+      },
+    }),
+  ] as ControlCommand[];
+}
+
+async function proposedContent(params: z.output<typeof ReviewRequestParams>): Promise<FileContent | null> {
+  if (params.newContentsFile !== undefined) {
+    const file = await readFileLimited(params.newContentsFile, 'newContentsFile');
+    if (!file) throw new ControlError(`newContentsFile does not exist: ${params.newContentsFile}`, 'INVALID_PARAMS');
+    return file.content;
+  }
+  if (params.newContents === null || params.newContents === undefined) return null;
+  return params.encoding === 'base64' ? FileContent.fromBytes(Buffer.from(params.newContents, 'base64')) : FileContent.fromString(params.newContents);
+}
+
+/** The outcome, or the review withdrawn when the requester disconnects or its deadline passes. */
+function waitForOutcome(queue: ReviewQueue, id: string, outcome: Promise<ReviewOutcome>, context: CommandContext, timeoutMs: number | undefined): Promise<ReviewOutcome> {
+  // The control connection has no close event for handlers; claws handlers look at `connected` (see TypingGuard).
+  const watch = setInterval(() => {
+    if (!context.peer.connected) queue.remove(id, 'requester-gone');
+  }, ReviewConstants.requesterCheckMs);
+  const deadline = timeoutMs === undefined ? undefined : setTimeout(() => queue.remove(id, 'timed-out'), timeoutMs);
+  return outcome.finally(() => {
+    clearInterval(watch);
+    clearTimeout(deadline);
+  });
+}
+
+async function answer(outcome: ReviewOutcome, params: z.output<typeof ReviewRequestParams>, path: string): Promise<Record<string, unknown>> {
+  if (outcome.kind === 'removed') {
+    if (outcome.reason === 'timed-out') throw new ControlError(`review ${outcome.reviewId} timed out after ${params.timeoutMs} ms and was withdrawn`, 'TIMEOUT');
+    throw new ControlError(`review ${outcome.reviewId} was withdrawn (${outcome.reason})`, 'CONNECTION_CLOSED');
+  }
+  if (outcome.kind === 'rejected') {
+    return { reviewId: outcome.reviewId, decision: 'rejected', path, by: outcome.by, comment: outcome.comment, applied: false };
+  }
+  const content = outcome.content;
+  const body: Record<string, unknown> = {
+    reviewId: outcome.reviewId,
+    decision: 'accepted',
+    path,
+    by: outcome.by,
+    comment: outcome.comment,
+    edited: outcome.edited,
+    // null for an accepted deletion, and for bytes that are not text (see finalContentsBase64).
+    finalContents: content && !content.isBinary ? content.toResultString() : null,
+  };
+  if (content && (content.isBinary || params.encoding === 'base64')) body.finalContentsBase64 = content.bytes.toString('base64');
+  if (params.apply) {
+    try {
+      if (content) await writeFileAtomically(path, content.bytes);
+      else await deleteFile(path);
+      body.applied = true;
+    } catch (error) {
+      body.applied = false;
+      body.applyError = (error as Error).message;
+    }
+  } else {
+    body.applied = false;
+  }
+  return body;
+}

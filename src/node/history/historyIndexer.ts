@@ -1,0 +1,222 @@
+/**
+ * Feeds the full-text index from stored output, off the hot path: it reads chunks back from the
+ * store (never from the PTY pipeline), strips ANSI sequences and adds text blocks to FTS5.
+ *
+ * When it runs: once output has been quiet for HistoryConstants.indexQuietMs, and during a
+ * long flood at least every indexMaxDeferMs, each time for a slice of at most indexSliceMs, so
+ * neither terminals nor the Hub's other work wait for it.
+ *
+ * Blocks are the text of exact byte ranges of output, cut at line breaks near searchBlockChars
+ * bytes, so a hit's snippet can be cut from the raw bytes later (the text is not stored twice).
+ *
+ * Resumable: `sessions.indexed_offset` is where un-indexed output starts; it moves in the same
+ * transaction as the blocks it covers, so a crash re-indexes nothing twice and loses nothing. A
+ * live session's last line waits in memory until a block is full, the session ends, or output
+ * has been quiet for indexLiveDelayMs.
+ */
+import { StringDecoder } from 'node:string_decoder';
+import { AnsiStripper } from '../control/ansiStrip.ts';
+import type { IDisposable } from '../../common/lifecycle.ts';
+import type { ILogger } from '../logger.ts';
+import { HistoryConstants } from './historyConstants.ts';
+import { describe } from './historyDatabase.ts';
+import type { HistoryStore } from './historyStore.ts';
+
+/** How long a live session's pending text may wait for more before it is indexed as it is. */
+const indexLiveDelayMs = 1_000;
+/** Sessions looked at per slice. */
+const sessionsPerSlice = 32;
+
+interface SessionState {
+  /** Raw offset where reading continues. */
+  nextOffset: number;
+  /** Stripped text read but not indexed yet: the text of raw bytes [textOffset, nextOffset), begun at `textAt` (epoch ms). */
+  text: string;
+  textOffset: number;
+  textAt: number;
+  stripper: AnsiStripper;
+  decoder: StringDecoder;
+}
+
+type Block = { offset: number; endOffset: number; at: number; text: string };
+
+export interface HistoryIndexerOptions {
+  store: HistoryStore;
+  logger: ILogger;
+}
+
+export class HistoryIndexer implements IDisposable {
+  readonly #store: HistoryStore;
+  readonly #logger: ILogger;
+  readonly #states = new Map<string, SessionState>();
+  #lastWriteAt = Number.NEGATIVE_INFINITY;
+  #lastRunAt = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #timerDue = 0;
+  #disposed = false;
+
+  constructor(options: HistoryIndexerOptions) {
+    this.#store = options.store;
+    this.#logger = options.logger;
+  }
+
+  /** Output was stored: index it once things are quiet. */
+  noteWritten(): void {
+    this.#lastWriteAt = performance.now();
+    this.#scheduleIn(HistoryConstants.indexQuietMs);
+  }
+
+  /** Index everything now, in one go (tests, benchmarks, the CLI): pending text of live sessions included. */
+  indexAll(): void {
+    while (this.#slice(Number.POSITIVE_INFINITY, true)) {
+      // more to do
+    }
+  }
+
+  /** Forget state of deleted sessions. */
+  forget(sessionIds: readonly string[]): void {
+    for (const id of sessionIds) this.#states.delete(id);
+  }
+
+  dispose(): void {
+    this.#disposed = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #scheduleIn(ms: number): void {
+    if (this.#disposed) return;
+    const due = performance.now() + ms;
+    if (this.#timer !== undefined && this.#timerDue <= due) return;
+    clearTimeout(this.#timer);
+    this.#timerDue = due;
+    this.#timer = setTimeout(() => this.#onTimer(), ms);
+    // Indexing never keeps a process alive on its own.
+    this.#timer.unref();
+  }
+
+  #onTimer(): void {
+    this.#timer = undefined;
+    const now = performance.now();
+    const quietFor = now - this.#lastWriteAt;
+    if (quietFor < HistoryConstants.indexQuietMs && now - this.#lastRunAt < HistoryConstants.indexMaxDeferMs) {
+      this.#scheduleIn(Math.min(HistoryConstants.indexQuietMs - quietFor, HistoryConstants.indexMaxDeferMs - (now - this.#lastRunAt)));
+      return;
+    }
+    this.#lastRunAt = now;
+    let more: boolean;
+    try {
+      more = this.#slice(HistoryConstants.indexSliceMs, false);
+    } catch (error) {
+      this.#logger.warn('indexing failed; retrying later', { error: describe(error) });
+      this.#states.clear();
+      this.#scheduleIn(HistoryConstants.retryAfterFailureMs);
+      return;
+    }
+    if (more) this.#scheduleIn(0);
+    else if (this.#hasWaitingText()) this.#scheduleIn(indexLiveDelayMs);
+  }
+
+  #hasWaitingText(): boolean {
+    for (const state of this.#states.values()) if (state.text.length > 0) return true;
+    return false;
+  }
+
+  /** Index for at most `budgetMs`. Returns whether work is left. */
+  #slice(budgetMs: number, flushLive: boolean): boolean {
+    const deadline = performance.now() + budgetMs;
+    const sessions = this.#store.sessionsToIndex(sessionsPerSlice);
+    const listed = new Set(sessions.map((session) => session.id));
+    // Sessions fully indexed (or deleted) need no state; a live one keeps its pending text.
+    for (const [id, state] of this.#states) if (!listed.has(id) && state.text.length === 0) this.#states.delete(id);
+    let more = sessions.length === sessionsPerSlice;
+    for (const session of sessions) {
+      if (performance.now() >= deadline) return true;
+      let state = this.#states.get(session.id);
+      const resumeAt = Math.max(session.indexedOffset, session.firstOffset);
+      if (!state || state.textOffset < resumeAt) {
+        state = { nextOffset: resumeAt, text: '', textOffset: resumeAt, textAt: session.startedAt, stripper: new AnsiStripper(), decoder: new StringDecoder('utf8') };
+        this.#states.set(session.id, state);
+      }
+      const blocks: Block[] = [];
+      let outOfTime = false;
+      for (const stored of this.#store.chunks(session.id, state.nextOffset)) {
+        let chunk = stored;
+        if (chunk.offset < state.nextOffset) {
+          // Resuming inside a chunk (a block ended there before a restart): its rest only.
+          const skip = state.nextOffset - chunk.offset;
+          if (skip >= chunk.data.byteLength) continue;
+          chunk = { offset: state.nextOffset, at: chunk.at, data: chunk.data.subarray(skip) };
+        }
+        if (chunk.offset > state.nextOffset) {
+          // A gap (recording was paused): what came before it is a block of its own.
+          emit(state, blocks);
+          state.nextOffset = state.textOffset = chunk.offset;
+        }
+        consumeChunk(state, blocks, chunk.offset, chunk.at + session.startedAt, chunk.data);
+        if (performance.now() >= deadline) {
+          outOfTime = true;
+          break;
+        }
+      }
+      const atEnd = state.nextOffset >= session.endOffset;
+      const quiet = performance.now() - this.#lastWriteAt >= indexLiveDelayMs;
+      // The end of what is stored: a finished session's last text goes in; a live one's once output paused.
+      if (atEnd && (!session.live || flushLive || quiet)) emit(state, blocks);
+      if (blocks.length > 0 || state.textOffset > session.indexedOffset) this.#store.indexBlocks(session.id, blocks, state.textOffset);
+      if (!session.live && atEnd) this.#states.delete(session.id);
+      if (outOfTime || !atEnd) more = true;
+      if (outOfTime) return true;
+    }
+    return more;
+  }
+}
+
+const newline = 0x0a;
+const space = 0x20;
+
+/**
+ * Add one stored chunk to the state's pending text, cutting a block each time the pending bytes
+ * reach searchBlockChars: at the last line break before that point (else a space, else anywhere
+ * that is not inside a UTF-8 character), so every block is the text of an exact byte range.
+ */
+function consumeChunk(state: SessionState, blocks: Block[], chunkOffset: number, at: number, data: Uint8Array): void {
+  let position = 0;
+  if (state.text.length === 0) state.textAt = at;
+  while (chunkOffset + data.byteLength - state.textOffset >= HistoryConstants.searchBlockChars) {
+    const limit = Math.min(data.byteLength, Math.max(position + 1, state.textOffset + HistoryConstants.searchBlockChars - chunkOffset));
+    let cut = lastIndexOfByte(data, newline, position, limit);
+    if (cut === -1) cut = lastIndexOfByte(data, space, position, limit);
+    if (cut === -1) {
+      cut = limit;
+      while (cut > position + 1 && cut < data.byteLength && (data[cut]! & 0xc0) === 0x80) cut--;
+    } else {
+      cut += 1;
+    }
+    state.text += strip(state, data.subarray(position, cut));
+    position = cut;
+    state.nextOffset = chunkOffset + cut;
+    emit(state, blocks);
+    state.textAt = at;
+  }
+  state.text += strip(state, data.subarray(position));
+  state.nextOffset = chunkOffset + data.byteLength;
+}
+
+/** Text for the tokenizer only (snippets are cut from the raw bytes again): CRs may stay, they separate words anyway. */
+function strip(state: SessionState, bytes: Uint8Array): string {
+  return state.stripper.push(state.decoder.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)));
+}
+
+/** The pending text becomes a block (if it holds any word); indexing resumes after it. */
+function emit(state: SessionState, blocks: Block[]): void {
+  if (state.text.trim().length > 0) blocks.push({ offset: state.textOffset, endOffset: state.nextOffset, at: state.textAt, text: state.text });
+  state.text = '';
+  state.textOffset = state.nextOffset;
+}
+
+/** Index of the last `byte` in data[from, to), or -1. */
+function lastIndexOfByte(data: Uint8Array, byte: number, from: number, to: number): number {
+  for (let index = to - 1; index >= from; index--) if (data[index] === byte) return index;
+  return -1;
+}

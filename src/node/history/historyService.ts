@@ -1,0 +1,489 @@
+/**
+ * History: every terminal session recorded into `$SWITCHBOARD_HOME/switchboard.db`, searchable,
+ * replayable, exportable. This is the one object the Hub, the control socket, the CLI and
+ * restore-after-restart talk to; it owns the database connection, the recorder (live terminals →
+ * store), the indexer (stored output → full-text index) and retention (caps on size and age).
+ *
+ * API for in-process callers (all synchronous reads on the Hub's thread; each is one indexed query):
+ *   status()                                 HistoryStatus (state, reason, stored bytes, cap, movedAside)
+ *   list / get / read / events / commands / search   as the `history.*` contract methods
+ *   delete(ids) / exportSession / importCast / reference / setRecording
+ *   sessionOfTerminal(terminalId)            the session recording a live terminal now
+ *   latestSessionOfTerminal(terminalId)      newest session of a terminal id (live or ended) + last size
+ *   tailBytes(sessionId, maxBytes)           the last bytes of its output (restore's "last screen")
+ *   flush()                                  write pending output now (before reading what was just printed)
+ * Reads return null / empty results while the database is unavailable (see status().reason).
+ */
+import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import type { Settings } from '../../common/api/contract.ts';
+import type { Creator } from '../../common/api/contractTypes.ts';
+import { ApiError } from '../../common/api/errors.ts';
+import type { HistoryCommand, HistoryEvent, HistoryFilter, HistorySearchHit, HistorySession, HistoryStatus } from '../../common/api/historyContract.ts';
+import { Emitter, type Event } from '../../common/event.ts';
+import type { IDisposable } from '../../common/lifecycle.ts';
+import type { ILogger } from '../logger.ts';
+import type { PtyHost } from '../pty/ptyHost.ts';
+import { exportCast, exportFileName, parseCast, PlainTextExporter } from './asciicast.ts';
+import { HistoryConstants } from './historyConstants.ts';
+import { describe, openHistoryDatabase } from './historyDatabase.ts';
+import { HistoryIndexer } from './historyIndexer.ts';
+import { type CommittedBatch, HistoryRecorder } from './historyRecorder.ts';
+import { type AtMentionDelivery, pastePointer, writeReferenceFile } from './historyReference.ts';
+import { type CommandsParams, HistoryStore, type ListParams, newSessionId, type ReadResult, type RecordedEvent, type SessionWrites } from './historyStore.ts';
+
+export interface HistoryServiceOptions {
+  dataDir: string;
+  ptyHost: PtyHost;
+  /** The user's settings now (History reads its switches and caps from them). */
+  settings: () => Settings;
+  logger: ILogger;
+  /** Delivers references as `at_mentioned` once the IDE bridge exists; without it they are pasted. */
+  atMention?: AtMentionDelivery;
+  now?: () => number;
+}
+
+export class HistoryService implements IDisposable {
+  readonly #options: HistoryServiceOptions;
+  readonly #logger: ILogger;
+  readonly #now: () => number;
+  #store: HistoryStore | null = null;
+  #recorder: HistoryRecorder | null = null;
+  #indexer: HistoryIndexer | null = null;
+  #state: HistoryStatus['state'] = 'disabled';
+  #reason: string | null = null;
+  #movedAside: string | null = null;
+  #retryTimer: NodeJS.Timeout | undefined;
+  #retentionTimer: NodeJS.Timeout | undefined;
+  #retentionRunning = false;
+  #disposed = false;
+
+  readonly #onDidChange = new Emitter<{ sessionIds: string[] }>();
+  /** Sessions were added, ended, pruned, deleted or imported. */
+  readonly onDidChange: Event<{ sessionIds: string[] }> = this.#onDidChange.event;
+  readonly #onDidChangeStatus = new Emitter<HistoryStatus>();
+  readonly onDidChangeStatus: Event<HistoryStatus> = this.#onDidChangeStatus.event;
+  readonly #onDidChangeRecording = new Emitter<{ terminalId: string; record: boolean }>();
+  readonly onDidChangeRecording: Event<{ terminalId: string; record: boolean }> = this.#onDidChangeRecording.event;
+  readonly #onDidCommit = new Emitter<CommittedBatch>();
+  /** A batch of recorded output was committed (for tests and tools that wait for durability). */
+  readonly onDidCommit: Event<CommittedBatch> = this.#onDidCommit.event;
+
+  constructor(options: HistoryServiceOptions) {
+    this.#options = options;
+    this.#logger = options.logger;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The open connection, for tools and tests (direct queries, a size limit); null while unavailable. */
+  get database(): DatabaseSync | null {
+    return this.#store?.db ?? null;
+  }
+
+  get databasePath(): string {
+    return join(this.#options.dataDir, HistoryConstants.databaseFileName);
+  }
+
+  /** Open the database (creating, migrating or replacing it) and start recording. Never throws: a failure becomes the status. */
+  start(): void {
+    if (this.#disposed || this.#store) return;
+    const outcome = openHistoryDatabase({ path: this.databasePath, logger: this.#logger, now: this.#now });
+    this.#movedAside = outcome.movedAside;
+    if (!outcome.ok) {
+      this.#setStatus('paused', outcome.reason);
+      return;
+    }
+    const store = (this.#store = new HistoryStore(outcome.db));
+    const settings = this.#options.settings();
+    try {
+      const recovered = store.recoverAfterCrash(!settings.historyRecordIdleSessions);
+      if (recovered.ended.length + recovered.deleted.length > 0) this.#logger.info('sessions of the previous run closed', { ended: recovered.ended.length, dropped: recovered.deleted.length });
+    } catch (error) {
+      this.#logger.warn('cannot close the previous run\'s sessions', { error: describe(error) });
+    }
+    this.#indexer = new HistoryIndexer({ store, logger: this.#logger.child('index') });
+    const recorder = (this.#recorder = new HistoryRecorder({
+      ptyHost: this.#options.ptyHost,
+      commit: (writes) => this.#commit(writes),
+      deleteSessions: (ids) => this.#deleteNow(ids),
+      dropIdleSessions: () => !this.#options.settings().historyRecordIdleSessions,
+      logger: this.#logger.child('recorder'),
+      now: this.#now,
+    }));
+    recorder.onDidCommit((batch) => {
+      this.#indexer?.noteWritten();
+      this.#onDidCommit.fire(batch);
+    });
+    recorder.onDidChangeSessions((ids) => this.#onDidChange.fire({ sessionIds: ids }));
+    recorder.onDidFail((reason) => this.#paused(reason));
+    recorder.start(settings.historyEnabled);
+    this.#setStatus(settings.historyEnabled ? 'recording' : 'disabled', null);
+    // Sessions recorded before an upgrade, or left unindexed by a crash, get indexed now.
+    this.#indexer.noteWritten();
+    this.#scheduleRetention(0);
+  }
+
+  /** The settings changed: History on/off, caps. */
+  applySettings(settings: Settings): void {
+    if (!this.#recorder) return;
+    this.#recorder.setEnabled(settings.historyEnabled);
+    if (this.#state !== 'paused') this.#setStatus(settings.historyEnabled ? 'recording' : 'disabled', null);
+    this.#scheduleRetention(0);
+  }
+
+  status(): HistoryStatus {
+    let storedBytes = 0;
+    try {
+      storedBytes = this.#store?.usedBytes() ?? 0;
+    } catch {
+      // A broken database has no size to report; the reason says why.
+    }
+    return {
+      state: this.#state,
+      reason: this.#reason,
+      storedBytes,
+      capBytes: this.#options.settings().historyMaxTotalMiB * HistoryConstants.bytesPerMiB,
+      movedAside: this.#movedAside,
+      notRecorded: this.#recorder?.excludedTerminals() ?? [],
+    };
+  }
+
+  // --- reading --------------------------------------------------------------------------------
+  // Reads first write what the recorder holds (at most one coalescing window of output), so a
+  // caller sees everything a terminal printed before the call.
+
+  list(params: ListParams = {}): HistorySession[] {
+    this.#upToDate();
+    return this.#store?.list(params) ?? [];
+  }
+
+  get(id: string): HistorySession | null {
+    this.#upToDate();
+    return this.#store?.get(id) ?? null;
+  }
+
+  /** Raw output bytes from `offset`; null for an unknown session. */
+  read(id: string, offset?: number, limit: number = HistoryConstants.readDefaultBytes): ReadResult | null {
+    this.#upToDate();
+    return this.#store?.read(id, offset, limit) ?? null;
+  }
+
+  events(id: string, afterSeq = -1, limit: number = HistoryConstants.eventsDefaultLimit): { events: HistoryEvent[]; done: boolean } | null {
+    this.#upToDate();
+    return this.#store?.events(id, afterSeq, limit, HistoryConstants.eventsMaxBytes) ?? null;
+  }
+
+  commands(params: CommandsParams = {}): HistoryCommand[] {
+    this.#upToDate();
+    return this.#store?.commands(params) ?? [];
+  }
+
+  search(query: string, options: { limit?: number; filter?: HistoryFilter } = {}): HistorySearchHit[] {
+    return this.#store?.search(query, options.limit ?? HistoryConstants.searchDefaultLimit, options.filter) ?? [];
+  }
+
+  sessionOfTerminal(terminalId: string): string | null {
+    return this.#recorder?.sessionOfTerminal(terminalId) ?? null;
+  }
+
+  isRecording(terminalId: string): boolean {
+    return this.#recorder?.isRecording(terminalId) ?? false;
+  }
+
+  latestSessionOfTerminal(terminalId: string): { id: string; endedAt: number | null; cols: number; rows: number } | null {
+    return this.#store?.latestSessionOfTerminal(terminalId) ?? null;
+  }
+
+  tailBytes(sessionId: string, maxBytes: number): Uint8Array {
+    this.#upToDate();
+    return this.#store?.tailBytes(sessionId, maxBytes) ?? new Uint8Array(0);
+  }
+
+  #upToDate(): void {
+    this.#recorder?.flush();
+  }
+
+  /** Write what is pending now. False when the write failed (recording is paused). */
+  flush(): boolean {
+    return this.#recorder?.flush() ?? true;
+  }
+
+  /** Index everything stored now (tests, benchmarks, tools that search right after recording). */
+  indexNow(): void {
+    this.#indexer?.indexAll();
+  }
+
+  // --- changing -------------------------------------------------------------------------------
+
+  delete(ids: readonly string[]): number {
+    const store = this.#requireStore();
+    const deleted = store.deleteSessions(ids);
+    this.#indexer?.forget(ids);
+    if (deleted > 0) this.#onDidChange.fire({ sessionIds: [...ids] });
+    return deleted;
+  }
+
+  setRecording(terminalId: string, record: boolean): void {
+    const recorder = this.#recorder;
+    if (!recorder || !this.#options.ptyHost.get(terminalId)) throw new ApiError('NOT_FOUND', `no terminal with id ${terminalId}`);
+    if (recorder.isRecording(terminalId) === record) return;
+    recorder.setRecording(terminalId, record);
+    this.#onDidChangeRecording.fire({ terminalId, record });
+  }
+
+  exportSession(id: string, format: 'cast' | 'text'): { fileName: string; contents: string } {
+    const store = this.#requireStore();
+    this.flush();
+    const session = this.#requireSession(id);
+    if (format === 'cast') return { fileName: exportFileName(session, 'cast'), contents: exportCast(session, store.allEvents(id)) };
+    return { fileName: exportFileName(session, 'txt'), contents: this.#plainText(id) };
+  }
+
+  /** Import an asciicast v2 file as a session (created by `createdBy`). Throws INVALID_PARAMS naming the bad line. */
+  importCast(fileName: string, contents: string, createdBy: Creator): HistorySession {
+    const store = this.#requireStore();
+    const cast = parseCast(contents);
+    const startedAt = cast.header.timestamp !== undefined ? Math.round(cast.header.timestamp * 1000) : this.#now();
+    const id = newSessionId(this.#now());
+    const events: RecordedEvent[] = [];
+    let offset = 0;
+    let pending: { at: number; offset: number; parts: Buffer[]; size: number } | null = null;
+    const closeChunk = () => {
+      if (pending && pending.size > 0) events.push({ kind: 'output', at: pending.at, offset: pending.offset, data: Buffer.concat(pending.parts, pending.size) });
+      pending = null;
+    };
+    let lastAt = 0;
+    for (const event of cast.events) {
+      const at = Math.round(event.time * 1000);
+      lastAt = at;
+      if (event.kind === 'output') {
+        const bytes = Buffer.from(event.data, 'utf8');
+        // Like recording: events within one coalescing window become one chunk.
+        if (pending && (at - pending.at >= HistoryConstants.coalesceMs || pending.size + bytes.length > HistoryConstants.maxChunkBytes)) closeChunk();
+        pending ??= { at, offset, parts: [], size: 0 };
+        pending.parts.push(bytes);
+        pending.size += bytes.length;
+        offset += bytes.length;
+      } else {
+        closeChunk();
+        events.push(event.kind === 'resize' ? { kind: 'resize', at, offset, cols: event.cols, rows: event.rows } : { kind: 'input', at, offset });
+      }
+    }
+    closeChunk();
+    const env = cast.header.env ?? {};
+    const write: SessionWrites = {
+      id,
+      create: {
+        id,
+        terminalId: null,
+        name: cast.header.title?.trim() || fileName.replace(/\.cast$/i, '').slice(0, 200) || 'imported',
+        cwd: null,
+        file: cast.header.command ?? env.SHELL ?? '',
+        args: [],
+        createdBy,
+        startedAt,
+        cols: cast.header.width,
+        rows: cast.header.height,
+        firstOffset: 0,
+        source: 'imported',
+        idleShell: false,
+        live: false,
+      },
+      events,
+      commands: [],
+      patch: { endedAt: startedAt + Math.max(lastAt, Math.round((cast.header.duration ?? 0) * 1000)), receivedInput: cast.events.some((event) => event.kind === 'input') },
+      writtenAt: this.#now(),
+    };
+    store.applyBatch([write], this.#maxSessionBytes());
+    this.#indexer?.noteWritten();
+    this.#onDidChange.fire({ sessionIds: [id] });
+    return this.#requireSession(id);
+  }
+
+  /**
+   * "Reference in agent": the transcript (of the session, or of one of its commands) goes to a
+   * private file; a one-line pointer is delivered to the terminal (at-mention when a hook takes
+   * it, else pasted without Enter).
+   */
+  async reference(id: string, commandId: number | undefined, terminalId: string): Promise<{ path: string; pointer: string; deliveredAs: 'paste' | 'at_mentioned' }> {
+    const store = this.#requireStore();
+    const terminal = this.#options.ptyHost.get(terminalId);
+    if (!terminal) throw new ApiError('NOT_FOUND', `no terminal with id ${terminalId}`);
+    if (terminal.exitStatus) throw new ApiError('TERMINAL_EXITED', `terminal ${terminalId} has exited`);
+    this.flush();
+    const session = this.#requireSession(id);
+    const command = commandId === undefined ? null : store.command(id, commandId);
+    if (commandId !== undefined && !command) throw new ApiError('NOT_FOUND', `session ${id} has no command ${commandId}`);
+    const transcript = command ? this.#plainText(id, command.startOffset, command.endOffset ?? undefined) : this.#plainText(id);
+    const { path, pointer } = await writeReferenceFile({ dataDir: this.#options.dataDir, session, command, transcript });
+    if (this.#options.atMention && (await this.#options.atMention(terminalId, { path, pointer }))) return { path, pointer, deliveredAs: 'at_mentioned' };
+    await pastePointer(terminal, pointer);
+    return { path, pointer, deliveredAs: 'paste' };
+  }
+
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    clearTimeout(this.#retryTimer);
+    clearTimeout(this.#retentionTimer);
+    try {
+      this.#recorder?.dispose();
+    } catch (error) {
+      this.#logger.warn('final history write failed', { error: describe(error) });
+    }
+    this.#indexer?.dispose();
+    try {
+      if (this.#store?.db.isOpen) this.#store.db.close();
+    } catch (error) {
+      this.#logger.warn('closing the history database failed', { error: describe(error) });
+    }
+    this.#store = null;
+    this.#onDidChange.dispose();
+    this.#onDidChangeStatus.dispose();
+    this.#onDidChangeRecording.dispose();
+    this.#onDidCommit.dispose();
+  }
+
+  // --- internals ------------------------------------------------------------------------------
+
+  #commit(writes: SessionWrites[]) {
+    const result = this.#requireStore().applyBatch(writes, this.#maxSessionBytes());
+    return result;
+  }
+
+  #deleteNow(ids: string[]): void {
+    this.#store?.deleteSessions(ids);
+    this.#indexer?.forget(ids);
+  }
+
+  #maxSessionBytes(): number {
+    return this.#options.settings().historyMaxSessionMiB * HistoryConstants.bytesPerMiB;
+  }
+
+  /** ANSI-stripped text of a session's output (or of the byte range [from, to)). */
+  #plainText(id: string, from?: number, to?: number): string {
+    const store = this.#requireStore();
+    const exporter = new PlainTextExporter();
+    const parts: string[] = [];
+    for (const chunk of store.chunks(id)) {
+      const end = chunk.offset + chunk.data.byteLength;
+      if (from !== undefined && end <= from) continue;
+      if (to !== undefined && chunk.offset >= to) break;
+      const start = from !== undefined && chunk.offset < from ? from - chunk.offset : 0;
+      const stop = to !== undefined && end > to ? to - chunk.offset : chunk.data.byteLength;
+      parts.push(exporter.push(chunk.data.subarray(start, stop)));
+    }
+    parts.push(exporter.end());
+    return parts.join('');
+  }
+
+  #requireStore(): HistoryStore {
+    if (!this.#store) throw new ApiError('INTERNAL', `History is not available: ${this.#reason ?? 'the database is not open'}`);
+    return this.#store;
+  }
+
+  #requireSession(id: string): HistorySession {
+    const session = this.#requireStore().get(id);
+    if (!session) throw new ApiError('NOT_FOUND', `no history session ${id}`);
+    return session;
+  }
+
+  #paused(reason: string): void {
+    this.#setStatus('paused', reason);
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = setTimeout(() => this.#retry(), HistoryConstants.retryAfterFailureMs);
+    this.#retryTimer.unref();
+  }
+
+  /** Try to record again after a failed write; the recorder's next failure pauses again. */
+  #retry(): void {
+    if (this.#disposed || !this.#recorder) return;
+    if (this.#recorder.resume()) {
+      this.#logger.info('recording resumed');
+      const enabled = this.#options.settings().historyEnabled;
+      this.#setStatus(enabled ? 'recording' : 'disabled', null);
+    }
+  }
+
+  /** For tests: retry a paused recorder now instead of after retryAfterFailureMs. */
+  retryNow(): void {
+    clearTimeout(this.#retryTimer);
+    this.#retry();
+  }
+
+  #setStatus(state: HistoryStatus['state'], reason: string | null): void {
+    if (state === this.#state && reason === this.#reason) return;
+    this.#state = state;
+    this.#reason = reason;
+    this.#onDidChangeStatus.fire(this.status());
+  }
+
+  #scheduleRetention(delayMs: number): void {
+    if (this.#disposed || !this.#store) return;
+    clearTimeout(this.#retentionTimer);
+    this.#retentionTimer = setTimeout(() => {
+      void this.#enforceRetention().finally(() => this.#scheduleRetention(HistoryConstants.retentionIntervalMs));
+    }, delayMs);
+    this.#retentionTimer.unref();
+  }
+
+  /**
+   * Age cap, then total size cap: ended sessions go oldest first, one per turn of the event loop
+   * (deleting a big session takes a moment), then freed pages go back to the file system.
+   * Returns the ids it pruned.
+   */
+  async #enforceRetention(): Promise<string[]> {
+    if (this.#retentionRunning) return [];
+    this.#retentionRunning = true;
+    const pruned: string[] = [];
+    try {
+      const settings = this.#options.settings();
+      const store = () => this.#store;
+      const prune = (id: string) => {
+        store()?.deleteSessions([id]);
+        this.#indexer?.forget([id]);
+        pruned.push(id);
+      };
+      if (settings.historyMaxAgeDays > 0) {
+        const cutoff = this.#now() - settings.historyMaxAgeDays * 24 * 60 * 60 * 1000;
+        for (;;) {
+          const old = store()?.oldestEndedSessions(16, cutoff) ?? [];
+          if (old.length === 0) break;
+          for (const session of old) {
+            prune(session.id);
+            await yieldToEventLoop();
+          }
+        }
+      }
+      const cap = settings.historyMaxTotalMiB * HistoryConstants.bytesPerMiB;
+      const target = cap * HistoryConstants.pruneToFraction;
+      if ((store()?.usedBytes() ?? 0) > cap) {
+        while ((store()?.usedBytes() ?? 0) > target) {
+          const [oldest] = store()?.oldestEndedSessions(1) ?? [];
+          if (!oldest) break;
+          prune(oldest.id);
+          await yieldToEventLoop();
+        }
+      }
+      if (pruned.length > 0) {
+        this.#logger.info('history pruned', { sessions: pruned.length });
+        store()?.vacuum(HistoryConstants.vacuumPagesPerPass);
+        this.#onDidChange.fire({ sessionIds: pruned });
+      }
+    } catch (error) {
+      this.#logger.warn('history retention failed', { error: describe(error) });
+    } finally {
+      this.#retentionRunning = false;
+    }
+    return pruned;
+  }
+
+  /** Run retention now (tests; the CLI after changing caps). */
+  pruneNow(): Promise<string[]> {
+    return this.#enforceRetention();
+  }
+}
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

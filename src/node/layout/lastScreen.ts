@@ -1,0 +1,41 @@
+/**
+ * The last screen of a finished session, rebuilt from the tail of its recorded output: shown above
+ * the fresh shell of a restored pane. The bytes are parsed by `@xterm/headless` at the session's
+ * last size and the visible rows (up to the last non-blank one) are serialized with their colours.
+ */
+import xtermHeadless from '@xterm/headless';
+import xtermSerialize from '@xterm/addon-serialize';
+
+const { Terminal } = xtermHeadless;
+const { SerializeAddon } = xtermSerialize;
+
+/**
+ * Serialized rows of the normal buffer's visible screen, trailing blank rows left out; '' when the
+ * screen is blank. A session that ended inside a full-screen program (alternate screen) gives the
+ * normal screen underneath, as a shell shows it after the program quits.
+ */
+export async function renderLastScreen(bytes: Uint8Array, cols: number, rows: number): Promise<string> {
+  const terminal = new Terminal({ cols, rows, scrollback: 0, allowProposedApi: true });
+  try {
+    const serializer = new SerializeAddon();
+    terminal.loadAddon(serializer);
+    await new Promise<void>((resolve) => terminal.write(bytes, resolve));
+    // Leave the alternate screen, if the tail left us there, to read the normal buffer.
+    if (terminal.buffer.active.type === 'alternate') await new Promise<void>((resolve) => terminal.write('\x1b[?1049l\x1b[?47l', resolve));
+    const buffer = terminal.buffer.active;
+    let lastRow = -1;
+    for (let row = 0; row < terminal.rows; row++) {
+      if (buffer.getLine(buffer.baseY + row)?.translateToString(true).trim()) lastRow = row;
+    }
+    if (lastRow < 0) return '';
+    const serialized = serializer.serialize({
+      range: { start: buffer.baseY, end: buffer.baseY + lastRow },
+      excludeModes: true,
+      excludeAltBuffer: true,
+    });
+    // Attributes must not leak into what follows.
+    return `${serialized}\x1b[0m`;
+  } finally {
+    terminal.dispose();
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * Brings the previous window back at start: every pane of the saved layout gets a fresh shell in
+ * its old cwd under its old name, with the last screen of its previous session (from History)
+ * shown above the prompt and marked "restored". Processes do not survive a quit; their output
+ * does, in History.
+ */
+import { stat } from 'node:fs/promises';
+import type { Layout, LayoutNode, RestoredFrom } from '../../common/api/contract.ts';
+import { TerminalConstants } from '../../common/constants.ts';
+import type { ILogger } from '../logger.ts';
+import type { PtyHost } from '../pty/ptyHost.ts';
+import { renderLastScreen } from './lastScreen.ts';
+import { layoutTerminalIds, type WindowStateFile } from './windowState.ts';
+
+/** What restore needs from History: the newest recorded session of a terminal id, and its tail. */
+export interface RestoreHistorySource {
+  latestSessionOfTerminal(terminalId: string): PreviousSession | null;
+  get(sessionId: string): PreviousSession | null;
+  /** The last `maxBytes` (at most) of the session's recorded output. */
+  tailBytes(sessionId: string, maxBytes: number): Uint8Array;
+}
+
+interface PreviousSession {
+  id: string;
+  endedAt: number | null;
+  cols: number;
+  rows: number;
+}
+
+/** Enough output to rebuild a screen of any sane size, small enough to parse at start in a blink. */
+const tailBytesForLastScreen = 256 * 1024;
+
+export interface RestoreOptions {
+  state: WindowStateFile;
+  ptyHost: PtyHost;
+  history: RestoreHistorySource | null;
+  /** Where a pane goes whose old cwd no longer exists. */
+  fallbackCwd: string;
+  logger: ILogger;
+}
+
+/** Creates the panes and returns the saved layout with the new terminal ids (panes that could not start are left out); null if none could. */
+export async function restoreWindow(options: RestoreOptions): Promise<Layout | null> {
+  const { state, ptyHost, history, logger } = options;
+  const newIds = new Map<string, string>();
+  for (const oldId of layoutTerminalIds(state.layout)) {
+    if (newIds.has(oldId)) continue;
+    const saved = state.panes[oldId];
+    try {
+      const previous = lookUpPrevious(history, oldId, saved?.restoredFromSessionId ?? null, logger);
+      const from: RestoredFrom = { sessionId: previous?.id ?? null, endedAt: previous?.endedAt ?? null };
+      const screen = previous && history ? await lastScreenOf(history, previous, logger) : '';
+      const cwd = saved && (await isDirectory(saved.cwd)) ? saved.cwd : options.fallbackCwd;
+      const info = await ptyHost.create({
+        cwd,
+        ...(saved ? { name: saved.name } : {}),
+        ...(previous ? { cols: clamp(previous.cols, TerminalConstants.minCols, TerminalConstants.maxCols), rows: clamp(previous.rows, TerminalConstants.minRows, TerminalConstants.maxRows) } : {}),
+        createdBy: { kind: 'person', name: 'you' },
+        restore: { preamble: screen + restoredBanner(from), from },
+      });
+      newIds.set(oldId, info.id);
+    } catch (error) {
+      logger.warn('could not restore a pane; leaving it out', { terminalId: oldId, error });
+    }
+  }
+  if (newIds.size === 0) return null;
+  return remapLayout(state.layout, newIds);
+}
+
+/** The pane's own last session, else (it was a restored pane nobody used) the one it was showing. */
+function lookUpPrevious(history: RestoreHistorySource | null, terminalId: string, shownSessionId: string | null, logger: ILogger): PreviousSession | null {
+  if (!history) return null;
+  try {
+    return history.latestSessionOfTerminal(terminalId) ?? (shownSessionId === null ? null : history.get(shownSessionId));
+  } catch (error) {
+    logger.warn('cannot look up the previous session of a pane', { terminalId, error });
+    return null;
+  }
+}
+
+async function lastScreenOf(history: RestoreHistorySource, session: { id: string; cols: number; rows: number }, logger: ILogger): Promise<string> {
+  try {
+    const screen = await renderLastScreen(history.tailBytes(session.id, tailBytesForLastScreen), session.cols, session.rows);
+    return screen ? `${screen}\r\n` : '';
+  } catch (error) {
+    logger.warn('cannot rebuild the last screen of a session', { sessionId: session.id, error });
+    return '';
+  }
+}
+
+/** The dim rule under the old screen that says what it is. */
+export function restoredBanner(from: RestoredFrom): string {
+  const when = from.endedAt === null ? '' : ` · ended ${formatLocalTime(from.endedAt)}`;
+  // Short enough not to wrap in a narrow split; the pane's "restored" badge explains the rest.
+  const what = from.sessionId === null ? 'restored · nothing of the previous session was recorded' : `restored${when}`;
+  return `\x1b[0m\x1b[2m── ${what} ──\x1b[0m\r\n`;
+}
+
+function formatLocalTime(epochMs: number): string {
+  const date = new Date(epochMs);
+  const pad = (value: number) => String(value).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** The layout with old terminal ids replaced; panes without a new id are dropped and emptied splits removed. */
+export function remapLayout(layout: Layout, newIds: ReadonlyMap<string, string>): Layout | null {
+  const remapNode = (node: LayoutNode): LayoutNode | null => {
+    if (node.type === 'pane') {
+      const id = newIds.get(node.terminalId);
+      return id ? { type: 'pane', terminalId: id } : null;
+    }
+    const kept: Array<{ child: LayoutNode; size: number | undefined }> = [];
+    node.children.forEach((child, index) => {
+      const remapped = remapNode(child);
+      if (remapped) kept.push({ child: remapped, size: node.sizes[index] });
+    });
+    if (kept.length === 0) return null;
+    if (kept.length === 1) return kept[0]!.child;
+    const sizes = kept.every((entry) => entry.size !== undefined) && kept.length === node.children.length ? kept.map((entry) => entry.size!) : kept.map(() => 100 / kept.length);
+    return { type: 'split', direction: node.direction, sizes, children: kept.map((entry) => entry.child) };
+  };
+  const tabs: Layout['tabs'] = [];
+  for (const tab of layout.tabs) {
+    const root = remapNode(tab.root);
+    if (root) tabs.push({ ...tab, root });
+  }
+  if (tabs.length === 0) return null;
+  const activeTabId = tabs.some((tab) => tab.id === layout.activeTabId) ? layout.activeTabId : tabs[0]!.id;
+  const focusedTerminalId = layout.focusedTerminalId ? (newIds.get(layout.focusedTerminalId) ?? null) : null;
+  return { tabs, activeTabId, focusedTerminalId };
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value));
+}

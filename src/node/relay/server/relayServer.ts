@@ -1,0 +1,214 @@
+/**
+ * `switchboard relay`: a self-hostable relay for the GSD Cloud wire protocol. Daemons (Switchboard
+ * apps) dial `/ws/daemon?machineId=ID` with their machine's daemon token as a bearer; viewers dial
+ * `/ws/ui?machineId=ID[&channelId=C][&name=N]` with that machine's viewer token. Frames are routed
+ * per machine by MachineRoom. Binds to loopback by default; TLS belongs to a reverse proxy in front
+ * (docs/relay.md). `GET /healthz` answers `ok` for load balancers.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { RelayConstants } from '../../../common/constants.ts';
+import type { IDisposable } from '../../../common/lifecycle.ts';
+import { defaultEnvelopeLimits, type EnvelopeLimits } from '../../../common/protocol/relay/frameLimits.ts';
+import { BROADCAST_CHANNEL_ID } from '../../../common/protocol/relay/messages.ts';
+import type { ILogger } from '../../logger.ts';
+import { RefusalLog } from '../refusalLog.ts';
+import { DAEMON_PATH, MachineId, VIEWER_PATH } from '../relayUrl.ts';
+import { MachineRoom, type MachineRoomStats } from './machineRoom.ts';
+import { PeerSocket } from './peerSocket.ts';
+import type { RelayRole, RelayTokenStore } from './relayTokens.ts';
+
+export interface RelayServerOptions {
+  host: string;
+  port: number;
+  tokens: RelayTokenStore;
+  logger: ILogger;
+  /** Liveness pings; default RelayConstants.heartbeatIntervalMs. */
+  pingIntervalMs?: number;
+  helloTimeoutMs?: number;
+  latestDaemonVersion?: string;
+  limits?: Partial<EnvelopeLimits>;
+  viewerLagBytes?: number;
+  viewerMaxBufferedBytes?: number;
+  maxViewersPerMachine?: number;
+}
+
+const ChannelId = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+export class RelayServer implements IDisposable {
+  readonly #options: RelayServerOptions;
+  readonly #logger: ILogger;
+  readonly #refusals: RefusalLog;
+  readonly #rooms = new Map<string, MachineRoom>();
+  #server: Server | undefined;
+  #webSockets: WebSocketServer | undefined;
+  #sweep: NodeJS.Timeout | undefined;
+  #address: { host: string; port: number; url: string } | undefined;
+
+  constructor(options: RelayServerOptions) {
+    this.#options = options;
+    this.#logger = options.logger;
+    this.#refusals = new RefusalLog({ logger: options.logger.child('refused') });
+  }
+
+  get address(): { host: string; port: number; url: string } | undefined {
+    return this.#address;
+  }
+
+  /** Per machine: daemon online, viewers, counters (for tests and `--json` status). */
+  get stats(): Record<string, MachineRoomStats> {
+    return Object.fromEntries([...this.#rooms].map(([id, room]) => [id, room.stats]));
+  }
+
+  get refusals(): ReadonlyMap<string, number> {
+    return this.#refusals.totals;
+  }
+
+  async listen(): Promise<{ host: string; port: number; url: string }> {
+    if (this.#server) throw new Error('RelayServer.listen() called twice');
+    await this.#options.tokens.load();
+    const server = createServer((req, res) => {
+      const path = new URL(req.url ?? '/', 'http://relay.invalid').pathname;
+      if (path === '/healthz') {
+        res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+        res.end('ok\n');
+        return;
+      }
+      const body = `Switchboard relay. Daemons connect to ${DAEMON_PATH}, viewers to ${VIEWER_PATH} (WebSocket).\n`;
+      res.writeHead(path === '/' ? 200 : 404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+      res.end(path === '/' ? body : 'not found\n');
+    });
+    this.#server = server;
+    this.#webSockets = new WebSocketServer({
+      noServer: true,
+      maxPayload: this.#options.limits?.maxFrameBytes || defaultEnvelopeLimits.maxFrameBytes,
+      perMessageDeflate: false,
+    });
+    server.on('upgrade', (req, socket, head) => {
+      this.#onUpgrade(req, socket as Socket, head).catch((error: unknown) => {
+        this.#logger.error('upgrade failed', { error: (error as Error).message });
+        rejectUpgrade(socket as Socket, 500, 'internal error');
+      });
+    });
+    server.on('clientError', (_error, socket) => {
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.#options.port, this.#options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    server.on('error', (error) => this.#logger.error('relay http server error', { error: error.message }));
+    this.#sweep = setInterval(() => {
+      for (const room of this.#rooms.values()) room.sweep();
+    }, this.#options.pingIntervalMs ?? RelayConstants.heartbeatIntervalMs);
+    this.#sweep.unref();
+    const port = (server.address() as AddressInfo).port;
+    const urlHost = this.#options.host.includes(':') ? `[${this.#options.host}]` : this.#options.host === '0.0.0.0' ? '127.0.0.1' : this.#options.host;
+    this.#address = { host: this.#options.host, port, url: `ws://${urlHost}:${port}` };
+    this.#logger.info('relay listening', { url: this.#address.url, machines: this.#options.tokens.machineIds.length });
+    return this.#address;
+  }
+
+  async #onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
+    socket.on('error', () => {});
+    const url = new URL(req.url ?? '/', 'http://relay.invalid');
+    const role: RelayRole | undefined = url.pathname === DAEMON_PATH ? 'daemon' : url.pathname === VIEWER_PATH ? 'viewer' : undefined;
+    if (!role) return rejectUpgrade(socket, 404, 'not found');
+    const machine = MachineId.safeParse(url.searchParams.get('machineId') ?? '');
+    if (!machine.success) return rejectUpgrade(socket, 400, 'missing or invalid machineId');
+    const machineId = machine.data;
+    const authorization = req.headers.authorization;
+    const token = authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : undefined;
+    await this.#options.tokens.refresh();
+    if (!this.#options.tokens.verify(machineId, role, token)) {
+      this.#refusals.refuse(`${role}:unauthorized`, `a ${role} presented no valid token for machine ${machineId} (HTTP 401)`);
+      return rejectUpgrade(socket, 401, 'unauthorized');
+    }
+    let channelId = '';
+    let name = '';
+    if (role === 'viewer') {
+      channelId = url.searchParams.get('channelId') ?? `ui-${randomBytes(6).toString('hex')}`;
+      if (!ChannelId.test(channelId) || channelId === BROADCAST_CHANNEL_ID) return rejectUpgrade(socket, 400, 'invalid channelId');
+      name = sanitizeName(url.searchParams.get('name') ?? '') || 'remote viewer';
+      if (!this.#room(machineId).canAcceptViewer(channelId)) return rejectUpgrade(socket, 503, 'too many viewers for this machine');
+    }
+    const webSockets = this.#webSockets;
+    if (!webSockets) return rejectUpgrade(socket, 503, 'relay is closing');
+    webSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      const room = this.#room(machineId);
+      const peer = new PeerSocket({ ws, refusals: this.#refusals, label: role, ...(this.#options.limits ? { limits: this.#options.limits } : {}) });
+      peer.onDidClose(() => {
+        // Forget rooms nobody is in (after the room's own close handlers ran).
+        queueMicrotask(() => {
+          if (room.isEmpty && this.#rooms.get(machineId) === room) this.#rooms.delete(machineId);
+        });
+      });
+      if (role === 'daemon') room.addDaemon(peer);
+      else room.addViewer(peer, channelId, name);
+    });
+  }
+
+  #room(machineId: string): MachineRoom {
+    let room = this.#rooms.get(machineId);
+    if (!room) {
+      room = new MachineRoom({
+        machineId,
+        logger: this.#logger,
+        refusals: this.#refusals,
+        ...(this.#options.helloTimeoutMs !== undefined ? { helloTimeoutMs: this.#options.helloTimeoutMs } : {}),
+        ...(this.#options.latestDaemonVersion !== undefined ? { latestDaemonVersion: this.#options.latestDaemonVersion } : {}),
+        ...(this.#options.viewerLagBytes !== undefined ? { viewerLagBytes: this.#options.viewerLagBytes } : {}),
+        ...(this.#options.viewerMaxBufferedBytes !== undefined ? { viewerMaxBufferedBytes: this.#options.viewerMaxBufferedBytes } : {}),
+        ...(this.#options.maxViewersPerMachine !== undefined ? { maxViewers: this.#options.maxViewersPerMachine } : {}),
+      });
+      this.#rooms.set(machineId, room);
+    }
+    return room;
+  }
+
+  async close(): Promise<void> {
+    const server = this.#server;
+    if (!server) return;
+    this.#server = undefined;
+    clearInterval(this.#sweep);
+    for (const room of this.#rooms.values()) room.dispose();
+    this.#rooms.clear();
+    const webSockets = this.#webSockets;
+    this.#webSockets = undefined;
+    if (webSockets) {
+      for (const client of webSockets.clients) client.terminate();
+      await new Promise<void>((resolve) => webSockets.close(() => resolve()));
+    }
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closed;
+    this.#refusals.dispose();
+  }
+
+  dispose(): void {
+    void this.close();
+  }
+}
+
+/** A viewer's display name: printable, short. */
+function sanitizeName(name: string): string {
+  return name.replace(/[\p{Cc}\p{Cf}]/gu, '').trim().slice(0, 64);
+}
+
+const statusText: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 500: 'Internal Server Error', 503: 'Service Unavailable' };
+
+function rejectUpgrade(socket: Socket, status: number, reason: string): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = `${reason}\n`;
+  socket.end(
+    `HTTP/1.1 ${status} ${statusText[status] ?? 'Error'}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}

@@ -1,0 +1,217 @@
+/**
+ * The app's own panes as the relay's "agent terminals": which ones are shared (a per-terminal flag,
+ * else the share-all option), and their announcements to every viewer of the machine
+ * (`channelId: "*"`):
+ * - `agentTerminalStarted` when a terminal becomes visible (shared, or the link came up), and again
+ *   when its title, cwd or command preview change (viewers treat it as an upsert: the protocol's
+ *   `agentTerminalUpdated` has no fields for those);
+ * - `agentTerminalUpdated` when its status changes (at most every `announceThrottleMs`);
+ * - `terminalExit` when it stops being visible (unshared: `closed_by_user`; closed: `process_exit`).
+ */
+import { basename, relative, isAbsolute } from 'node:path';
+import type { TerminalInfo } from '../../common/api/contract.ts';
+import { RelayConstants } from '../../common/constants.ts';
+import type { IDisposable } from '../../common/lifecycle.ts';
+import { encodeFrame, rfc3339 } from '../../common/protocol/relay/frames.ts';
+import { type AgentTerminalStatus, BROADCAST_CHANNEL_ID, type TerminalExitReason } from '../../common/protocol/relay/messages.ts';
+import type { PtyHost } from '../pty/ptyHost.ts';
+import type { RelayLink } from './relayLink.ts';
+
+export interface SharedTerminalsOptions {
+  ptyHost: PtyHost;
+  link: () => RelayLink | undefined;
+  /** The protocol sessionId of this daemon's announcements. */
+  sessionId: string;
+  workspaceFolders: readonly string[];
+  shareAll: boolean;
+  throttleMs?: number;
+}
+
+interface Announced {
+  /** What the last agentTerminalStarted said (title, cwd, command). */
+  identity: string;
+  status: AgentTerminalStatus;
+  timer: NodeJS.Timeout | undefined;
+  lastUpdateAt: number;
+}
+
+export class SharedTerminals implements IDisposable {
+  readonly #options: SharedTerminalsOptions;
+  readonly #explicit = new Map<string, boolean>();
+  #shareAll: boolean;
+  /** Terminals the viewers of the current link were told about. */
+  readonly #announced = new Map<string, Announced>();
+  readonly #listeners: IDisposable[];
+  readonly #throttleMs: number;
+
+  constructor(options: SharedTerminalsOptions) {
+    this.#options = options;
+    this.#shareAll = options.shareAll;
+    this.#throttleMs = options.throttleMs ?? RelayConstants.announceThrottleMs;
+    this.#listeners = [
+      options.ptyHost.onDidAddTerminal((info) => this.#sync(info)),
+      options.ptyHost.onDidChangeTerminal((info) => this.#sync(info)),
+      options.ptyHost.onDidRemoveTerminal(({ id }) => {
+        this.#explicit.delete(id);
+        this.#withdraw(id, 'process_exit');
+      }),
+    ];
+  }
+
+  get shareAll(): boolean {
+    return this.#shareAll;
+  }
+
+  isShared(id: string): boolean {
+    return this.#explicit.get(id) ?? this.#shareAll;
+  }
+
+  /** Ids of the terminals shared now. */
+  sharedIds(): string[] {
+    return this.#options.ptyHost
+      .list()
+      .map((info) => info.id)
+      .filter((id) => this.isShared(id));
+  }
+
+  /** Share (or stop sharing) one terminal; overrides share-all for it. */
+  setShared(id: string, shared: boolean): void {
+    this.#options.ptyHost.require(id);
+    this.#explicit.set(id, shared);
+    this.#refresh(id);
+  }
+
+  /** Share every terminal without an explicit flag (or none). */
+  setShareAll(shareAll: boolean): void {
+    this.#shareAll = shareAll;
+    for (const info of this.#options.ptyHost.list()) this.#refresh(info.id);
+  }
+
+  /** A link came up: its viewers know nothing yet. */
+  announceAll(): void {
+    this.#forgetAnnouncements();
+    for (const info of this.#options.ptyHost.list()) this.#sync(info);
+  }
+
+  /** The link went down: announcements start over on the next one. */
+  linkClosed(): void {
+    this.#forgetAnnouncements();
+  }
+
+  dispose(): void {
+    for (const listener of this.#listeners) listener.dispose();
+    this.#forgetAnnouncements();
+  }
+
+  #refresh(id: string): void {
+    const session = this.#options.ptyHost.get(id);
+    if (!session) return;
+    if (this.isShared(id)) this.#sync(session.info);
+    else this.#withdraw(id, 'closed_by_user');
+  }
+
+  #sync(info: TerminalInfo): void {
+    const link = this.#options.link();
+    if (!link || !this.isShared(info.id)) return;
+    const identity = JSON.stringify([info.name, info.cwd, commandPreview(info)]);
+    const status = statusOf(info);
+    const announced = this.#announced.get(info.id);
+    if (!announced || announced.identity !== identity) {
+      link.send(this.#startedFrame(info, status));
+      if (announced) {
+        announced.identity = identity;
+        announced.status = status;
+      } else {
+        this.#announced.set(info.id, { identity, status, timer: undefined, lastUpdateAt: 0 });
+      }
+      return;
+    }
+    if (announced.status === status) return;
+    // Throttled: a terminal flapping between states costs one frame per interval.
+    const wait = announced.lastUpdateAt + this.#throttleMs - Date.now();
+    if (wait > 0) {
+      announced.timer ??= setTimeout(() => {
+        announced.timer = undefined;
+        const session = this.#options.ptyHost.get(info.id);
+        if (session) this.#sync(session.info);
+      }, wait);
+      return;
+    }
+    announced.status = status;
+    announced.lastUpdateAt = Date.now();
+    link.send(
+      encodeFrame('agentTerminalUpdated', {
+        jobId: info.id,
+        terminalId: info.id,
+        sessionId: this.#options.sessionId,
+        channelId: BROADCAST_CHANNEL_ID,
+        status,
+        readiness: { state: readinessOf(status) },
+        updatedAt: rfc3339(),
+      }),
+    );
+  }
+
+  #withdraw(id: string, reason: TerminalExitReason): void {
+    const announced = this.#announced.get(id);
+    if (!announced) return;
+    clearTimeout(announced.timer);
+    this.#announced.delete(id);
+    const info = this.#options.ptyHost.get(id)?.info;
+    this.#options.link()?.send(
+      encodeFrame('terminalExit', {
+        terminalId: id,
+        sessionId: this.#options.sessionId,
+        channelId: BROADCAST_CHANNEL_ID,
+        ...(info?.exitCode != null ? { exitCode: info.exitCode } : {}),
+        ...(info?.signal ? { signal: info.signal } : {}),
+        reason,
+        endedAt: rfc3339(info?.endedAt ?? Date.now()),
+      }),
+    );
+  }
+
+  #forgetAnnouncements(): void {
+    for (const announced of this.#announced.values()) clearTimeout(announced.timer);
+    this.#announced.clear();
+  }
+
+  #startedFrame(info: TerminalInfo, status: AgentTerminalStatus): string {
+    return encodeFrame('agentTerminalStarted', {
+      jobId: info.id,
+      terminalId: info.id,
+      sessionId: this.#options.sessionId,
+      channelId: BROADCAST_CHANNEL_ID,
+      projectId: this.#projectOf(info.cwd),
+      commandPreview: commandPreview(info),
+      title: info.name,
+      cwd: info.cwd,
+      status,
+      readiness: { state: readinessOf(status) },
+      startedAt: rfc3339(info.createdAt),
+    });
+  }
+
+  /** The workspace folder the terminal works in (its path), or "" when it is outside all of them. */
+  #projectOf(cwd: string): string {
+    for (const folder of this.#options.workspaceFolders) {
+      const rel = relative(folder, cwd);
+      if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) return folder;
+    }
+    return '';
+  }
+}
+
+function statusOf(info: TerminalInfo): AgentTerminalStatus {
+  if (info.state === 'running') return 'running';
+  if (info.signal) return 'killed';
+  return info.exitCode === 0 ? 'exited' : 'failed';
+}
+
+function readinessOf(status: AgentTerminalStatus): string {
+  return status === 'running' || status === 'ready' ? 'ready' : 'stopped';
+}
+
+function commandPreview(info: TerminalInfo): string {
+  return info.runningCommand ?? [basename(info.file), ...info.args].join(' ').slice(0, 200);
+}

@@ -1,0 +1,188 @@
+/**
+ * Reviewing agents' changes in real Chromium against `switchboard serve`: an agent asks for a
+ * review over the control socket (`review.request`, which blocks until a person decides), the
+ * review shows in the Review view with its count in the sidebar and the window title, and the
+ * requester gets exactly what the person decided — their edits, a composition of the changes they
+ * kept, a rejection with their comment.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import type { Page } from 'playwright-core';
+import { ControlClient } from '../../src/cli/controlClient.ts';
+import { pollUntil } from '../helpers/poll.ts';
+import { openFreshApp, useSharedBrowser } from '../helpers/servedApp.ts';
+
+const browser = useSharedBrowser();
+
+/** A reviewer may take a while on a loaded machine; the request waits that long. */
+const reviewTimeoutMs = 120_000;
+
+/** Thirty numbered lines: edits to lines far apart are separate changes. */
+const original = Array.from({ length: 30 }, (_, index) => `export const line${index + 1} = ${index + 1};`).join('\n') + '\n';
+
+function withLines(text: string, replacements: Record<number, string>): string {
+  const lines = text.split('\n');
+  for (const [number, replacement] of Object.entries(replacements)) lines[Number(number) - 1] = replacement;
+  return lines.join('\n');
+}
+
+function agentFor(app: { dataDir: string }, t: TestContext): ControlClient {
+  const agent = new ControlClient({ socketPath: join(app.dataDir, 'control.sock'), clientName: 'e2e-agent' });
+  t.after(() => agent.dispose());
+  return agent;
+}
+
+/** Ask for a review; resolves with the requester's answer once a person decided. */
+function requestReview(agent: ControlClient, fields: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const answer = agent.request('review.request', fields, { timeoutMs: reviewTimeoutMs });
+  // Observed by the test later; an early failure must not go unhandled meanwhile.
+  answer.catch(() => {});
+  return answer;
+}
+
+async function waitForTitle(page: Page, title: string): Promise<void> {
+  await pollUntil(async () => (await page.title()) === title, { timeoutMs: 15_000, what: `the window title "${title}"` });
+}
+
+async function openReview(page: Page): Promise<void> {
+  await page.getByRole('navigation', { name: 'Sidebar' }).getByRole('button', { name: 'Review', exact: true }).click();
+  await page.getByRole('region', { name: 'Review', exact: true }).waitFor();
+}
+
+/** The review detail on screen, once its diff editor is up. */
+async function shownReview(page: Page, title: string) {
+  const detail = page.getByRole('article', { name: `Review of ${title}` });
+  await detail.waitFor();
+  return detail;
+}
+
+describe('Review view', () => {
+  it('counts pending reviews, sends the edited proposal on Accept and the comment on Reject', async (t) => {
+    const { app, page } = await openFreshApp(browser(), t, { workspaceFiles: { 'config.ts': original, 'notes.md': '# Notes\n\nkeep\n' } });
+    const agent = agentFor(app, t);
+    const proposed = withLines(original, { 5: 'export const line5 = 500;' });
+    const first = requestReview(agent, { path: join(app.workspace, 'config.ts'), newContents: proposed, title: 'Tune line 5' });
+    await waitForTitle(page, '(1) Switchboard');
+    const badge = page.locator('.nav-button .review-count-badge');
+    assert.equal(await badge.innerText(), '1');
+
+    // One at a time, so the list's order (oldest first) is known.
+    const second = requestReview(agent, { path: join(app.workspace, 'notes.md'), newContents: '# Notes\n\nthrow away\n', from: 'note-bot' });
+    await waitForTitle(page, '(2) Switchboard');
+    const outside = requestReview(agent, { path: join(app.home, 'elsewhere.txt'), newContents: 'hello\n', title: 'Outside' });
+    await waitForTitle(page, '(3) Switchboard');
+    assert.equal(await badge.innerText(), '3');
+
+    await openReview(page);
+    const pendingList = page.getByRole('region', { name: 'Pending', exact: true });
+    await pollUntil(async () => (await pendingList.locator('[data-review-id]').count()) === 3, { what: 'three pending reviews' });
+    const firstItem = pendingList.locator('[data-review-id]').first();
+    assert.match(await firstItem.innerText(), /Tune line 5[\s\S]*config\.ts[\s\S]*e2e-agent over the control socket/);
+    // A path outside every workspace folder is flagged.
+    const outsideItem = pendingList.locator('[data-review-id]', { hasText: 'Outside' });
+    await outsideItem.getByText('outside workspace').waitFor();
+
+    // The oldest review is shown; the person changes one line of the proposal, then accepts.
+    const detail = await shownReview(page, 'Tune line 5');
+    const proposedSide = detail.getByRole('textbox', { name: 'Proposed contents' });
+    const line = proposedSide.locator('.cm-line', { hasText: 'export const line5 = 500;' });
+    await line.click();
+    await page.keyboard.press('End');
+    await page.keyboard.press('Shift+Home');
+    await page.keyboard.type('export const line5 = 555; // reviewed');
+    await detail.locator('.review-edited-tag').waitFor();
+    await detail.getByRole('button', { name: 'Accept', exact: true }).click();
+
+    const accepted = await first;
+    assert.equal(accepted.decision, 'accepted');
+    assert.equal(accepted.edited, true);
+    assert.equal(accepted.by, 'you');
+    assert.equal(accepted.finalContents, withLines(original, { 5: 'export const line5 = 555; // reviewed' }));
+    await waitForTitle(page, '(2) Switchboard');
+    assert.equal(await badge.innerText(), '2');
+    const decidedList = page.getByRole('region', { name: 'Decided', exact: true });
+    await decidedList.locator('[data-state="accepted"]', { hasText: 'Accepted with edits by you' }).waitFor();
+
+    // The next review comes up by itself; it is rejected with a comment.
+    const notes = await shownReview(page, 'notes.md');
+    await notes.getByRole('textbox', { name: 'Comment' }).fill('Keep the note as it is.');
+    await notes.getByRole('button', { name: 'Reject', exact: true }).click();
+    const rejected = await second;
+    assert.equal(rejected.decision, 'rejected');
+    assert.equal(rejected.comment, 'Keep the note as it is.');
+    await decidedList.locator('[data-state="rejected"]', { hasText: 'Rejected by you' }).waitFor();
+
+    await (await shownReview(page, 'Outside')).getByRole('button', { name: 'Reject', exact: true }).click();
+    assert.equal((await outside).decision, 'rejected');
+    await waitForTitle(page, 'Switchboard');
+    assert.equal(await badge.count(), 0);
+
+    // A decided review shows what was written, read-only.
+    await decidedList.locator('[data-state="accepted"]').click();
+    const decided = await shownReview(page, 'Tune line 5');
+    await decided.getByText(/Accepted with edits by you/).waitFor();
+    await decided.getByRole('textbox', { name: 'Proposed contents' }).locator('.cm-line', { hasText: 'export const line5 = 555; // reviewed' }).waitFor();
+    assert.equal(await decided.getByRole('button', { name: 'Accept', exact: true }).count(), 0);
+  });
+
+  it('composes the file from the changes the person kept', async (t) => {
+    const { app, page } = await openFreshApp(browser(), t, { workspaceFiles: { 'three.ts': original } });
+    const agent = agentFor(app, t);
+    const proposed = withLines(original, { 3: 'export const line3 = 300;', 15: 'export const line15 = 1500;', 27: 'export const line27 = 2700;' });
+    const answer = requestReview(agent, { path: join(app.workspace, 'three.ts'), newContents: proposed, title: 'Three changes' });
+    await waitForTitle(page, '(1) Switchboard');
+    await openReview(page);
+    const detail = await shownReview(page, 'Three changes');
+    await pollUntil(async () => (await detail.locator('.cm-merge-b .cm-hunkHeader').count()) === 3, { what: 'three changes on the proposed side' });
+
+    await detail.getByRole('button', { name: 'Accept change 1' }).click();
+    await detail.getByRole('button', { name: 'Accept change 3' }).click();
+    await detail.getByRole('button', { name: 'Reject change 2' }).click();
+    // Rejecting a change puts the original lines back: two changes are left, both accepted.
+    await pollUntil(async () => (await detail.locator('.cm-merge-b .cm-hunkHeader').count()) === 2, { what: 'the rejected change to go' });
+    assert.equal(await detail.locator('.cm-merge-b .cm-hunkHeader[data-accepted]').count(), 2);
+    assert.match(await detail.locator('.review-change-status').innerText(), /2 accepted/);
+
+    await detail.getByRole('button', { name: 'Accept', exact: true }).click();
+    const accepted = await answer;
+    assert.equal(accepted.decision, 'accepted');
+    assert.equal(accepted.finalContents, withLines(original, { 3: 'export const line3 = 300;', 27: 'export const line27 = 2700;' }));
+  });
+
+  it('shows a new file and a binary file, and accepts with Ctrl+Enter', async (t) => {
+    const { app, page } = await openFreshApp(browser(), t);
+    const agent = agentFor(app, t);
+    const readme = '# Hello\n\nA new file, proposed by an agent.\n';
+    const created = requestReview(agent, { path: join(app.workspace, 'README.md'), newContents: readme });
+    await waitForTitle(page, '(1) Switchboard');
+    const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d]);
+    const binary = requestReview(agent, { path: join(app.workspace, 'logo.png'), newContents: bytes.toString('base64'), encoding: 'base64', title: 'New logo' });
+    await waitForTitle(page, '(2) Switchboard');
+    await openReview(page);
+
+    // The new file: nothing on the original side, every line proposed.
+    const detail = await shownReview(page, 'README.md');
+    await detail.getByText('new file', { exact: true }).waitFor();
+    const proposedSide = detail.getByRole('textbox', { name: 'Proposed contents' });
+    await proposedSide.locator('.cm-line', { hasText: 'A new file, proposed by an agent.' }).waitFor();
+    assert.equal((await detail.getByRole('textbox', { name: 'Original contents' }).innerText()).trim(), '');
+    // Ctrl+Enter accepts what is shown, from the keyboard.
+    await proposedSide.click();
+    await page.keyboard.press('Control+Enter');
+    const accepted = await created;
+    assert.equal(accepted.decision, 'accepted');
+    assert.equal(accepted.edited, false);
+    assert.equal(accepted.finalContents, readme);
+
+    // The binary file: its size, no diff, Accept and Reject only.
+    const logo = await shownReview(page, 'New logo');
+    await logo.getByText('binary file, 12 bytes').waitFor();
+    assert.equal(await logo.locator('.cm-editor').count(), 0);
+    await logo.getByRole('button', { name: 'Accept', exact: true }).click();
+    const acceptedBinary = await binary;
+    assert.equal(acceptedBinary.decision, 'accepted');
+    assert.equal(acceptedBinary.finalContentsBase64, bytes.toString('base64'));
+    await waitForTitle(page, 'Switchboard');
+  });
+});

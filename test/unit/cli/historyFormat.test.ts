@@ -1,0 +1,77 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseWhen } from '../../../src/cli/commands/history.ts';
+import { CliUsageError } from '../../../src/cli/command.ts';
+import { formatDuration, formatSearchHits, formatSessionTable } from '../../../src/cli/historyFormat.ts';
+import type { HistorySession } from '../../../src/common/api/historyContract.ts';
+
+describe('history CLI: --since/--until', () => {
+  const now = new Date(2026, 11, 2, 12, 0).getTime();
+  it('takes ages and local dates', () => {
+    assert.equal(parseWhen('30m', 'since', now), now - 30 * 60_000);
+    assert.equal(parseWhen('2h', 'since', now), now - 2 * 3_600_000);
+    assert.equal(parseWhen('3d', 'since', now), now - 3 * 86_400_000);
+    assert.equal(parseWhen('1w', 'since', now), now - 7 * 86_400_000);
+    assert.equal(parseWhen('2026-12-01', 'since', now), new Date(2026, 11, 1).getTime());
+    assert.equal(parseWhen('2026-12-01T14:30', 'since', now), new Date(2026, 11, 1, 14, 30).getTime());
+  });
+  it('refuses anything else with the option named', () => {
+    assert.throws(() => parseWhen('yesterday', 'since', now), (error: unknown) => error instanceof CliUsageError && /--since must be a date/.test(error.message));
+    assert.throws(() => parseWhen('5y', 'until', now), /--until/);
+  });
+});
+
+describe('history CLI: output', () => {
+  const session: HistorySession = {
+    id: 's-1',
+    terminalId: 't-1',
+    name: 'build\x1b]0;evil\x07',
+    cwd: '/home/ada/src',
+    file: '/bin/bash',
+    args: [],
+    createdBy: { kind: 'agent', name: 'claude' },
+    startedAt: new Date(2026, 11, 2, 9, 5).getTime(),
+    endedAt: new Date(2026, 11, 2, 9, 7, 30).getTime(),
+    exitCode: 1,
+    signal: null,
+    cols: 80,
+    rows: 24,
+    receivedInput: true,
+    byteCount: 2048,
+    truncated: false,
+    firstOffset: 0,
+    commandCount: 3,
+    live: false,
+    source: 'recorded',
+  };
+
+  it('prints sessions as a table with home shortened and control characters neutralised', () => {
+    const text = formatSessionTable([session], '/home/ada');
+    const [header, row] = text.trimEnd().split('\n');
+    assert.match(header!, /^ID\s+STARTED\s+DURATION\s+STATUS\s+SIZE\s+CREATED BY\s+NAME\s+CWD$/);
+    assert.match(row!, /^s-1\s+2026-12-02 09:05\s+2m30s\s+exit 1\s+2\.0 KiB\s+agent:claude\s+build\?\]0;evil\?\s+~\/src$/);
+    assert.equal(formatSessionTable([], undefined), 'No recorded sessions.\n');
+  });
+
+  it('marks matches in snippets: bold on a terminal, brackets in a pipe', () => {
+    const hit = {
+      sessionId: 's-1',
+      sessionName: 'build',
+      source: 'output' as const,
+      snippet: [
+        { text: 'npm ERR! code\n', match: false },
+        { text: 'ENOSPC', match: true },
+        { text: ' no space', match: false },
+      ],
+      offset: 0,
+      commandId: null,
+      at: session.startedAt,
+    };
+    assert.equal(formatSearchHits([hit], { color: false }), 's-1  2026-12-02 09:05  build  npm ERR! code [ENOSPC] no space\n');
+    assert.match(formatSearchHits([hit], { color: true }), /\x1b\[1;33mENOSPC\x1b\[0m/);
+  });
+
+  it('formats durations', () => {
+    assert.deepEqual([formatDuration(400), formatDuration(59_000), formatDuration(61_000), formatDuration(3_723_000)], ['0s', '59s', '1m01s', '1h02m']);
+  });
+});
