@@ -88,6 +88,48 @@ export function SettingsView() {
           />
         </section>
 
+        <section className="settings-section" aria-labelledby="settings-history">
+          <h2 id="settings-history">History</h2>
+          <SwitchSetting
+            id="setting-history-enabled"
+            label="Record sessions"
+            help="Keep every terminal's output, timing and commands in History, searchable and replayable. What you type is never stored, only that input happened."
+            checked={settings.historyEnabled}
+            onChange={(historyEnabled) => void workbench.updateSettings({ historyEnabled })}
+          />
+          <SwitchSetting
+            id="setting-history-idle"
+            label="Keep unused shells"
+            help="Also keep shells that were opened and closed without anyone typing into them or running a command (off: they leave no trace)."
+            checked={settings.historyRecordIdleSessions}
+            onChange={(historyRecordIdleSessions) => void workbench.updateSettings({ historyRecordIdleSessions })}
+          />
+          <NumberSetting
+            label="Total size (MiB)"
+            help="History never grows past this on disk; the oldest sessions are removed first."
+            value={settings.historyMaxTotalMiB}
+            schema={Settings.shape.historyMaxTotalMiB}
+            step={256}
+            onCommit={(historyMaxTotalMiB) => void workbench.updateSettings({ historyMaxTotalMiB })}
+          />
+          <NumberSetting
+            label="Keep for (days)"
+            help="Sessions older than this are removed. 0 keeps them until the size limit needs the room."
+            value={settings.historyMaxAgeDays}
+            schema={Settings.shape.historyMaxAgeDays}
+            step={30}
+            onCommit={(historyMaxAgeDays) => void workbench.updateSettings({ historyMaxAgeDays })}
+          />
+          <NumberSetting
+            label="Per session (MiB)"
+            help="A session that prints more keeps its newest output and is marked truncated."
+            value={settings.historyMaxSessionMiB}
+            schema={Settings.shape.historyMaxSessionMiB}
+            step={16}
+            onCommit={(historyMaxSessionMiB) => void workbench.updateSettings({ historyMaxSessionMiB })}
+          />
+        </section>
+
         <section className="settings-section" aria-labelledby="settings-agents">
           <h2 id="settings-agents">Agents</h2>
           <NumberSetting

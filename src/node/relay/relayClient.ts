@@ -12,14 +12,15 @@ import { arch as osArch, homedir, platform } from 'node:os';
 import { RelayConstants } from '../../common/constants.ts';
 import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
-import { checkChannelBinding, checkMachineBinding } from '../../common/protocol/relay/binding.ts';
-import { type EnvelopeLimits, utf8ByteLength } from '../../common/protocol/relay/frameLimits.ts';
+import { checkChannelBinding } from '../../common/protocol/relay/binding.ts';
+import type { EnvelopeLimits } from '../../common/protocol/relay/frameLimits.ts';
 import { encodeFrame, isStdBase64, rfc3339 } from '../../common/protocol/relay/frames.ts';
 import { BROADCAST_CHANNEL_ID, type RelayFields, type RelayMessage } from '../../common/protocol/relay/messages.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
 import type { PtySession } from '../pty/ptySession.ts';
 import { FileAccess } from './fileAccess.ts';
+import { answerFileRequest, type FileRequest } from './fileRequests.ts';
 import { type BackoffOptions, ReconnectBackoff } from './reconnectBackoff.ts';
 import { RelayConnectError, RelayConnection, type RelayConnectionStats, type RelayConnectionTiming } from './relayConnection.ts';
 import { RelayLink } from './relayLink.ts';
@@ -474,55 +475,9 @@ export class RelayClient implements IDisposable {
     else link.streams.open(session, { terminalId, sessionId, channelId, from: 'snapshot' });
   }
 
-  #onFileRequest(message: Extract<RelayMessage, { type: 'browseDir' | 'readFile' | 'mkDir' }>): void {
+  #onFileRequest(message: FileRequest): void {
     const link = this.#openLink();
-    if (!link) return;
-    const { requestId, channelId } = message;
-    const answer = (result: { ok: true } | { ok: false; error: string }, extra: Record<string, unknown> = {}) => {
-      const fields = { requestId, channelId, ...result, ...extra };
-      const type = `${message.type}Result` as 'browseDirResult' | 'readFileResult' | 'mkDirResult';
-      link.send(encodeFrame(type, fields as never));
-    };
-    const binding = checkMachineBinding(this.machineId, message);
-    if (binding) {
-      this.#refusals.refuse('binding', `${message.type}: ${binding}`);
-      answer({ ok: false, error: binding });
-      return;
-    }
-    if (link.fileRequestsInFlight >= RelayConstants.maxFileRequestsInFlight) {
-      answer({ ok: false, error: 'busy: too many file requests in progress; retry' });
-      return;
-    }
-    link.fileRequestsInFlight++;
-    const work = (async () => {
-      switch (message.type) {
-        case 'browseDir': {
-          const result = await this.#files.browseDir(message.path, { limit: message.limit, cursor: message.cursor });
-          if (!result.ok) return answer(result);
-          const { ok, ...rest } = result;
-          return answer({ ok }, rest);
-        }
-        case 'readFile': {
-          const result = await this.#files.readFile(message.path, { maxBytes: message.maxBytes });
-          if (!result.ok) return answer(result);
-          // JSON escapes control chars six-fold: shorten the content until the frame fits the limit.
-          let { content, truncated } = result;
-          while (utf8ByteLength(encodeFrame('readFileResult', { requestId, channelId, ok: true, content, truncated })) > link.connection.maxFrameBytes) {
-            content = content.slice(0, Math.floor(content.length * 0.75));
-            truncated = true;
-          }
-          return answer({ ok: true }, { content, ...(truncated ? { truncated: true } : {}) });
-        }
-        case 'mkDir':
-          return answer(await this.#files.mkDir(message.path));
-      }
-    })();
-    work
-      .catch((error: unknown) => {
-        this.#logger.error('a file request failed', { type: message.type, error });
-        answer({ ok: false, error: 'internal error' });
-      })
-      .finally(() => link.fileRequestsInFlight--);
+    if (link) answerFileRequest(message, { link, files: this.#files, machineId: this.machineId, refusals: this.#refusals, logger: this.#logger });
   }
 
   // --- terminal ends --------------------------------------------------------------------------

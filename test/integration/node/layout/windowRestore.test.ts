@@ -23,6 +23,10 @@ afterEach(async () => {
 });
 
 async function startHub(temp: Temp): Promise<Hub> {
+  // Restored panes start like a new window's: with the app's own environment. Give it the temp
+  // HOME, so the user's real rc files (slow pyenv hooks and the like) stay out of the test.
+  Object.assign(process.env, testEnv(temp.home));
+  writeFileSync(join(temp.home, '.bashrc'), "PS1='$ '\n");
   const hub = new Hub({ dataDir: temp.dataDir, workspaceFolders: [temp.workspace], host: 'test', logger: nullLogger, env: {}, clawsCompatSockets: false });
   await hub.start();
   cleanups.push(() => hub.shutdown());
