@@ -3,7 +3,7 @@
  * the Hub, created here with host 'electron'. Usage: `npm start -- [DIR...]` (workspace folders,
  * default: the current directory).
  */
-import { app, BrowserWindow, dialog, ipcMain } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, safeStorage } from 'electron';
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,6 +11,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { AppConstants } from '../src/common/constants.ts';
 import { Hub } from '../src/node/hub.ts';
 import { createLogger } from '../src/node/logger.ts';
+import type { TokenCipher } from '../src/node/relay/relayTokenStore.ts';
 import { installAppSecurity } from './security.ts';
 import { BridgeChannels } from '../src/common/api/bridge.ts';
 import { WindowBridge } from './windowBridge.ts';
@@ -115,6 +116,8 @@ async function startApp(): Promise<void> {
     // Built beside main.cjs by scripts/buildElectron.ts.
     mirrorWorkerPath: join(__dirname, 'mirrorWorker.cjs'),
     ...(shellIntegrationDir ? { shellIntegrationDir } : {}),
+    // The relay token goes to the OS keychain where there is one.
+    relay: { tokenCipher: keychainTokenCipher() },
   });
   try {
     await hub.start();
@@ -128,6 +131,23 @@ async function startApp(): Promise<void> {
   app.on('activate', () => {
     if (hub && BrowserWindow.getAllWindows().length === 0) createWindow(hub);
   });
+}
+
+/**
+ * The OS keychain (macOS Keychain, Windows DPAPI, libsecret/kwallet on Linux) through safeStorage,
+ * for secrets the Hub stores (the relay token). On a Linux desktop without a keyring Electron falls
+ * back to a hard-coded key ("basic_text"): no better than a 0600 file, so the Hub is told there is
+ * no keychain rather than given a false sense of one.
+ */
+function keychainTokenCipher(): TokenCipher {
+  return {
+    isAvailable: async () => {
+      if (!(await safeStorage.isAsyncEncryptionAvailable())) return false;
+      return process.platform !== 'linux' || safeStorage.getSelectedStorageBackend() !== 'basic_text';
+    },
+    encrypt: async (plainText) => await safeStorage.encryptStringAsync(plainText),
+    decrypt: async (cipherText) => (await safeStorage.decryptStringAsync(Buffer.from(cipherText))).result,
+  };
 }
 
 app.on('window-all-closed', () => {

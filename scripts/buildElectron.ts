@@ -5,6 +5,8 @@
  *   preload/preload.ts → dist/preload/preload.cjs (sandboxed preload: one file, only `electron` required)
  *   src/node/pty/mirrorWorker.ts → dist/main/mirrorWorker.cjs (the headless mirrors' worker thread;
  *     main passes its path to the Hub because a bundle has no source file beside it to start)
+ *   src/node/review/reviewDiffWorker.ts → dist/main/reviewDiffWorker.cjs (large review diffs; the Hub
+ *     finds it beside mirrorWorker.cjs, or takes `reviewDiffWorkerPath`)
  */
 import { build, type BuildOptions } from 'esbuild';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +45,12 @@ export async function buildElectron(): Promise<void> {
     }),
     build({
       ...common,
+      entryPoints: ['src/node/review/reviewDiffWorker.ts'],
+      outfile: 'dist/main/reviewDiffWorker.cjs',
+      platform: 'node',
+    }),
+    build({
+      ...common,
       entryPoints: ['preload/preload.ts'],
       outfile: 'dist/preload/preload.cjs',
       // A sandboxed preload cannot require Node modules; bundle everything but electron.
@@ -55,5 +63,5 @@ export async function buildElectron(): Promise<void> {
 
 if (import.meta.main) {
   await buildElectron();
-  process.stdout.write('built dist/main/main.cjs, dist/main/mirrorWorker.cjs and dist/preload/preload.cjs\n');
+  process.stdout.write('built dist/main/main.cjs, dist/main/mirrorWorker.cjs, dist/main/reviewDiffWorker.cjs and dist/preload/preload.cjs\n');
 }

@@ -10,6 +10,9 @@ import { ReviewView } from '../features/review/ReviewView.tsx';
 import { ActivityView } from '../features/activity/ActivityView.tsx';
 import { ShortcutsDialog } from '../features/shortcuts/ShortcutsDialog.tsx';
 import { SendToClaudePicker } from '../features/review/SendToClaude.tsx';
+import { RemoteConnectionBanner } from '../features/remote/RemoteConnectionBanner.tsx';
+import { RemoteWorkbenchLayout } from '../features/remote/RemoteWorkbenchLayout.tsx';
+import { remoteViewTarget } from '../../src/browser/remoteViewLocation.ts';
 import { ConnectionBanner } from './ConnectionBanner.tsx';
 import { ErrorToasts } from './ErrorToasts.tsx';
 import type { ErrorList } from './errorList.ts';
@@ -20,12 +23,19 @@ import { installTestHook } from './testHook.ts';
 import { Workbench } from './workbench.ts';
 import { WorkbenchContext, useWorkbench } from './WorkbenchContext.tsx';
 
+/** Set when `switchboard relay` served this page as a machine's remote view (`/m/<machineId>/`). */
+const remoteMachineId = remoteViewTarget()?.machineId;
+
 export function App({ connection, errors }: { connection: HubConnection; errors: ErrorList }) {
   const state = useObservable(connection.state);
   const live = useObservable(connection.live);
   return (
     <div className="app">
-      <ConnectionBanner state={state} onRetry={() => connection.retryNow()} />
+      {remoteMachineId !== undefined ? (
+        <RemoteConnectionBanner machineId={remoteMachineId} state={state} onRetry={() => connection.retryNow()} />
+      ) : (
+        <ConnectionBanner state={state} onRetry={() => connection.retryNow()} />
+      )}
       {live ? (
         <WorkbenchHost
           key={live.generation}
@@ -99,6 +109,7 @@ function WorkbenchLayout({ connected }: { connected: boolean }) {
   const workbench = useWorkbench();
   const view = useObservable(workbench.view);
   const dialog = useObservable(workbench.dialog);
+  if (workbench.appState.host === 'remote') return <RemoteWorkbenchLayout connected={connected} />;
   return (
     <div className="shell" data-connection={connected ? 'live' : 'lost'} inert={!connected}>
       <Sidebar />

@@ -30,6 +30,7 @@ import { SessionRegistry } from '../features/terminals/sessionRegistry.ts';
 import { AgentActivity } from '../features/activity/agentActivity.ts';
 import { HistoryService, type HistoryOpenRequest } from '../features/history/historyService.ts';
 import { ReviewService } from '../features/review/reviewService.ts';
+import { RelayState } from '../features/relay/relayState.ts';
 import { neighbourPane, type PaneDirection } from '../features/terminals/paneNavigation.ts';
 import { errorCode, type ErrorList } from './errorList.ts';
 import { commandForEvent, type CommandId } from './keybindings.ts';
@@ -61,6 +62,8 @@ export class Workbench extends Disposable {
   readonly history: HistoryService;
   /** Pending and decided reviews (badge, title, notifications), Claude Code connections, file tabs, Send to Claude. */
   readonly review: ReviewService;
+  /** Remote access: the relay client's status and the panes shared to it. */
+  readonly relay: RelayState;
   /** False until the terminal list and the layout are loaded. */
   readonly ready = this.register(new ObservableValue(false));
 
@@ -111,16 +114,22 @@ export class Workbench extends Disposable {
         revealTerminal: (terminalId) => this.revealTerminal(terminalId),
       }),
     );
+    this.relay = this.register(new RelayState(client, (title, error) => this.errors.report(title, error)));
     this.register(toDisposable(() => clearTimeout(this.#layoutSaveTimer)));
   }
 
   async start(): Promise<void> {
     this.sessions.start();
     const { client } = this;
-    // Not awaited: the terminals must not wait for the audit log.
-    this.activity.start().catch((error: unknown) => this.errors.report('Could not load the agent activity', error));
-    void this.history.start();
-    void this.review.start();
+    // The remote view (host 'remote') reaches the machine only through relay frames: it has no
+    // audit log, history, review queue or relay settings to load (features/remote has its own views).
+    if (this.appState.host !== 'remote') {
+      // Not awaited: the terminals must not wait for the audit log.
+      this.activity.start().catch((error: unknown) => this.errors.report('Could not load the agent activity', error));
+      void this.history.start();
+      void this.review.start();
+      void this.relay.start();
+    }
 
     // Events that arrive while the list is loading are applied after it, in order.
     let queue: (() => void)[] | undefined = [];

@@ -11,12 +11,19 @@ export const TerminalConstants = {
   /** The renderer acknowledges in steps of this many chars (from xterm.js write callbacks). */
   ackBatchChars: 5_000,
   /**
-   * The headless mirror may fall this far behind before the PTY is paused (and must catch up to
-   * the low mark before it resumes). It parses on a worker thread, so a deep queue keeps it busy
-   * while the PTY is read in parallel; the bound stays far below xterm's 50 MB discard limit.
+   * The headless mirror may fall this far behind (chars sent, not yet parsed) before it stops
+   * being fed and skips ahead (see mirrorFeed.ts): a flood is never slowed to the mirror's parse
+   * speed. It parses on a worker thread, so a deep queue keeps it busy in parallel; the bound
+   * stays far below xterm's 50 MB discard limit.
    */
-  mirrorHighWatermarkChars: 1_000_000,
-  mirrorLowWatermarkChars: 250_000,
+  mirrorSkipAboveChars: 1_000_000,
+  /** A skipping mirror is fed the tail once it has parsed its queue down to this. */
+  mirrorResyncBelowChars: 100_000,
+  /**
+   * What a skipping mirror is fed to rebuild the screen: plenty for any screen (500 rows × 1000
+   * columns is 0.5 MB of text only in the absurd case), cheap to parse.
+   */
+  mirrorResyncTailBytes: 256 * 1024,
   /** Flush a batch at once when it reaches this size. */
   batchMaxBytes: 64 * 1024,
   /** Under sustained output, flush at least this often so panes stay live. */
@@ -121,10 +128,47 @@ export const ReviewConstants = {
   maxOpenEditors: 500,
   /** Decided reviews kept in the database; older ones are pruned (a year of busy use). */
   maxDecidedReviews: 5_000,
+  /**
+   * Contents (old, proposed and final text, unified diff) kept for the newest decided reviews, in
+   * bytes; older ones keep metadata and line counts only. A 10 MiB review can take 40 MB, so 5 000
+   * full rows could fill a disk; 256 MiB keeps the last few hundred ordinary reviews whole.
+   */
+  maxDecidedContentBytes: 256 * 1024 * 1024,
+  /**
+   * A decided review whose texts and diff are bigger than this is stored without its texts and
+   * with its unified diff cut to this size (`contentsPruned`): writing tens of MB into SQLite
+   * holds the Hub's thread (every pane) for most of a second on a slow disk, and nobody rereads a
+   * 10 MiB file in the decided list. 2 MiB keeps a 10 000-line review whole.
+   */
+  maxStoredReviewBytes: 2 * 1024 * 1024,
   /** Decided reviews `review.list` returns by default. */
   defaultDecidedLimit: 100,
   /** A control client waiting on `review.request` is checked this often: gone, its review is withdrawn. */
   requesterCheckMs: 1_000,
+  /**
+   * Line diffs of files up to this many lines (both sides together) run on the Hub's thread: even
+   * the worst case of the bounded search costs a few milliseconds, less than a worker round trip.
+   * Larger ones run on the diff worker thread (src/node/review/reviewDiffer.ts).
+   */
+  diffInlineMaxLines: 2_000,
+  /** …and up to this many characters (long lines cost string comparisons). */
+  diffInlineMaxChars: 256 * 1024,
+  /**
+   * Files up to this many lines (both sides) get a first try on the Hub's thread with the search
+   * capped at diffInlineTrialMaxEdits changed lines: at most ~(lines × edits) comparisons, about
+   * 10 ms, and it succeeds for the usual edit of a few places, sparing a worker start (~200 ms).
+   * Past the cap, the diff goes to the worker.
+   */
+  diffInlineTrialMaxLines: 24_000,
+  diffInlineTrialMaxChars: 2 * 1024 * 1024,
+  diffInlineTrialMaxEdits: 64,
+  /**
+   * A diff the worker has not finished in this long is given up (the worker is stopped) and
+   * approximated in linear time. A 10 MiB worst case takes about 2 s on a loaded 2-core machine.
+   */
+  diffTimeoutMs: 30_000,
+  /** The diff worker is stopped after this long without work, giving its memory back. */
+  diffWorkerIdleMs: 60_000,
 } as const;
 
 /** The lock-file IDE bridge for Claude Code (../shared/protocols/claude-ide.md is the reference). */

@@ -4,7 +4,7 @@
  * `dispose()` it. It never imports electron.
  */
 import { homedir } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { AppState, EventPayload, HubEvent, Layout } from '../common/api/contract.ts';
 import { DisposableStore, type IDisposable, toDisposable } from '../common/lifecycle.ts';
 import type { ILogger } from './logger.ts';
@@ -28,6 +28,8 @@ import { IdeBridge } from './ide/ideBridge.ts';
 import { resolveIdeLockDir } from './ide/lockFile.ts';
 import { createReviewMethods } from './api/reviewMethods.ts';
 import { writeFileAtomically } from './review/fileWriter.ts';
+import { type HubRelayOptions, RelayService } from './relay/relayService.ts';
+import { createRelayMethods } from './api/relayMethods.ts';
 
 export type HubHost = AppState['host'];
 
@@ -45,6 +47,12 @@ export interface HubOptions {
   shellIntegrationDir?: string;
   /** The mirror worker script, for bundles (Electron main) that emit it apart from the sources. */
   mirrorWorkerPath?: string;
+  /**
+   * The review diff worker script (scripts/buildElectron.ts emits `reviewDiffWorker.cjs`), for
+   * bundles. Default: `reviewDiffWorker.cjs` beside `mirrorWorkerPath` when that is given (a bundle
+   * emits its workers together), else the source file beside src/node/review/reviewDiffer.ts.
+   */
+  reviewDiffWorkerPath?: string;
   /** Also serve the control socket at `<workspace>/.claws/claws.sock` for claws clients (default true). */
   clawsCompatSockets?: boolean;
   /**
@@ -54,6 +62,11 @@ export interface HubOptions {
    * touches the real ~/.claude.
    */
   ideLockDir?: string | null;
+  /**
+   * Remote access (docs/relay.md): `commandLine` for `switchboard serve --relay …` (wins over the
+   * settings for this run), `tokenCipher` from a host with an OS keychain (Electron safeStorage).
+   */
+  relay?: HubRelayOptions;
 }
 
 /** How long `shutdown()` lets terminals end gracefully (SIGHUP, so shells save history) before killing them. */
@@ -78,6 +91,7 @@ export class Hub implements IDisposable {
   readonly #reviews: ReviewQueue;
   readonly #editors: EditorState;
   readonly #ideBridge: IdeBridge;
+  readonly #relay: RelayService;
   readonly #connections = new Set<HubConnection>();
   readonly #handlers: HubMethodHandlers;
   #layout: Layout | null = null;
@@ -135,7 +149,14 @@ export class Hub implements IDisposable {
     // The review queue and the IDE bridge: disposed before the PtyHost, the bridge first, so the
     // reviews of connected CLIs are withdrawn while the queue still runs.
     this.#reviewArchive = this.#store.add(new ReviewArchive({ path: reviewArchivePath(this.dataDir), logger: this.#logger.child('review') }));
-    this.#reviews = this.#store.add(new ReviewQueue({ archive: this.#reviewArchive, workspaceFolders: this.workspaceFolders, logger: this.#logger.child('review') }));
+    this.#reviews = this.#store.add(
+      new ReviewQueue({
+        archive: this.#reviewArchive,
+        workspaceFolders: this.workspaceFolders,
+        logger: this.#logger.child('review'),
+        diff: { workerPath: reviewDiffWorkerPathFor(options) },
+      }),
+    );
     this.#store.add(this.#reviews.onDidAdd((summary) => this.#broadcast('review.added', summary)));
     this.#store.add(this.#reviews.onDidDecide((summary) => this.#broadcast('review.decided', summary)));
     this.#store.add(this.#reviews.onDidRemove(({ id, reason }) => this.#broadcast('review.removed', { id, reason })));
@@ -150,7 +171,7 @@ export class Hub implements IDisposable {
         version: this.version,
         logger: this.#logger.child('ide'),
         openFile: (request) => this.#broadcast('editor.openFile', request),
-        saveEditorText: (path, text) => this.#saveEditorText(path, text),
+        saveEditorText: (path, text, expectedMtimeMs) => this.#saveEditorText(path, text, expectedMtimeMs),
       }),
     );
     this.#store.add(this.#ideBridge.onDidChangeState((state) => this.#broadcast('ide.changed', state)));
@@ -177,6 +198,23 @@ export class Hub implements IDisposable {
       }),
     );
     this.#store.add(this.#ptyHost.onDidRemoveTerminal(({ id }) => this.#controlServer.typingGuard.forget(id)));
+    // The one relay client of this Hub (remote access): disposed before the PtyHost and the review queue.
+    this.#relay = this.#store.add(
+      new RelayService({
+        ...options.relay,
+        dataDir: this.dataDir,
+        ptyHost: this.#ptyHost,
+        reviews: this.#reviews,
+        workspaceFolders: this.workspaceFolders,
+        version: this.version,
+        settings: () => this.#settings.current,
+        logger: this.#logger.child('relay'),
+        onPersonInput: (id) => this.#controlServer.typingGuard.notePersonInput(id),
+        // A remote viewer's typing shows in the pane like an agent's.
+        onRemoteInputShown: ({ terminalId, viewerName, text }) => this.#broadcast('terminal.agentInput', { id: terminalId, peer: viewerName, text }),
+      }),
+    );
+    this.#store.add(this.#relay.onDidChangeStatus((status) => this.#broadcast('relay.statusChanged', status)));
     // People see what agents do: the audit log reaches every client as it is recorded.
     this.#auditFeed = this.#store.add(
       new AuditFeed({ audit: this.#controlServer.audit, ptyHost: this.#ptyHost, broadcast: (event, payload) => this.#broadcast(event, payload) }),
@@ -207,6 +245,11 @@ export class Hub implements IDisposable {
     return this.#ideBridge;
   }
 
+  /** Remote access: the relay client this Hub owns (status, share flags, token). Connected by `start()` when configured. */
+  get relay(): RelayService {
+    return this.#relay;
+  }
+
   /** The control socket server (claws-compatible; see docs/protocol.md). Listening once `start()` resolved. */
   get controlServer(): ControlServer {
     return this.#controlServer;
@@ -228,6 +271,10 @@ export class Hub implements IDisposable {
     await this.#controlServer.listen();
     if (this.#state !== 'starting') return;
     if (this.#settings.current.restoreLayoutOnStart) await this.#restoreWindow();
+    if (this.#state !== 'starting') return;
+    // After the restored panes exist, so a viewer's first list has them. Dialling never blocks start.
+    this.#store.add(this.#settings.onDidChange(() => this.#relay.applySettings()));
+    await this.#relay.start();
     if (this.#state !== 'starting') return;
     this.#state = 'started';
     this.#logger.info('hub started', { host: this.host, dataDir: this.dataDir, workspaceFolders: this.workspaceFolders });
@@ -262,12 +309,16 @@ export class Hub implements IDisposable {
     await this.#windowState.freeze();
     // Claude Code CLIs waiting on a review hear DIFF_REJECTED rather than a dropped connection.
     await this.#ideBridge.shutdown();
+    // Remote viewers hear that their terminals end (daemon_shutdown) before the terminals go.
+    await this.#relay.stop();
     // No new agent requests while the terminals end; waiting execs fail now rather than on a dead terminal.
     this.#controlServer.dispose();
     for (const connection of [...this.#connections]) connection.dispose();
     let timer: NodeJS.Timeout | undefined;
     const closed = this.#ptyHost.closeAll().catch((error: unknown) => this.#logger.warn('closing terminals failed; killing them', { error }));
-    await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, gracefulShutdownMs)))]);
+    // Decisions whose diff is still being computed get it in the same grace period (else an approximate one).
+    const reviewsStored = this.#reviews.flush();
+    await Promise.race([Promise.all([closed, reviewsStored]), new Promise((resolve) => (timer = setTimeout(resolve, gracefulShutdownMs)))]);
     clearTimeout(timer);
     this.dispose();
   }
@@ -318,6 +369,7 @@ export class Hub implements IDisposable {
       ...this.#auditFeed.methods,
       ...createTokenMethods(this.#tokens),
       ...createHistoryMethods(this.#history),
+      ...createRelayMethods(this.#relay),
       ...createReviewMethods({
         queue: this.#reviews,
         bridge: this.#ideBridge,
@@ -343,10 +395,13 @@ export class Hub implements IDisposable {
     if (port !== null) this.#ptyHost.extendBaseEnv({ CLAUDE_CODE_SSE_PORT: String(port), ENABLE_IDE_INTEGRATION: 'true' });
   }
 
-  /** Claude Code's `saveDocument`: write a file tab's text, and every client's tab of it is clean. */
-  async #saveEditorText(path: string, text: string): Promise<void> {
-    const written = await writeFileAtomically(path, text);
-    this.#editors.markSaved(path);
+  /**
+   * Claude Code's `saveDocument`: write a file tab's text, and every client's tab of it is clean.
+   * Refused (nothing written) when the file's mtime is no longer the one the tab's text is based on.
+   */
+  async #saveEditorText(path: string, text: string, expectedMtimeMs: number | undefined): Promise<void> {
+    const written = await writeFileAtomically(path, text, { expectedMtimeMs });
+    this.#editors.markSaved(path, written.mtimeMs);
     this.#broadcast('editor.saved', { path, contents: text, mtimeMs: written.mtimeMs });
   }
 
@@ -370,6 +425,12 @@ export class Hub implements IDisposable {
     this.#broadcast('layout.changed', layout, context.connection);
     return { ok: true };
   }
+}
+
+/** The review diff worker script for a bundle (see HubOptions.reviewDiffWorkerPath); undefined: the default. */
+function reviewDiffWorkerPathFor(options: HubOptions): string | undefined {
+  if (options.reviewDiffWorkerPath) return options.reviewDiffWorkerPath;
+  return options.mirrorWorkerPath ? join(dirname(options.mirrorWorkerPath), 'reviewDiffWorker.cjs') : undefined;
 }
 
 /** Where the IDE bridge's lock file goes (see HubOptions.ideLockDir). */

@@ -50,19 +50,26 @@ async function waitForIdlePrompt(page: Page, terminalId: string, after: string):
 /**
  * Searches History until `word` has an output hit. The full-text index is fed off the hot path
  * (after output has been quiet a moment), so a word printed a moment ago may not be searchable
- * at the first try; the search is typed again until it is.
+ * at the first try; the search is typed again until it is. Each try clears the box and waits
+ * for the results to go (the list is back) before typing the word: the same query typed again
+ * within the search debounce would keep the first results instead of searching anew.
  */
 async function searchUntilFound(view: Locator, word: string): Promise<Locator> {
   const box = view.getByRole('searchbox', { name: 'Search history' });
   const hit = view.locator('.history-hit[data-source="output"]').first();
+  const anyResults = view.locator(
+    '.history-hits, .history-status-line:has-text("Searching…"), .history-status-line:has-text("Nothing found"), .history-status-line:has-text("Search failed")',
+  );
+  const settledResults = view.locator('.history-hits, .history-status-line:has-text("Nothing found")');
   await pollUntil(
     async () => {
       await box.fill('');
+      await anyResults.first().waitFor({ state: 'detached' });
       await box.fill(word);
-      await view.locator('.history-hits, .history-status-line:not(:text("Searching…"))').first().waitFor();
+      await settledResults.first().waitFor();
       return (await hit.count()) > 0;
     },
-    { timeoutMs: 20_000, intervalMs: 200, what: `an output hit for ${word}` },
+    { timeoutMs: 30_000, intervalMs: 200, what: `an output hit for ${word}` },
   );
   return hit;
 }
@@ -78,14 +85,29 @@ describe('History in the UI', () => {
   it('finds a closed session by a word it printed, replays it to the same screen, exports, imports and deletes it', async (t) => {
     const { page, firstPane } = await openFreshApp(browser(), t);
     const unique = `zebra${Date.now().toString(36)}`;
-    await typeInPane(page, firstPane, `echo "found-$((6*7))-${unique}"; false`);
-    await waitForIdlePrompt(page, firstPane, `found-42-${unique}`);
+    // More lines after the word than the pane has rows: the match ends up in the scrollback, so
+    // opening the session at it has to scroll there.
+    await typeInPane(page, firstPane, `echo "found-$((6*7))-${unique}"; seq 1000 1150; false`);
+    await waitForIdlePrompt(page, firstPane, '1150');
     // UTF-8 written as octal escapes: the command line stays ASCII, the output has é and ✓.
     await typeInPane(page, firstPane, `printf '\\e[32mgreen\\e[0m \\303\\251 \\342\\234\\223\\n'; echo tail-line`);
-    const liveScreen = await waitForIdlePrompt(page, firstPane, 'tail-line');
-    assert.ok(liveScreen.includes('green é ✓'));
+    await waitForIdlePrompt(page, firstPane, 'tail-line');
+    // End the shell (Ctrl+D) before reading the screen to compare with: a shell killed by closing
+    // its pane may print a last line break after the screen was read, and on a full screen that
+    // scrolls the recording's last screen by a line.
+    await page.keyboard.press('Control+D');
+    await page.locator(`[data-terminal-id="${firstPane}"] .exit-banner`).waitFor({ timeout: 15_000 });
+    // bash says "exit" as it goes: the screen is complete once that is on it.
+    const liveScreen = await pollUntil(
+      async () => {
+        const screen = normalizeScreen(await readPane(page, firstPane));
+        return screen.endsWith('\n$\nexit') ? screen : undefined;
+      },
+      { timeoutMs: 15_000, what: 'the shell to say "exit"' },
+    );
+    assert.ok(liveScreen.includes('green é ✓') && liveScreen.includes('tail-line'), liveScreen);
 
-    // Close the pane: its session ends and stays in History.
+    // Close the pane: its session stays in History.
     await page.locator(`[data-terminal-id="${firstPane}"] .pane-body`).click();
     await page.getByRole('button', { name: 'Close terminal' }).click();
     await pollUntil(async () => (await page.locator(`[data-terminal-id="${firstPane}"]`).count()) === 0, { what: 'the pane to close' });
@@ -107,6 +129,16 @@ describe('History in the UI', () => {
     await viewer.waitFor();
     const controls = viewer.getByRole('group', { name: 'Replay' });
     await controls.waitFor();
+    // Opened at the match: the word is highlighted on a line in view (xterm displays a search
+    // decoration only while its line is in the viewport; the match is far up the scrollback,
+    // so the view has scrolled to it), and the "match not on screen" notice is not shown.
+    const highlightInView = viewer.locator('.transcript-host .xterm-find-result-decoration:visible').first();
+    await highlightInView.waitFor({ state: 'visible', timeout: 15_000 });
+    assert.equal(await viewer.locator('[data-notice="match-off-screen"]').count(), 0);
+    assert.ok(
+      !normalizeScreen(await readHistoryViewer(page)).includes(unique),
+      'the word is not on the bottom screen, so a highlight in view means the view scrolled to it',
+    );
     await pollUntil(async () => normalizeScreen(await readHistoryViewer(page)) === liveScreen, {
       timeoutMs: 15_000,
       what: 'the whole transcript to be shown',
@@ -218,20 +250,33 @@ describe('History in the UI', () => {
     await page.locator('.tab[data-active="true"] .not-recorded-mark').waitFor();
     await typeInPane(page, secretPane, 'echo secret-$((7*6))-words');
     await waitForIdlePrompt(page, secretPane, 'secret-42-words');
+    // A positive control, printed after the secret in the recorded pane: History writes and
+    // indexes output in order, so once the control is found, the secret would be found too had
+    // it been recorded (a search right away could come up empty only because it is too early).
+    const control = `ctl${Date.now().toString(36)}`;
+    await page.getByRole('tab').first().click();
+    await typeInPane(page, firstPane, `echo ${control}-$((6*7))`);
+    await waitForIdlePrompt(page, firstPane, `${control}-42`);
 
     const view = await openHistory(page);
-    // Only the recorded terminal's session is listed.
+    const searchBox = view.getByRole('searchbox', { name: 'Search history' });
+    await searchUntilFound(view, control);
+    const recordedSessionId = await view.locator('.history-hit-group').first().getAttribute('data-session-id');
+    assert.ok(recordedSessionId);
+    await searchBox.fill('secret');
+    await view.getByText('Nothing found for “secret”.').waitFor({ timeout: 15_000 });
+    await searchBox.fill('');
+
+    // Only the recorded terminal's session is listed (the list is read afresh, after the control was found).
     const sessionRows = view.locator('table[aria-label="Sessions"] tbody tr');
-    await pollUntil(async () => (await sessionRows.count()) === 1, { what: 'one listed session' });
+    await sessionRows.first().waitFor({ timeout: 15_000 });
+    assert.deepEqual(await sessionRows.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-session-id'))), [recordedSessionId]);
     // Filters: it is still running, so "Failed" lists nothing and "Still running" lists it.
     await view.getByLabel('Exit status').selectOption('failure');
     await view.getByText('No session matches these filters.').waitFor();
     await view.getByLabel('Exit status').selectOption('running');
     await pollUntil(async () => (await sessionRows.count()) === 1, { what: 'the running session' });
     await view.getByRole('button', { name: 'Clear filters' }).click();
-    await view.getByRole('searchbox', { name: 'Search history' }).fill('secret');
-    await view.getByText('Nothing found for “secret”.').waitFor({ timeout: 15_000 });
-    await view.getByRole('searchbox', { name: 'Search history' }).fill('');
 
     // Commands tab: the command with its exit code; "Run again" types it at a new prompt without running it.
     await view.getByRole('tab', { name: 'Commands' }).click();

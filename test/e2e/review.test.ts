@@ -6,12 +6,14 @@
  * kept, a rejection with their comment.
  */
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import type { Page } from 'playwright-core';
 import { ControlClient } from '../../src/cli/controlClient.ts';
 import { pollUntil } from '../helpers/poll.ts';
-import { openFreshApp, useSharedBrowser } from '../helpers/servedApp.ts';
+import { openFreshApp, readPane, typeInPane, useSharedBrowser, waitForPaneText, type ServedApp } from '../helpers/servedApp.ts';
+import { FakeClaudeCli, jsonOf } from '../integration/ide/ideTestKit.ts';
 
 const browser = useSharedBrowser();
 
@@ -55,6 +57,25 @@ async function shownReview(page: Page, title: string) {
   const detail = page.getByRole('article', { name: `Review of ${title}` });
   await detail.waitFor();
   return detail;
+}
+
+/** A client that speaks to the app's IDE bridge as the `claude` CLI does, found through its lock file. */
+async function connectClaude(app: ServedApp, t: TestContext): Promise<FakeClaudeCli> {
+  const lockDir = join(app.home, '.claude', 'ide');
+  const lockName = await pollUntil(
+    () => {
+      try {
+        return readdirSync(lockDir).find((name) => name.endsWith('.lock'));
+      } catch {
+        return undefined;
+      }
+    },
+    { timeoutMs: 15_000, what: 'the IDE lock file' },
+  );
+  const lock = JSON.parse(readFileSync(join(lockDir, lockName), 'utf8')) as { authToken: string };
+  const cli = await FakeClaudeCli.connect(Number(lockName.slice(0, -'.lock'.length)), lock.authToken);
+  t.after(() => cli.close());
+  return cli;
 }
 
 describe('Review view', () => {
@@ -184,5 +205,62 @@ describe('Review view', () => {
     assert.equal(acceptedBinary.decision, 'accepted');
     assert.equal(acceptedBinary.finalContentsBase64, bytes.toString('base64'));
     await waitForTitle(page, 'Switchboard');
+  });
+
+  it('opens Claude Code’s files in tabs, shares edits and selections, and sends a selection to Claude', async (t) => {
+    const { app, page, firstPane } = await openFreshApp(browser(), t, { workspaceFiles: { 'app.ts': original } });
+    const filePath = join(app.workspace, 'app.ts');
+    const [terminal] = await agentFor(app, t).list();
+    const cli = await connectClaude(app, t);
+    // Claude Code says its pid is the pane's shell: that pane has Claude Code.
+    await cli.handshake(terminal!.pid!);
+    await page.locator(`[data-terminal-id="${firstPane}"] .pane-header .claude-badge`, { hasText: 'Claude Code connected' }).waitFor();
+
+    // openFile: a tab in the Review view with lines 10–12 selected, which Claude Code can read back.
+    await cli.callTool('openFile', { filePath, startLine: 10, endLine: 12 });
+    const panel = page.getByRole('region', { name: 'File app.ts' });
+    await panel.locator('.cm-line', { hasText: 'export const line10 = 10;' }).waitFor();
+    await pollUntil(
+      async () => {
+        const selection = jsonOf(await cli.callTool('getCurrentSelection', {}));
+        return selection.success && selection.text === 'export const line10 = 10;\nexport const line11 = 11;\nexport const line12 = 12;' ? selection : null;
+      },
+      { timeoutMs: 15_000, what: 'the opened range as the current selection' },
+    );
+
+    // An edit makes the tab dirty (for Claude Code too); Ctrl+S saves it.
+    await panel.locator('.cm-line', { hasText: 'export const line20 = 20;' }).click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' // saved from the tab');
+    await page.locator(`[data-file-tab="${filePath}"] .file-tab-dirty`).waitFor();
+    await pollUntil(async () => jsonOf(await cli.callTool('checkDocumentDirty', { filePath })).isDirty === true, { what: 'Claude Code to see the tab dirty' });
+    await page.keyboard.press('Control+s');
+    await pollUntil(() => readFileSync(filePath, 'utf8') === withLines(original, { 20: 'export const line20 = 20; // saved from the tab' }), { what: 'the file saved' });
+    await pollUntil(async () => jsonOf(await cli.callTool('checkDocumentDirty', { filePath })).isDirty === false, { what: 'the tab clean again' });
+
+    // A selection made by the person reaches Claude Code; Send to Claude mentions those lines.
+    await panel.locator('.cm-line', { hasText: 'export const line25 = 25;' }).click({ clickCount: 3 });
+    const changed = await cli.waitForNotification('selection_changed');
+    await pollUntil(() => cli.notifications.some((note) => note.method === 'selection_changed' && note.params.text.includes('export const line25 = 25;')), {
+      what: `selection_changed with line 25 (got ${changed.length})`,
+    });
+    await panel.getByRole('button', { name: 'Send to Claude' }).click();
+    const [mention] = await cli.waitForNotification('at_mentioned');
+    assert.deepEqual(mention!.params, { filePath, lineStart: 24, lineEnd: 24 });
+    // Then the person is taken to Claude Code's pane to write the prompt.
+    await page.locator(`[data-terminal-id="${firstPane}"]`).waitFor({ state: 'visible' });
+    assert.equal(await page.getByRole('region', { name: 'Review', exact: true }).count(), 0);
+
+    // A pane selection goes as text, pasted into Claude Code's prompt (here: the same pane's shell).
+    await typeInPane(page, firstPane, 'echo marker-$((40+2))');
+    await waitForPaneText(page, firstPane, 'marker-42');
+    const row = page.locator(`[data-terminal-id="${firstPane}"] .xterm-rows > div`).filter({ hasText: /^marker-42/ });
+    const box = (await row.boundingBox())!;
+    await page.mouse.click(box.x + 20, box.y + box.height / 2, { clickCount: 3 });
+    await pollUntil(() => cli.notifications.some((note) => note.method === 'selection_changed' && note.params.text.includes('marker-42')), {
+      what: 'the pane selection to reach Claude Code',
+    });
+    await page.locator(`[data-terminal-id="${firstPane}"] .pane-send-chip`).getByRole('button', { name: 'Send to Claude' }).click();
+    await pollUntil(async () => /\$ marker-42\s*$/.test((await readPane(page, firstPane))?.trimEnd() ?? ''), { what: 'the selection pasted at the prompt' });
   });
 });

@@ -49,7 +49,9 @@ export class FileEditor implements LiveFileEditor {
           this.#language.of([]),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) this.#checkDirty();
-            if (update.selectionSet && update.view.hasFocus) this.#onDidChangeSelection.fire(selectionOf(update.state));
+            // The person's selections, and the one Claude Code asked for (openFile): not a rebuild's.
+            const revealed = update.transactions.some((tr) => tr.isUserEvent('select.reveal'));
+            if (update.selectionSet && (update.view.hasFocus || revealed)) this.#onDidChangeSelection.fire(selectionOf(update.state));
           }),
         ],
       }),
@@ -97,7 +99,7 @@ export class FileEditor implements LiveFileEditor {
     const { state } = this.view;
     const anchor = offsetOf(state, range.start);
     const head = offsetOf(state, range.end);
-    this.view.dispatch({ selection: { anchor, head }, effects: EditorView.scrollIntoView(Math.min(anchor, head), { y: 'center' }) });
+    this.view.dispatch({ selection: { anchor, head }, effects: EditorView.scrollIntoView(Math.min(anchor, head), { y: 'center' }), userEvent: 'select.reveal' });
   }
 
   focus(): void {

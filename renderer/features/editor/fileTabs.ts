@@ -90,6 +90,11 @@ export class FileTabs extends Disposable {
     if (tab) {
       // Opening a previewed file for good keeps its tab.
       if (tab.preview && !request.preview) this.#update(tab.id, { preview: false });
+      // It could not be read last time (missing, too large): it may be there now.
+      if (tab.status === 'failed') {
+        this.#update(tab.id, { status: 'loading', error: null });
+        void this.#load(tab.id);
+      }
     } else {
       tab = this.#create(request.path, request.preview);
     }
@@ -205,6 +210,8 @@ export class FileTabs extends Disposable {
     return this.tabs.value.slice(0, ReviewConstants.maxOpenEditors).map((tab) => {
       const editor: OpenEditor = { path: tab.path, active: tab.id === active, dirty: tab.dirty };
       if (tab.file && tab.file.languageId !== 'plaintext') editor.languageId = tab.file.languageId.slice(0, 64);
+      // What the tab's text is based on: Claude Code's saveDocument must not write over a newer file.
+      if (tab.file) editor.mtimeMs = tab.file.mtimeMs;
       const text = tab.dirty ? this.#editors.get(tab.id)?.text() : undefined;
       // A dirty text too large for one message is left out: the Hub then cannot save it for Claude Code, but the window stays connected.
       if (text !== undefined && text.length <= ReviewConstants.maxFileBytes && fitsInOneCall(this.#options.host, text)) editor.text = text;

@@ -6,7 +6,7 @@ import { useObservable } from '../../app/observable.ts';
 import { ViewPage } from '../../app/ViewPage.tsx';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
 import { CommandList } from './CommandList.tsx';
-import { importSizeProblem } from './fileTransfer.ts';
+import { importFileSizeProblem, importSizeProblem } from './fileTransfer.ts';
 import { HistoryUiConstants } from './historyConstants.ts';
 import { DeleteSessionDialog, ReferenceDialog, type ReferenceSubject } from './HistoryDialogs.tsx';
 import { emptyFilterFields, hasActiveFilters, toHistoryFilter, type FilterFields } from './historyFilters.ts';
@@ -138,10 +138,17 @@ function HistoryBrowser({
     setImportError(null);
     setImporting(true);
     try {
+      const host = workbench.appState.host;
+      // Before reading: a file over the limit is refused without loading it into memory.
+      const fileTooLarge = importFileSizeProblem(host, file.name, file.size);
+      if (fileTooLarge) {
+        setImportError(fileTooLarge);
+        return;
+      }
       const contents = await file.text();
-      const tooLarge = importSizeProblem(workbench.appState.host, file.name, contents);
-      if (tooLarge) {
-        setImportError(tooLarge);
+      const requestTooLarge = importSizeProblem(host, file.name, contents);
+      if (requestTooLarge) {
+        setImportError(requestTooLarge);
         return;
       }
       const session = await workbench.client.call('history.import', { fileName: file.name, contents });

@@ -1,8 +1,9 @@
-import { useEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
+import { memo, useEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
 import { useObservable } from '../../app/observable.ts';
 import { HistoryUiConstants } from './historyConstants.ts';
 import { formatClock } from './historyFormat.ts';
 import { NextMarkIcon, PauseIcon, PlayIcon, PreviousMarkIcon } from './historyIcons.tsx';
+import type { CommandMark } from './replayTimeline.ts';
 import type { SessionReplay } from './sessionReplay.ts';
 
 /** The replay position, redrawn every frame while playing and on every seek. */
@@ -160,21 +161,32 @@ function Timeline({ replay, position }: { replay: SessionReplay; position: numbe
         </div>
         <div className="replay-thumb" style={{ left: `${fraction * 100}%` }} />
       </div>
-      <div className="replay-marks">
-        {marks.map((mark) => (
-          <button
-            key={mark.commandId}
-            type="button"
-            className="replay-mark"
-            data-outcome={mark.outcome}
-            style={{ left: `${mark.fraction * 100}%` }}
-            tabIndex={-1}
-            aria-label={`Go to command: ${mark.commandLine}`}
-            title={`${mark.commandLine}\n${mark.exitCode === null ? 'exit status unknown' : `exit ${mark.exitCode}`} · at ${formatClock(mark.playTime)}`}
-            onClick={() => replay.seek(mark.playTime)}
-          />
-        ))}
-      </div>
+      <CommandMarks replay={replay} marks={marks} />
     </div>
   );
 }
+
+/**
+ * One button per command (up to 5 000), laid out by fraction of the timeline. Memoized: the
+ * timeline above it re-renders every frame while playing or scrubbing, and these depend only on
+ * the marks (recomputed when the timeline changes, e.g. skip idle) and the replay they seek.
+ */
+const CommandMarks = memo(function CommandMarks({ replay, marks }: { replay: SessionReplay; marks: readonly CommandMark[] }) {
+  return (
+    <div className="replay-marks">
+      {marks.map((mark) => (
+        <button
+          key={mark.commandId}
+          type="button"
+          className="replay-mark"
+          data-outcome={mark.outcome}
+          style={{ left: `${mark.fraction * 100}%` }}
+          tabIndex={-1}
+          aria-label={`Go to command: ${mark.commandLine}`}
+          title={`${mark.commandLine}\n${mark.exitCode === null ? 'exit status unknown' : `exit ${mark.exitCode}`} · at ${formatClock(mark.playTime)}`}
+          onClick={() => replay.seek(mark.playTime)}
+        />
+      ))}
+    </div>
+  );
+});

@@ -12,7 +12,7 @@ import { BackIcon, DownloadIcon } from './historyIcons.tsx';
 import type { HistoryOpenRequest } from './historyService.ts';
 import { ReplayControls } from './ReplayControls.tsx';
 import { SessionReplay } from './sessionReplay.ts';
-import type { TranscriptTerminal } from './transcriptTerminal.ts';
+import { TranscriptTerminal } from './transcriptTerminal.ts';
 import { HistoryUiConstants } from './historyConstants.ts';
 
 /** `load` counts the loads, so a reloaded session gets a fresh viewer once its new details are in. */
@@ -94,6 +94,36 @@ function BackButton({ onBack }: { onBack(): void }) {
   );
 }
 
+/**
+ * The session's replay, created in the effect rather than in state: React may run an effect,
+ * its cleanup and the effect again on one mount (StrictMode does, on purpose), and a replay
+ * created once and disposed by the first cleanup would stay "Loading" for ever. Null until the
+ * effect has run.
+ */
+function useSessionReplay(session: HistorySession, request: HistoryOpenRequest): SessionReplay | null {
+  const workbench = useWorkbench();
+  const [replay, setReplay] = useState<SessionReplay | null>(null);
+  useEffect(() => {
+    const created = new SessionReplay({
+      client: workbench.client,
+      session,
+      settings: workbench.settings.value,
+      theme: xtermTheme(workbench.colorScheme.scheme.value),
+      searchDecorations: () => searchDecorations(workbench.colorScheme.scheme.value),
+      isViewerKey,
+      createTerminal: (options) => new TranscriptTerminal(options),
+    });
+    setReplay(created);
+    const jump = request.offset !== undefined ? { offset: request.offset, terms: request.terms ?? [] } : undefined;
+    void created.start(jump);
+    return () => {
+      created.dispose();
+      setReplay((current) => (current === created ? null : current));
+    };
+  }, [workbench, session, request]);
+  return replay;
+}
+
 function LoadedSession({
   session,
   request,
@@ -110,50 +140,14 @@ function LoadedSession({
   onDelete(): void;
 }) {
   const workbench = useWorkbench();
-  const [replay] = useState(
-    () =>
-      new SessionReplay({
-        client: workbench.client,
-        session,
-        settings: workbench.settings.value,
-        theme: xtermTheme(workbench.colorScheme.scheme.value),
-        searchDecorations: () => searchDecorations(workbench.colorScheme.scheme.value),
-        isViewerKey,
-      }),
-  );
-  const loadState = useObservable(replay.loadState);
-  const terminal = useObservable(replay.terminal);
-  const jumpFound = useObservable(replay.jumpFound);
+  const replay = useSessionReplay(session, request);
   const rootRef = useRef<HTMLDivElement>(null);
-  const slotRef = useRef<HTMLDivElement>(null);
-
-  useEffect(() => {
-    const jump = request.offset !== undefined ? { offset: request.offset, terms: request.terms ?? [] } : undefined;
-    void replay.start(jump);
-    return () => replay.dispose();
-  }, [replay]);
 
   // After ViewPage's own focus on mount, when the view opens straight onto a session.
   useEffect(() => {
     const frame = requestAnimationFrame(() => rootRef.current?.focus());
     return () => cancelAnimationFrame(frame);
   }, []);
-
-  useEffect(() => {
-    const slot = slotRef.current;
-    if (!terminal || !slot) return;
-    const mounted = terminal.mount(slot);
-    const probe = { readScreen: () => terminal.readScreen() };
-    workbench.history.activeViewer = probe;
-    const themes = workbench.colorScheme.scheme.onDidChange((scheme) => terminal.applyTheme(xtermTheme(scheme)));
-    const settings = workbench.settings.onDidChange((value) => terminal.applySettings(value));
-    return () => {
-      if (workbench.history.activeViewer === probe) workbench.history.activeViewer = null;
-      themes.dispose();
-      settings.dispose();
-      mounted.dispose();
-    };
-  }, [terminal, workbench]);
 
   const exportAs = async (format: 'cast' | 'text') => {
     try {
@@ -174,7 +168,7 @@ function LoadedSession({
       onBack();
       return;
     }
-    if (inField || event.ctrlKey || event.altKey || event.metaKey) return;
+    if (!replay || inField || event.ctrlKey || event.altKey || event.metaKey) return;
     const onControl = target.matches('button, [role="slider"], a');
     if (event.code === 'Space' && !onControl) {
       event.preventDefault();
@@ -208,7 +202,7 @@ function LoadedSession({
           <ExitPill status={sessionExitStatus(session)} />
         </div>
         <div className="history-viewer-actions">
-          {terminal && <TranscriptFind terminal={terminal} />}
+          {replay && <ReplayFind replay={replay} />}
           <button type="button" className="toolbar-button" onClick={() => void exportAs('cast')} title="Download as an asciicast v2 file (plays in asciinema)">
             <DownloadIcon width={14} height={14} />
             Export .cast
@@ -269,8 +263,45 @@ function LoadedSession({
           This session was larger than the per-session cap: its oldest output was dropped, so the transcript starts part way through.
         </p>
       )}
+      {replay ? (
+        <ReplayStage replay={replay} request={request} />
+      ) : (
+        <div className="transcript-box" data-load="loading">
+          <p className="history-status-line">Loading the transcript…</p>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** The "match not on screen" notice, the transcript with its load state, and the replay controls. */
+function ReplayStage({ replay, request }: { replay: SessionReplay; request: HistoryOpenRequest }) {
+  const workbench = useWorkbench();
+  const loadState = useObservable(replay.loadState);
+  const terminal = useObservable(replay.terminal);
+  const jumpFound = useObservable(replay.jumpFound);
+  const slotRef = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    const slot = slotRef.current;
+    if (!terminal || !slot) return;
+    const mounted = terminal.mount(slot);
+    const probe = { readScreen: () => terminal.readScreen() };
+    workbench.history.activeViewer = probe;
+    const themes = workbench.colorScheme.scheme.onDidChange((scheme) => terminal.applyTheme(xtermTheme(scheme)));
+    const settings = workbench.settings.onDidChange((value) => terminal.applySettings(value));
+    return () => {
+      if (workbench.history.activeViewer === probe) workbench.history.activeViewer = null;
+      themes.dispose();
+      settings.dispose();
+      mounted.dispose();
+    };
+  }, [terminal, workbench]);
+
+  return (
+    <>
       {jumpFound === false && request.terms && request.terms.length > 0 && (
-        <p className="history-notice" role="status">
+        <p className="history-notice" role="status" data-notice="match-off-screen">
           The match is in the recorded text, but not on screen any more (a full-screen program redrew it); the transcript shows the end.
         </p>
       )}
@@ -285,8 +316,13 @@ function LoadedSession({
         )}
       </div>
       {terminal && <ReplayControls replay={replay} />}
-    </div>
+    </>
   );
+}
+
+function ReplayFind({ replay }: { replay: SessionReplay }) {
+  const terminal = useObservable(replay.terminal);
+  return terminal ? <TranscriptFind terminal={terminal} /> : null;
 }
 
 /** Find in the transcript (as in a pane): Enter and Shift+Enter step through the matches. */

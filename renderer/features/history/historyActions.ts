@@ -2,27 +2,36 @@
 import type { HistoryCommand } from '../../../src/common/api/historyContract.ts';
 import { toDisposable } from '../../../src/common/lifecycle.ts';
 import type { Workbench } from '../../app/workbench.ts';
+import { planCommandTyping } from './commandTyping.ts';
 import { HistoryUiConstants } from './historyConstants.ts';
 
 /**
  * "Run again": a new terminal in the command's folder with the command typed at its prompt, not
  * run. The command may come from another day, another machine state or an agent, so the person
  * reads it and presses Enter, as a shell's own history recall (↑, Ctrl+R) leaves it on the line.
- * It is typed the way a paste is (bracketed when the shell asks for it), so a multi-line command
- * is not run line by line either.
+ * A command of several lines goes only as a bracketed paste, never typed raw (see commandTyping.ts).
  */
 export async function runCommandAgain(workbench: Workbench, command: Pick<HistoryCommand, 'commandLine' | 'cwd'>): Promise<void> {
   const info = await workbench.newTerminal(command.cwd ? { cwd: command.cwd } : {});
   if (!info) return; // the Workbench reported why
   await waitForPrompt(workbench, info.id);
   const session = workbench.sessions.get(info.id);
-  if (session && session.status.value.kind === 'attached') {
-    session.terminal.paste(command.commandLine);
+  const attached = session !== undefined && session.status.value.kind === 'attached';
+  // Only an attached pane knows whether the shell asked for bracketed paste.
+  const plan = planCommandTyping(command.commandLine, attached ? session.terminal.modes.bracketedPasteMode : null);
+  if (plan.kind === 'refuse') {
+    workbench.errors.report('Did not type the command into the new terminal', new Error(plan.reason));
+    session?.focus();
+    return;
+  }
+  if (attached) {
+    // xterm's paste brackets the text when the shell asked for it (as a paste into a pane does).
+    session.terminal.paste(plan.text);
     session.focus();
     return;
   }
   try {
-    await workbench.client.call('terminal.write', { id: info.id, data: command.commandLine });
+    await workbench.client.call('terminal.write', { id: info.id, data: plan.text });
   } catch (error) {
     workbench.errors.report('Could not type the command into the new terminal', error);
   }

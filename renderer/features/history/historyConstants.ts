@@ -14,6 +14,10 @@ export const HistoryUiConstants = {
   sessionCommandsLimit: 5_000,
   /** Search hits asked for per query; the store ranks them, so the first ones are the best. */
   searchLimit: 100,
+  /** Lists refetch this long after the last `history.changed` of a burst (a closing terminal sends a few)… */
+  refreshCoalesceMs: 300,
+  /** …but at least this often while the notices keep coming (agents opening terminals steadily). */
+  refreshMaxWaitMs: 1_000,
   /** Wait this long after the last keystroke before searching: one query per typed word, not per key. */
   searchDebounceMs: 250,
   /**

@@ -1,24 +1,28 @@
 /** React glue for the History browser: refresh on Hub changes, debounced values, list keys. */
 import { useEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
+import { HistoryUiConstants } from './historyConstants.ts';
+import { RefreshCoalescer } from './refreshCoalescer.ts';
 
-/** Lists refetch at most this often while sessions start and end around them. */
-const refreshCoalesceMs = 300;
-
-/** Calls `onChange` (coalesced) when the Hub says sessions were added, ended, pruned, deleted or imported. */
+/**
+ * Calls `onChange` when the Hub says sessions were added, ended, pruned, deleted or imported:
+ * coalesced into one call per burst, and at least one per HistoryUiConstants.refreshMaxWaitMs
+ * while the notices keep coming.
+ */
 export function useHistoryChanged(onChange: () => void): void {
   const workbench = useWorkbench();
   const latest = useRef(onChange);
   latest.current = onChange;
   useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const subscription = workbench.client.on('history.changed', () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => latest.current(), refreshCoalesceMs);
+    const coalescer = new RefreshCoalescer({
+      delayMs: HistoryUiConstants.refreshCoalesceMs,
+      maxWaitMs: HistoryUiConstants.refreshMaxWaitMs,
+      onRefresh: () => latest.current(),
     });
+    const subscription = workbench.client.on('history.changed', () => coalescer.notify());
     return () => {
-      clearTimeout(timer);
       subscription.dispose();
+      coalescer.dispose();
     };
   }, [workbench]);
 }

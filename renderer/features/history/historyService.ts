@@ -45,14 +45,9 @@ export class HistoryService extends Disposable {
 
   async start(): Promise<void> {
     this.register(this.#client.on('history.statusChanged', (status) => this.#setStatus(status)));
-    this.register(
-      this.#client.on('history.recordingChanged', ({ terminalId, record }) => {
-        const next = new Set(this.notRecorded.value);
-        if (record) next.delete(terminalId);
-        else next.add(terminalId);
-        this.notRecorded.set(next);
-      }),
-    );
+    this.register(this.#client.on('history.recordingChanged', ({ terminalId, record }) => this.#markRecorded(terminalId, record)));
+    // A closed terminal's mark goes with it (the Hub forgets it too).
+    this.register(this.#client.on('terminal.removed', ({ id }) => this.#markRecorded(id, true)));
     try {
       const status = await this.#client.call('history.status', {});
       if (!this.store.isDisposed) {
@@ -73,10 +68,7 @@ export class HistoryService extends Disposable {
     try {
       await this.#client.call('history.setRecording', { terminalId, record });
       // The event says the same; applying it here too keeps the toggle right if events lag.
-      const next = new Set(this.notRecorded.value);
-      if (record) next.delete(terminalId);
-      else next.add(terminalId);
-      this.notRecorded.set(next);
+      this.#markRecorded(terminalId, record);
     } catch (error) {
       this.#reportError(record ? 'Could not record this terminal again' : 'Could not stop recording this terminal', error);
     }
@@ -86,6 +78,14 @@ export class HistoryService extends Disposable {
     const path = this.movedAsideNotice.value;
     if (path) rememberSeen(path);
     this.movedAsideNotice.set(null);
+  }
+
+  #markRecorded(terminalId: string, record: boolean): void {
+    if (this.notRecorded.value.has(terminalId) !== record) return;
+    const next = new Set(this.notRecorded.value);
+    if (record) next.delete(terminalId);
+    else next.add(terminalId);
+    this.notRecorded.set(next);
   }
 
   #setStatus(status: HistoryStatus): void {

@@ -14,7 +14,7 @@ import { HistoryUiConstants } from './historyConstants.ts';
 import { ReplayScheduler, type ReplayState } from './replayScheduler.ts';
 import { ReplayTimeline, commandMarks, type CommandMark } from './replayTimeline.ts';
 import { countLineFeeds, eventsBeforeOffset, loadTranscript, totalOutputBytes, type TranscriptEvent } from './transcript.ts';
-import { TranscriptTerminal } from './transcriptTerminal.ts';
+import type { TranscriptTerminal, TranscriptTerminalOptions } from './transcriptTerminal.ts';
 
 export type ReplayLoadState =
   | { kind: 'loading'; loadedEvents: number }
@@ -41,6 +41,8 @@ export interface SessionReplayOptions {
   theme: ITheme;
   searchDecorations(): ISearchOptions['decorations'];
   isViewerKey(event: KeyboardEvent): boolean;
+  /** Builds the read-only terminal once the transcript is in (the view passes `new TranscriptTerminal`). */
+  createTerminal(options: TranscriptTerminalOptions): TranscriptTerminal;
 }
 
 export class SessionReplay extends Disposable {
@@ -61,6 +63,7 @@ export class SessionReplay extends Disposable {
   #scheduler: ReplayScheduler | undefined;
   #terminal: TranscriptTerminal | undefined;
   #skipIdle = true;
+  #started = false;
 
   constructor(options: SessionReplayOptions) {
     super();
@@ -70,17 +73,27 @@ export class SessionReplay extends Disposable {
 
   /** Loads everything, shows the whole transcript (paused at its end), then jumps to `jump` if given. */
   async start(jump?: JumpTarget): Promise<void> {
+    // Once per replay: a second start would load and build a second terminal over the first.
+    if (this.#started || this.store.isDisposed) return;
+    this.#started = true;
     const { client, session } = this.#options;
     let events: TranscriptEvent[] | null;
     let commands: HistoryCommand[];
+    // Set when either load fails, so the other stops fetching pages nobody will show.
+    let failed = false;
     try {
-      const loadingCommands = client.call('history.commands', { sessionId: session.id, limit: HistoryUiConstants.sessionCommandsLimit });
-      events = await loadTranscript(client, session.id, {
-        isCancelled: () => this.store.isDisposed,
-        onProgress: (loadedEvents) => this.loadState.set({ kind: 'loading', loadedEvents }),
-      });
-      commands = (await loadingCommands).commands;
+      // Together, so a failure of either is handled here (a deleted session fails both).
+      [events, { commands }] = await Promise.all([
+        loadTranscript(client, session.id, {
+          isCancelled: () => failed || this.store.isDisposed,
+          onProgress: (loadedEvents) => {
+            if (!failed && !this.store.isDisposed) this.loadState.set({ kind: 'loading', loadedEvents });
+          },
+        }),
+        client.call('history.commands', { sessionId: session.id, limit: HistoryUiConstants.sessionCommandsLimit }),
+      ]);
     } catch (error) {
+      failed = true;
       if (!this.store.isDisposed) this.loadState.set({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
       return;
     }
@@ -89,7 +102,7 @@ export class SessionReplay extends Disposable {
     this.commands.set(commands);
 
     const terminal = this.register(
-      new TranscriptTerminal({
+      this.#options.createTerminal({
         settings: this.#options.settings,
         theme: this.#options.theme,
         cols: session.cols,

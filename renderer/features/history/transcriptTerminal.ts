@@ -110,7 +110,21 @@ export class TranscriptTerminal extends Disposable implements ReplaySink {
     this.#slotObserver = new ResizeObserver(() => this.fitFont());
     this.#slotObserver.observe(slot);
     this.fitFont();
+    // The first fit may have measured a fallback font: a web font (or a local one Chromium loads
+    // lazily) arrives later with other proportions. Fit again once fonts are in, and whenever
+    // another font finishes loading.
+    let mounted = true;
+    const refit = () => {
+      if (!mounted || this.store.isDisposed) return;
+      forgetGlyphProportions();
+      this.fitFont();
+    };
+    const fonts = document.fonts;
+    void fonts.ready.then(refit);
+    fonts.addEventListener('loadingdone', refit);
     return toDisposable(() => {
+      mounted = false;
+      fonts.removeEventListener('loadingdone', refit);
       this.#slotObserver?.disconnect();
       this.#slotObserver = undefined;
       this.#slot = undefined;
@@ -253,7 +267,14 @@ export class TranscriptTerminal extends Disposable implements ReplaySink {
 
 const glyphCache = new Map<string, { width: number; height: number }>();
 
-/** Width and height of one cell of `fontFamily` per pixel of font size, measured once per family. */
+function forgetGlyphProportions(): void {
+  glyphCache.clear();
+}
+
+/**
+ * Width and height of one cell of `fontFamily` per pixel of font size. Kept once every font has
+ * loaded; while one is still loading the layout may use a fallback, so it is measured again next time.
+ */
 function glyphProportions(fontFamily: string): { width: number; height: number } {
   const cached = glyphCache.get(fontFamily);
   if (cached) return cached;
@@ -267,7 +288,7 @@ function glyphProportions(fontFamily: string): { width: number; height: number }
   probe.remove();
   // A font that did not lay out (no document yet) falls back to a typical monospace cell.
   const measured = rect.width > 0 ? { width: rect.width / 10 / probeSize, height: rect.height / probeSize } : { width: 0.6, height: 1.2 };
-  glyphCache.set(fontFamily, measured);
+  if (rect.width > 0 && document.fonts.status === 'loaded') glyphCache.set(fontFamily, measured);
   return measured;
 }
 

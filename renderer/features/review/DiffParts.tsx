@@ -29,10 +29,11 @@ export function useDiffEditor(
     if (!editor || !slot) return;
     const mounted = editor.mount(slot);
     setStatus(editor.status());
-    const statusSubscription = editor.onDidChangeStatus(setStatus);
+    // Typing changes the status and moves the cursor on every key: re-render only when what is shown changes.
+    const statusSubscription = editor.onDidChangeStatus((next) => setStatus((current) => (current && sameStatus(current, next) ? current : next)));
     const selectionSubscription = editor.onDidChangeSelection((selection) => {
       const payload = sendPayloadOf(selection, summary.path);
-      setSend(payload);
+      setSend((current) => (samePayload(current, payload) ? current : payload));
       review.reportSelection({ source: 'diff', path: summary.path, text: selection.text, range: selection.range }, payload);
     });
     return () => {
@@ -45,6 +46,15 @@ export function useDiffEditor(
   useEffect(() => editor?.setMode(mode), [editor, mode]);
   useEffect(() => editor?.setCollapseUnchanged(collapse), [editor, collapse]);
   return { status, send, slotRef };
+}
+
+function sameStatus(a: DiffStatus, b: DiffStatus): boolean {
+  return a.total === b.total && a.accepted === b.accepted && a.current === b.current && a.edited === b.edited && a.splitForSize === b.splitForSize;
+}
+
+function samePayload(a: SendPayload, b: SendPayload): boolean {
+  if (a.kind === 'text') return b.kind === 'text' && a.text === b.text;
+  return b.kind === 'file' && a.path === b.path && a.lineStart === b.lineStart && a.lineEnd === b.lineEnd;
 }
 
 /**
@@ -75,6 +85,11 @@ export function DiffToolbar({ editor, status, send }: { editor: ReviewDiffEditor
           <UnifiedIcon width={14} height={14} /> Unified
         </button>
       </div>
+      {status?.splitForSize && (
+        <span className="review-mode-note" title="One change here replaces so many lines that the unified view would be slow to edit; it is shown side by side.">
+          shown side by side: a very large change
+        </span>
+      )}
       <button
         type="button"
         className="toolbar-button"
@@ -121,9 +136,9 @@ export function DiffToolbar({ editor, status, send }: { editor: ReviewDiffEditor
 }
 
 /** The two sides' captions above a side-by-side diff. */
-export function DiffCaptions({ original, proposed }: { original: string; proposed: string }) {
+export function DiffCaptions({ original, proposed, status }: { original: string; proposed: string; status: DiffStatus | null }) {
   const mode = useObservable(useWorkbench().review.diffMode);
-  if (mode !== 'split') return null;
+  if (mode !== 'split' && !status?.splitForSize) return null;
   return (
     <div className="review-diff-captions" aria-hidden="true">
       <span>{original}</span>

@@ -2,7 +2,7 @@
  * One review: a pending one with its editable diff and the Accept / Reject bar, a decided one with
  * what was decided (read-only), or one its requester withdrew. Loaded lazily with CodeMirror.
  */
-import { useEffect, useMemo, useState } from 'react';
+import { memo, useEffect, useMemo, useState } from 'react';
 import type { ReviewItem, ReviewSummary } from '../../../src/common/api/reviewContract.ts';
 import { WarningIcon } from '../../app/icons.tsx';
 import { tooltipFor } from '../../app/keybindings.ts';
@@ -43,7 +43,8 @@ function useReviewItem(id: string): { item: ReviewItem | null; error: string | n
   return state;
 }
 
-function ReviewHeader({ summary, children }: { summary: ReviewSummary; children?: React.ReactNode }) {
+// Memoized: the diff's status changes on every keystroke, the header does not.
+const ReviewHeader = memo(function ReviewHeader({ summary }: { summary: ReviewSummary }) {
   const workbench = useWorkbench();
   const path = workbench.review.displayPath(summary.path);
   const now = useNow();
@@ -75,7 +76,6 @@ function ReviewHeader({ summary, children }: { summary: ReviewSummary; children?
         </div>
       </div>
       <div className="review-detail-actions">
-        {children}
         {summary.change !== 'create' && (
           <button type="button" className="toolbar-button" title="Open the file on disk in a tab" onClick={() => workbench.review.openFile(summary.path)}>
             <OpenFileIcon width={14} height={14} /> Open file
@@ -84,7 +84,7 @@ function ReviewHeader({ summary, children }: { summary: ReviewSummary; children?
       </div>
     </header>
   );
-}
+});
 
 function OutsideWorkspaceNotice({ summary }: { summary: ReviewSummary }) {
   if (!summary.outsideWorkspace) return null;
@@ -146,7 +146,7 @@ function PendingReview({ summary }: { summary: ReviewSummary }) {
         <>
           <DiffToolbar editor={editor} status={status} send={send} />
           <div className="review-diff-frame">
-            <DiffCaptions {...captions} />
+            <DiffCaptions {...captions} status={status} />
             <div className="review-diff-slot" ref={slotRef} aria-busy={editor === null} />
           </div>
         </>
@@ -231,6 +231,7 @@ function DecidedReview({ summary }: { summary: ReviewSummary }) {
           <DiffToolbar editor={editor} status={status} send={send} />
           <div className="review-diff-frame">
             <DiffCaptions
+              status={status}
               original="Original — when the review was asked for"
               proposed={accepted ? (decision?.edited ? 'Accepted — with the reviewer’s edits' : 'Accepted') : 'Proposed — rejected'}
             />

@@ -27,11 +27,9 @@ export interface EditorSetupOptions {
   lineSeparator: string;
   /** The accessible name of the text area ("Proposed contents"). */
   label: string;
-  /** Keep an undo history (off when a caller carries its own history field over). */
-  withHistory?: boolean;
 }
 
-export function editorSetup({ editable, lineSeparator, label, withHistory = true }: EditorSetupOptions): Extension {
+export function editorSetup({ editable, lineSeparator, label }: EditorSetupOptions): Extension {
   return [
     EditorState.lineSeparator.of(lineSeparator),
     lineNumbers(),
@@ -45,7 +43,7 @@ export function editorSetup({ editable, lineSeparator, label, withHistory = true
     highlightSelectionMatches(),
     rectangularSelection(),
     search({ top: true }),
-    editable && withHistory ? history() : [],
+    editable ? history() : [],
     editable ? indentOnInput() : [],
     EditorState.readOnly.of(!editable),
     keymap.of([...searchKeymap, ...(editable ? historyKeymap : []), ...defaultKeymap]),

@@ -2,7 +2,7 @@
  * The changes ("hunks") of a proposed file and the contents composed from per-hunk decisions.
  * Pure: no DOM, so it is unit-tested in Node and shared by the diff view.
  *
- * The hunks are @codemirror/merge's chunks, built with the same diff settings as the diff view, so
+ * The hunks are @codemirror/merge's chunks, built with the same diff as the diff view, so
  * "change 2" here is change 2 on screen. A chunk covers whole lines on both sides (either side may
  * be empty); positions are CodeMirror `Text` offsets, where every line break counts as one.
  *
@@ -13,15 +13,12 @@
  */
 import { Chunk, type DiffConfig } from '@codemirror/merge';
 import { ChangeSet, Text } from '@codemirror/state';
+import { lineFirstDiff } from './lineFirstDiff.ts';
 
 export type HunkDecision = 'accept' | 'reject';
 
-/**
- * The diff settings of every review diff (the merge view's default). `scanLimit` makes the diff
- * fall back to a fast, less precise pass on large, very different inputs instead of going
- * quadratic: a 10 000-line rewrite stays interactive.
- */
-export const reviewDiffConfig: DiffConfig = { scanLimit: 500 };
+/** The diff settings of every review diff: lines first, then words (see lineFirstDiff). */
+export const reviewDiffConfig: DiffConfig = { override: lineFirstDiff };
 
 /**
  * The separator to split `text` on and join it with so that it round-trips exactly: CRLF when

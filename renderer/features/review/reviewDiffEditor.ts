@@ -16,7 +16,7 @@ import { Emitter } from '../../../src/common/event.ts';
 import { toDisposable, type IDisposable } from '../../../src/common/lifecycle.ts';
 import { editorSetup, selectionOf } from './editorSetup.ts';
 import { acceptedHunks, goToHunk, hunkControls, hunkSummary, type HunkSummary } from './hunkControls.ts';
-import { lineSeparatorOf, reviewDiffConfig, textOf } from './hunkComposition.ts';
+import { hunksOf, lineSeparatorOf, reviewDiffConfig, textOf } from './hunkComposition.ts';
 import { loadLanguage, type LanguageKey } from './languages.ts';
 import { ReviewUiConstants } from './reviewConstants.ts';
 import type { DiffMode, LiveReviewDiff } from './reviewService.ts';
@@ -30,10 +30,19 @@ export interface DiffSelection {
   lineEnd: number;
 }
 
+/**
+ * The unified view draws a change's removed lines as one block that is not virtualized and is
+ * rebuilt on every edit inside that change; past this many removed lines in one change (a
+ * rewritten file) the diff is shown side by side instead, where both sides stay virtualized.
+ */
+const maxUnifiedRemovedLines = 1_500;
+
 /** The toolbar's view of the diff: its changes, the reviewer's marks, and whether they edited the proposal. */
 export interface DiffStatus extends HunkSummary {
   /** The proposed side differs from the proposal as it came (the reviewer typed, or rejected a change). */
   edited: boolean;
+  /** Unified was asked for but the diff is shown side by side (see maxUnifiedRemovedLines). */
+  splitForSize: boolean;
 }
 
 export interface ReviewDiffEditorOptions {
@@ -74,6 +83,10 @@ export class ReviewDiffEditor implements LiveReviewDiff {
   #collapse: boolean;
   #merge: MergeView | null = null;
   #unified: EditorView | null = null;
+  /** The proposed side's state when its views were last destroyed. */
+  #lastState: EditorState | undefined;
+  /** Whether one change removes too many lines for the unified view (computed when first asked). */
+  #tooBigForUnified: boolean | undefined;
   /** F7 before any navigation goes to the first change, even when it starts at the cursor. */
   #navigated = false;
   #disposed = false;
@@ -101,8 +114,20 @@ export class ReviewDiffEditor implements LiveReviewDiff {
     }
   }
 
+  /** The layout asked for. */
   get mode(): DiffMode {
     return this.#mode;
+  }
+
+  /** The layout shown: side by side when the unified view would be too slow for this diff. */
+  get shownMode(): DiffMode {
+    if (this.#mode === 'unified' && this.#tooBigForUnified === undefined) {
+      const doc = this.#merge?.b.state.doc ?? this.#unified?.state.doc ?? this.#proposal;
+      this.#tooBigForUnified = hunksOf(this.#original, doc).some(
+        (chunk) => chunk.fromA < chunk.toA && this.#original.lineAt(chunk.endA).number - this.#original.lineAt(chunk.fromA).number >= maxUnifiedRemovedLines,
+      );
+    }
+    return this.#mode === 'unified' && this.#tooBigForUnified ? 'split' : this.#mode;
   }
 
   /** The editor of the proposed side. */
@@ -110,20 +135,27 @@ export class ReviewDiffEditor implements LiveReviewDiff {
     return (this.#merge?.b ?? this.#unified)!;
   }
 
+  /** The proposed side's state (the last one once disposed, so a late Accept still reads what was shown). */
+  get #proposedState(): EditorState {
+    return this.#merge?.b.state ?? this.#unified?.state ?? this.#lastState!;
+  }
+
   /** Exactly what the proposed side shows, in its own line endings. */
   proposedText(): string {
-    return this.proposedView.state.sliceDoc();
+    return this.#proposedState.sliceDoc();
   }
 
   status(): DiffStatus {
-    const { state } = this.proposedView;
-    return { ...hunkSummary(state), edited: !state.doc.eq(this.#proposal) };
+    const state = this.#proposedState;
+    return { ...hunkSummary(state), edited: !state.doc.eq(this.#proposal), splitForSize: this.shownMode !== this.#mode };
   }
 
   setMode(mode: DiffMode): void {
     if (mode === this.#mode || this.#disposed) return;
+    const shown = this.shownMode;
     this.#mode = mode;
-    this.#rebuild();
+    if (this.shownMode !== shown) this.#rebuild();
+    else this.#onDidChangeStatus.fire(this.status());
   }
 
   setCollapseUnchanged(collapse: boolean): void {
@@ -142,7 +174,7 @@ export class ReviewDiffEditor implements LiveReviewDiff {
   }
 
   focus(): void {
-    this.proposedView.focus();
+    if (!this.#disposed) this.proposedView.focus();
   }
 
   /** Put the diff into `slot` until the returned disposable takes it out again. */
@@ -164,6 +196,7 @@ export class ReviewDiffEditor implements LiveReviewDiff {
   }
 
   #goTo(direction: 1 | -1): void {
+    if (this.#disposed) return;
     const view = this.proposedView;
     goToHunk(view, direction, !this.#navigated);
     this.#navigated = true;
@@ -186,6 +219,8 @@ export class ReviewDiffEditor implements LiveReviewDiff {
   }
 
   #destroyViews(): void {
+    const view = this.#merge?.b ?? this.#unified;
+    if (view) this.#lastState = view.state;
     this.#merge?.destroy();
     this.#merge = null;
     this.#unified?.destroy();
@@ -204,8 +239,9 @@ export class ReviewDiffEditor implements LiveReviewDiff {
       EditorView.updateListener.of((update) => this.#onUpdate(update, 'proposed')),
     ];
     const collapse = this.#collapse ? ReviewUiConstants.collapseUnchanged : undefined;
-    this.element.dataset.mode = this.#mode;
-    if (this.#mode === 'split') {
+    const mode = this.shownMode;
+    this.element.dataset.mode = mode;
+    if (mode === 'split') {
       this.#merge = new MergeView({
         a: {
           doc: this.#original,
@@ -250,9 +286,9 @@ export class ReviewDiffEditor implements LiveReviewDiff {
 
   #onUpdate(update: ViewUpdate, side: DiffSelection['side']): void {
     if (side === 'proposed' && (update.docChanged || update.selectionSet || update.transactions.some((tr) => tr.reconfigured || tr.effects.length > 0))) {
-      this.#onDidChangeStatus.fire({ ...hunkSummary(update.state), edited: !update.state.doc.eq(this.#proposal) });
+      this.#onDidChangeStatus.fire({ ...hunkSummary(update.state), edited: !update.state.doc.eq(this.#proposal), splitForSize: this.shownMode !== this.#mode });
     }
-    // Only what the person does counts as a selection (not a rebuild or F7's programmatic move… which still is theirs).
+    // Selections made while the editor has focus: the person's (clicks, keys, F7), not a rebuild's.
     if (update.selectionSet && update.view.hasFocus) this.#onDidChangeSelection.fire({ side, ...selectionOf(update.state) });
   }
 }

@@ -120,7 +120,7 @@ export class ReviewService extends Disposable {
     this.register(client.on('review.added', (summary) => apply(() => this.#added(summary))));
     this.register(client.on('review.decided', (summary) => apply(() => this.#decided(summary))));
     this.register(client.on('review.removed', ({ id, reason }) => apply(() => this.#removed(id, reason))));
-    this.register(client.on('ide.changed', (state) => this.ide.set(state)));
+    this.register(client.on('ide.changed', (state) => apply(() => this.ide.set(state))));
     this.register(client.on('editor.openFile', (request) => this.#openFileRequested(request)));
     this.register(client.on('editor.saved', (saved) => this.files.applySaved(saved)));
     try {
@@ -218,8 +218,9 @@ export class ReviewService extends Disposable {
       const decided = await this.#options.client.call('review.decide', params);
       const next = this.#neighbour(id);
       this.#decided(decided);
-      // Work through the queue: the next pending review comes up.
-      if (this.selectedId.value === id && next) this.selectedId.set(next);
+      // Work through the queue: the next pending review comes up ("all caught up" after the last,
+      // so the next review to arrive shows by itself).
+      if (this.selectedId.value === id) this.selectedId.set(next);
       return true;
     } catch (error) {
       this.#options.reportError(decision === 'accept' ? `Could not accept ${summary.title}` : `Could not reject ${summary.title}`, error);

@@ -5,6 +5,7 @@ import { useWorkbench } from '../../app/WorkbenchContext.tsx';
 import { ViewPage } from '../../app/ViewPage.tsx';
 import { ShortcutsList } from '../shortcuts/ShortcutsList.tsx';
 import { ControlTokensSection } from './ControlTokensSection.tsx';
+import { RemoteAccessSection } from '../relay/RemoteAccessSection.tsx';
 import { SwitchSetting } from './SwitchSetting.tsx';
 
 const themeChoices: { value: Settings['theme']; label: string }[] = [
@@ -150,6 +151,8 @@ export function SettingsView() {
         </section>
 
         <ControlTokensSection settings={settings} />
+
+        <RemoteAccessSection settings={settings} />
 
         <section className="settings-section" aria-labelledby="settings-shortcuts">
           <h2 id="settings-shortcuts">Keyboard shortcuts</h2>

@@ -8,6 +8,7 @@ import { allTerminalIds } from '../terminals/layoutModel.ts';
 import { TerminalListItem } from './TerminalListItem.tsx';
 import { HistoryNavIndicator } from '../history/RecordingIndicators.tsx';
 import { ReviewNavBadge, useReviewNavTitle } from '../review/ReviewNavBadge.tsx';
+import { RelayStatusIndicator } from '../relay/RelayIndicators.tsx';
 
 /** Navigation and the list of every terminal the Hub runs, including ones no pane shows. */
 export function Sidebar() {
@@ -69,6 +70,7 @@ export function Sidebar() {
       </ul>
 
       <div className="sidebar-footer">
+        <RelayStatusIndicator />
         <button
           type="button"
           className="nav-button"

@@ -7,6 +7,7 @@ import { ChevronDownIcon, CloseIcon, PlusIcon, SplitDownIcon, SplitRightIcon, Tr
 import { terminalIdsOf, type LayoutTab } from './layoutModel.ts';
 import { StatusDot } from '../sidebar/StatusDot.tsx';
 import { NotRecordedMark, RecordingToggle } from '../history/RecordingIndicators.tsx';
+import { RelayShareToggle, SharedMark } from '../relay/RelayIndicators.tsx';
 
 /** The tab strip and the actions on the focused pane. */
 export function TabBar() {
@@ -50,6 +51,7 @@ export function TabBar() {
       </div>
       <div className="pane-actions" role="toolbar" aria-label="Pane actions">
         <RecordingToggle terminalId={workbench.focusedTerminalId} />
+        <RelayShareToggle terminalId={workbench.focusedTerminalId} />
         <button
           type="button"
           className="icon-button"
@@ -151,6 +153,7 @@ function TabItem({
         {shown && <StatusDot info={shown} attention={attention} failed={failed} />}
         <span className="tab-title">{title}</span>
         <NotRecordedMark terminalIds={ids} />
+        <SharedMark terminalIds={ids} />
         {ids.length > 1 && <span className="tab-count" aria-label={`${ids.length} panes`}>{ids.length}</span>}
       </button>
       <button

@@ -2,8 +2,8 @@
  * `switchboard relay`: run a relay for remote access (GSD Cloud wire protocol), and manage the
  * machines it accepts. See docs/relay.md.
  *
- *   switchboard relay [serve] [--host 127.0.0.1] [--port 7600] [--tokens FILE] [--allow-remote]
- *   switchboard relay add-machine ID [--rotate]     prints the daemon and viewer tokens once
+ *   switchboard relay [serve] [--host 127.0.0.1] [--port 7600] [--tokens FILE] [--allow-remote] [--public-url URL]
+ *   switchboard relay add-machine ID [--rotate] [--public-url URL]   prints the daemon and viewer tokens once
  *   switchboard relay remove-machine ID
  *   switchboard relay machines
  */
@@ -18,7 +18,7 @@ export const defaultRelayPort = 7600;
 export const relayCommand: CliCommand = {
   name: 'relay',
   summary: 'Run a relay for remote access to Switchboard apps, or manage the machines it accepts.',
-  usage: 'relay [serve] [--host 127.0.0.1] [--port N] [--tokens FILE] [--allow-remote] | add-machine ID [--rotate] | remove-machine ID | machines',
+  usage: 'relay [serve] [--host 127.0.0.1] [--port N] [--tokens FILE] [--allow-remote] [--public-url URL] | add-machine ID [--rotate] | remove-machine ID | machines',
   details: [
     'serve (the default) runs the relay until SIGINT/SIGTERM: daemons (switchboard serve --relay URL) connect to',
     '/ws/daemon, browsers to /ws/ui. It binds to 127.0.0.1; put a TLS reverse proxy in front of it (docs/relay.md).',
@@ -26,6 +26,8 @@ export const relayCommand: CliCommand = {
     'Switchboard as SWITCHBOARD_RELAY_TOKEN) and the viewer token (for browsers). Only their SHA-256 is kept,',
     `in the tokens file (default $SWITCHBOARD_HOME/relay-tokens.json, mode 0600; or --tokens / $SWITCHBOARD_RELAY_TOKENS).`,
     'A running relay picks up added, rotated and removed machines without a restart.',
+    'Browsers open the remote view at <relay>/m/ID/?token=<viewer token>; behind a TLS proxy give --public-url',
+    'https://relay.example.com (the address browsers use). The UI comes from dist/renderer or $SWITCHBOARD_RENDERER_DIR.',
   ].join('\n'),
   allowPositionals: true,
   options: {
@@ -34,6 +36,11 @@ export const relayCommand: CliCommand = {
     tokens: { type: 'string', valueName: 'FILE', description: 'the machines-and-token-hashes file' },
     'allow-remote': { type: 'boolean', description: 'serve: permit a non-loopback --host (then use TLS in front of it anyway)' },
     rotate: { type: 'boolean', description: 'add-machine: replace the tokens of an existing machine' },
+    'public-url': {
+      type: 'string',
+      valueName: 'URL',
+      description: 'the address browsers reach the relay at (https://relay.example.com behind a TLS proxy): allowed Host, expected Origin, Secure cookies',
+    },
   },
   run: runRelay,
 };
@@ -53,11 +60,13 @@ async function runRelay(args: ParsedCommandArgs, io: CliIo): Promise<number> {
       const { MachineId } = await import('../../node/relay/relayUrl.ts');
       const valid = MachineId.safeParse(machineId);
       if (!valid.success) throw new CliUsageError(`invalid machine id ${JSON.stringify(machineId)}: ${valid.error.issues[0]!.message}`);
+      const publicUrl = await publicUrlOption(args);
       const tokens = await store.addMachine(valid.data, { rotate: args.values.rotate === true }).catch((error: Error) => {
         throw /already exists/.test(error.message) ? new CliUsageError(error.message) : error;
       });
+      const viewerLink = `${publicUrl?.origin ?? `http://127.0.0.1:${defaultRelayPort}`}/m/${tokens.machineId}/?token=${tokens.viewerToken}`;
       if (args.json) {
-        printJson(io, { ...tokens, tokensFile });
+        printJson(io, { ...tokens, tokensFile, viewerLink });
       } else {
         io.stdout(
           [
@@ -66,6 +75,8 @@ async function runRelay(args: ParsedCommandArgs, io: CliIo): Promise<number> {
             `    ${tokens.daemonToken}`,
             `  viewer token (browsers viewing ${tokens.machineId}):`,
             `    ${tokens.viewerToken}`,
+            `  remote view for a browser${publicUrl ? '' : ' (on this machine; behind a proxy use its https:// address, or pass --public-url)'}:`,
+            `    ${viewerLink}`,
             '',
           ].join('\n'),
         );
@@ -104,23 +115,30 @@ async function serveRelay(args: ParsedCommandArgs, io: CliIo, tokensFile: string
   ]);
   const host = (args.values.host as string | undefined) ?? '127.0.0.1';
   const port = intOption(args, 'port', { min: 0, max: 65535 }) ?? defaultRelayPort;
+  const publicUrl = await publicUrlOption(args);
+  if (publicUrl?.protocol === 'http:' && !isLoopbackHost(publicUrl.hostname)) {
+    io.stderr(`switchboard relay: WARNING: --public-url ${publicUrl.origin} is not https; viewer cookies and keystrokes travel in clear\n`);
+  }
   if (!isLoopbackHost(host)) {
     if (args.values['allow-remote'] !== true) throw new CliUsageError(`refusing to listen on non-loopback host ${host}; add --allow-remote if you really want that`);
     io.stderr(`switchboard relay: WARNING: listening on ${host}; make sure a TLS proxy is in front (tokens and keystrokes travel over this socket)\n`);
   }
   const logger = createLogger({ level: parseLogLevel(io.env.SWITCHBOARD_LOG_LEVEL, 'info'), subsystem: 'relay' });
   const tokens = new RelayTokenStore({ filePath: tokensFile, logger });
-  const server = new RelayServer({ host, port, tokens, logger });
+  const { defaultRendererDir } = await import('../../node/server/staticFiles.ts');
+  const rendererDir = io.env.SWITCHBOARD_RENDERER_DIR || defaultRendererDir();
+  const server = new RelayServer({ host, port, tokens, logger, rendererDir, ...(publicUrl ? { publicUrl } : {}) });
   const shutdown = waitForShutdownSignal();
   try {
     const address = await server.listen().catch((error: NodeJS.ErrnoException) => {
       throw new Error(error.code === 'EADDRINUSE' ? `port ${port} on ${host} is already in use` : error.code ? `cannot listen on ${host}:${port}: ${error.message}` : error.message);
     });
     if (tokens.machineIds.length === 0) io.stderr(`switchboard relay: no machines yet; add one with: switchboard relay add-machine ID\n`);
+    if (!server.rendererBuilt) io.stderr(`switchboard relay: the remote view is not built (${rendererDir} has no index.html); run npm run build\n`);
     io.stdout(
       args.json
-        ? JSON.stringify({ url: address.url, host: address.host, port: address.port, pid: process.pid, tokensFile, machines: tokens.machineIds }) + '\n'
-        : `Switchboard relay ready: ${address.url} (daemons: /ws/daemon, viewers: /ws/ui)\n`,
+        ? JSON.stringify({ url: address.url, host: address.host, port: address.port, viewOrigin: address.viewOrigin, pid: process.pid, tokensFile, machines: tokens.machineIds }) + '\n'
+        : `Switchboard relay ready: ${address.url} (daemons: /ws/daemon, viewers: /ws/ui)\nRemote view: ${address.viewOrigin}/m/<machine id>/?token=<viewer token>\n`,
     );
     const signal = await shutdown.promise;
     logger.info('shutting down', { signal });
@@ -128,6 +146,18 @@ async function serveRelay(args: ParsedCommandArgs, io: CliIo, tokensFile: string
   } finally {
     shutdown.dispose();
     await server.close();
+  }
+}
+
+/** `--public-url`, validated (an origin, http or https), or undefined when not given. */
+async function publicUrlOption(args: ParsedCommandArgs): Promise<URL | undefined> {
+  const text = args.values['public-url'] as string | undefined;
+  if (text === undefined) return undefined;
+  const { parsePublicUrl } = await import('../../node/relay/server/viewerAccess.ts');
+  try {
+    return parsePublicUrl(text);
+  } catch (error) {
+    throw new CliUsageError((error as Error).message);
   }
 }
 

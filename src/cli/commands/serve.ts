@@ -5,7 +5,6 @@
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import type { RelayClient } from '../../node/relay/relayClient.ts';
 import type { ServeInfo } from '../../node/server/serveInfo.ts';
 import { type CliCommand, type CliIo, CliUsageError, ExitCode, type ParsedCommandArgs } from '../command.ts';
 import { switchboardVersion } from '../version.ts';
@@ -61,17 +60,15 @@ async function runServe(args: ParsedCommandArgs, io: CliIo): Promise<number> {
   const dataDir = resolveDataDir({ env: io.env, platform: process.platform, homeDir: homedir() });
   const logger = createLogger({ level: parseLogLevel(io.env.SWITCHBOARD_LOG_LEVEL, 'info') });
 
-  const hub = new Hub({ dataDir, workspaceFolders, host: 'browser', logger, version: switchboardVersion, env: io.env });
+  // The Hub owns the relay client; --relay configures it for this run instead of the settings.
+  const hub = new Hub({ dataDir, workspaceFolders, host: 'browser', logger, version: switchboardVersion, env: io.env, ...(relaySettings ? { relay: { commandLine: relaySettings } } : {}) });
   const server = new BrowserServer({ hub, logger: logger.child('server'), rendererDir: io.env.SWITCHBOARD_RENDERER_DIR || defaultRendererDir(), host, port });
   const shutdownRequested = waitForShutdownSignal();
   let servingInfo: ServeInfo | undefined;
-  let relay: RelayClient | undefined;
   try {
     await hub.start();
-    if (relaySettings) {
-      const { startRelayClient } = await import('../../node/relay/startRelayClient.ts');
-      relay = startRelayClient(hub, { ...relaySettings, logger: logger.child('relay') });
-    }
+    const relay = relaySettings ? hub.relay.client : undefined;
+    if (relaySettings && !relay) throw new CliUsageError(`--relay: ${hub.relay.status.reason ?? 'the relay client could not start'}`);
     const address = await server.listen().catch((error: NodeJS.ErrnoException) => {
       throw new Error(error.code === 'EADDRINUSE' ? `port ${port} on ${host} is already in use` : `cannot listen on ${host}:${port}: ${error.message}`);
     });
@@ -89,8 +86,6 @@ async function runServe(args: ParsedCommandArgs, io: CliIo): Promise<number> {
     return ExitCode.ok;
   } finally {
     shutdownRequested.dispose();
-    await relay?.stop();
-    relay?.dispose();
     await server.close();
     await hub.shutdown();
     if (servingInfo) await removeServeInfo(dataDir, process.pid);

@@ -6,14 +6,19 @@
  *
  * Unlike the socket command (and Claude Code's openDiff), the tool applies an accepted change by
  * default: a model should not need a second step to write exactly what the person approved, and
- * must not write anything before the answer.
+ * must not write anything before the answer. The Hub writes only over the bytes the person
+ * reviewed; a file changed since (often by the model's own later edit) is left alone and the
+ * model is told. A cancelled tool call withdraws its review (`review.withdraw`), so a late accept
+ * cannot write over whatever the model did after giving up on it.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ReviewConstants } from '../../common/constants.ts';
+import { FileWriteErrors } from '../../node/review/fileWriter.ts';
 import { type ControlClient, ControlClientConstants } from '../controlClient.ts';
 import { guarded, text } from './toolResults.ts';
 
@@ -74,7 +79,9 @@ export function registerReviewTools(server: McpServer, client: ControlClient, en
           throw new Error(`the proposed file is ${(bytes / (1024 * 1024)).toFixed(1)} MiB, over the ${ReviewConstants.maxFileBytes / (1024 * 1024)} MiB review limit`);
         }
         const wait = timeoutMs ?? ReviewToolLimits.defaultTimeoutMs;
-        const fields: Record<string, unknown> = { path, timeoutMs: wait, apply: apply ?? true, via: 'mcp', from: clientName(server) };
+        // Names this request on the connection, so a cancellation can withdraw exactly its review.
+        const withdrawKey = `mcp-${randomBytes(8).toString('hex')}`;
+        const fields: Record<string, unknown> = { path, timeoutMs: wait, apply: apply ?? true, via: 'mcp', from: clientName(server), withdrawKey };
         if (title !== undefined) fields.title = title;
         if (terminalId !== undefined) fields.terminalId = terminalId;
         let tempDir: string | null = null;
@@ -86,6 +93,7 @@ export function registerReviewTools(server: McpServer, client: ControlClient, en
             : setInterval(() => {
                 void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++progress, message: 'waiting for the review' } }).catch(() => {});
               }, ReviewToolLimits.progressIntervalMs);
+        const withdraw = () => void client.request('review.withdraw', { withdrawKey }).catch(() => {});
         try {
           if (newContents === undefined) fields.newContents = null;
           else if (bytes <= ReviewToolLimits.maxInlineBytes) fields.newContents = newContents;
@@ -95,9 +103,13 @@ export function registerReviewTools(server: McpServer, client: ControlClient, en
             fields.newContentsFile = join(tempDir, 'proposal');
             await writeFile(fields.newContentsFile as string, newContents, { mode: 0o600 });
           }
+          if (extra.signal.aborted) throw new Error('the tool call was cancelled before the review was requested');
+          // Sent after review.request on the same connection, so the Hub always knows the key by then.
+          extra.signal.addEventListener('abort', withdraw, { once: true });
           const answer = ReviewAnswer.parse(await client.request('review.request', fields, { timeoutMs: wait + ControlClientConstants.serverTimeoutGraceMs }));
-          return text(describeAnswer(answer, apply ?? true));
+          return text(describeAnswer(answer, { apply: apply ?? true, deletion: deleteFile === true }));
         } finally {
+          extra.signal.removeEventListener('abort', withdraw);
           clearInterval(ticker);
           if (tempDir) await rm(tempDir, { recursive: true, force: true });
         }
@@ -111,14 +123,23 @@ function clientName(server: McpServer): string {
   return info?.title ?? info?.name ?? 'MCP client';
 }
 
-function describeAnswer(answer: z.infer<typeof ReviewAnswer>, apply: boolean): string {
+function describeAnswer(answer: z.infer<typeof ReviewAnswer>, proposal: { apply: boolean; deletion: boolean }): string {
+  const { apply, deletion } = proposal;
   const comment = answer.comment ? `\nTheir comment: ${answer.comment}` : '';
   if (answer.decision === 'rejected') return `Rejected by ${answer.by}: do not make this change.${comment}`;
   const lines = [`Accepted by ${answer.by}${answer.edited ? ' after editing it' : ''}.${comment}`];
-  const deletion = answer.finalContents == null;
+  // Contents that are not text (a NUL byte) come back as base64 only: the reviewer could not edit them, so they are the proposal.
+  const notText = !deletion && answer.finalContents == null;
+  const contentsBelow = answer.finalContents != null ? 'the approved contents below' : 'your proposed contents (it is not text, so the reviewer could not edit it)';
   if (apply && answer.applied) lines.push(deletion ? `${answer.path} was deleted.` : `The approved contents were written to ${answer.path}.`);
-  else if (apply) lines.push(`Applying it to ${answer.path} failed: ${answer.applyError ?? 'unknown error'}. ${deletion ? 'Delete the file' : 'Write the approved contents below'} yourself.`);
-  else lines.push(deletion ? `Delete ${answer.path} yourself.` : `Write the approved contents below to ${answer.path} yourself.`);
-  if ((!apply || !answer.applied || answer.edited) && answer.finalContents != null) lines.push(`Approved contents:\n${answer.finalContents}`);
+  else if (apply && answer.applyError === FileWriteErrors.changedSinceReview) {
+    lines.push(
+      `Nothing was written: ${answer.path} changed on disk since the review was opened (perhaps by your own later edits), and applying it would have thrown those changes away. Read the file again and, if the change still applies, propose it again on top of what is there now.`,
+    );
+    if (answer.finalContents != null) lines.push(`Approved contents, for reference only (do not write them over the newer file):\n${answer.finalContents}`);
+    return lines.join('\n');
+  } else if (apply) lines.push(`Applying it to ${answer.path} failed: ${answer.applyError ?? 'unknown error'}. ${deletion ? 'Delete the file' : `Write ${contentsBelow}`} yourself.`);
+  else lines.push(deletion ? `Delete ${answer.path} yourself.` : `Write ${contentsBelow} to ${answer.path} yourself.`);
+  if (!notText && (!apply || !answer.applied || answer.edited) && answer.finalContents != null) lines.push(`Approved contents:\n${answer.finalContents}`);
   return lines.join('\n');
 }

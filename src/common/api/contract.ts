@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { TerminalConstants } from '../constants.ts';
 import { Creator, TerminalId } from './contractTypes.ts';
 import { historyEvents, historyMethods } from './historyContract.ts';
+import { relayEvents, relayMethods } from './relayContract.ts';
 import { reviewEvents, reviewMethods } from './reviewContract.ts';
 
 export { Creator, TerminalId };
@@ -116,6 +117,22 @@ export const Settings = z
     historyMaxAgeDays: z.number().int().min(0).max(36_500),
     /** Per session: past this, its oldest output is dropped (the newest is kept) and it is marked truncated. */
     historyMaxSessionMiB: z.number().int().min(1).max(64 * 1024),
+    /** Remote access: connect to the relay now and whenever the app starts (docs/relay.md). */
+    relayEnabled: z.boolean(),
+    /** The relay, e.g. wss://relay.example.com (ws:// only to a relay on this machine); "" when none. */
+    relayUrl: z
+      .string()
+      .max(2048)
+      .refine((url) => url === '' || /^(wss?|https?):\/\/\S+$/i.test(url), 'the relay URL starts with wss:// (or ws:// for a relay on this machine)')
+      // Settings are shown to every window and kept in plain JSON: secrets go through relay.setToken.
+      .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/i.test(url) && !/[?&]token=/i.test(url), 'the relay URL must not carry credentials or a token (the token has its own field)'),
+    /** This machine's id on the relay; "" means the host name. */
+    relayMachineId: z
+      .string()
+      .max(128)
+      .regex(/^([A-Za-z0-9][A-Za-z0-9_.-]*)?$/, 'machine ids are letters, digits, "_", "." and "-" (starting with a letter or digit)'),
+    /** Share every pane with the relay's viewers (each pane can still be unshared from its tab bar). */
+    relayShareAll: z.boolean(),
   })
   .strict();
 export type Settings = z.infer<typeof Settings>;
@@ -135,6 +152,10 @@ export const defaultSettings: Settings = {
   historyMaxTotalMiB: 2048,
   historyMaxAgeDays: 90,
   historyMaxSessionMiB: 64,
+  relayEnabled: false,
+  relayUrl: '',
+  relayMachineId: '',
+  relayShareAll: false,
 };
 
 /** Tabs and splits of the window. Kept by the Hub so a renderer reload gets them back. */
@@ -170,7 +191,8 @@ export type Layout = z.infer<typeof Layout>;
 
 export const AppState = z.object({
   version: z.string(),
-  host: z.enum(['electron', 'browser', 'test']),
+  /** `remote`: the remote view served by `switchboard relay` (src/browser/relayHubClient.ts), which reaches the machine only through relay frames. */
+  host: z.enum(['electron', 'browser', 'test', 'remote']),
   platform: z.string(),
   workspaceFolders: z.array(z.string()),
   dataDir: z.string(),
@@ -282,6 +304,7 @@ export const hubMethods = {
   'tokens.revoke': { params: z.object({ id: z.string().min(1).max(64) }).strict(), result: ControlTokenInfo },
   ...historyMethods,
   ...reviewMethods,
+  ...relayMethods,
 } as const;
 
 /** Events: name → payload schema. */
@@ -305,6 +328,7 @@ export const hubEvents = {
   'tokens.changed': z.array(ControlTokenInfo),
   ...historyEvents,
   ...reviewEvents,
+  ...relayEvents,
 } as const;
 
 export type HubMethod = keyof typeof hubMethods;

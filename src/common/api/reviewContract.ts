@@ -119,7 +119,9 @@ export const ReviewDecision = ReviewDecisionSummary.extend({
   /**
    * A unified diff (`diff -u` style, with `--- a/…`/`+++ b/…` headers) of what was decided:
    * accepted: old contents → final contents; rejected: old contents → the proposal that was
-   * rejected. "" for binary files.
+   * rejected. "" for binary files. On a review stored without its texts (`contentsPruned`): cut
+   * short at ReviewConstants.maxStoredReviewBytes, ending with a `[diff cut short: …]` line, or ""
+   * once pruned for space.
    */
   unifiedDiff: z.string(),
 });
@@ -139,7 +141,16 @@ export const ReviewSummary = z.object({
   /** null: both sides are text. */
   binary: ReviewBinaryInfo.nullable(),
   /** Added and removed lines of the proposal (0/0 for binary files), for the list. */
-  stats: z.object({ added: z.number().int().min(0), removed: z.number().int().min(0) }),
+  stats: z.object({
+    added: z.number().int().min(0),
+    removed: z.number().int().min(0),
+    /**
+     * Present (true) when the diff was too costly to compute exactly (a huge file on a loaded
+     * machine): the counts then take the differing middle of the file as one replaced block, so
+     * they are upper bounds. The UI may show them as "~+N −M".
+     */
+    approximate: z.boolean().optional(),
+  }),
   state: ReviewState,
   /** Epoch ms. */
   createdAt: z.number(),
@@ -156,6 +167,13 @@ export const ReviewItem = ReviewSummary.extend({
   newContents: z.string().nullable(),
   /** The decision with its contents; null while pending. */
   decision: ReviewDecision.nullable(),
+  /**
+   * Present (true) on a decided review stored without its texts, though the file had some: one
+   * bigger than ReviewConstants.maxStoredReviewBytes (its diff is kept, cut short), or an old one
+   * dropped to keep the database within ReviewConstants.maxDecidedContentBytes (no diff either).
+   * `oldContents`, `newContents` and `finalContents` are null; the summary fields remain.
+   */
+  contentsPruned: z.boolean().optional(),
 });
 export type ReviewItem = z.infer<typeof ReviewItem>;
 
@@ -250,6 +268,13 @@ export const OpenEditor = z
     text: FileText.optional(),
     /** The language the tab highlights with, if the UI knows better than the file name. */
     languageId: z.string().max(64).optional(),
+    /**
+     * The file's mtime the tab's text is based on (`EditorFile.mtimeMs` from `editor.readFile`, or
+     * the last save's). `saveDocument` refuses to write over a file whose mtime differs (changed
+     * on disk since), as VS Code refuses to save over a newer file. Without it the Hub uses the
+     * mtime of its own last read or save of that path.
+     */
+    mtimeMs: z.number().optional(),
   })
   .strict();
 export type OpenEditor = z.infer<typeof OpenEditor>;
@@ -276,12 +301,17 @@ export type SelectionReport = z.infer<typeof SelectionReport>;
 const Ok = z.object({ ok: z.literal(true) });
 
 export const reviewMethods = {
-  /** Pending reviews (oldest first) and decided ones (newest first, paged by `decidedBefore` = a decision's `at`). */
+  /**
+   * Pending reviews (oldest first) and decided ones (newest first). Next page: `decidedBefore` =
+   * the last one's `decision.at` and `decidedBeforeId` = its `id` (without the id, reviews decided
+   * in that same millisecond are skipped).
+   */
   'review.list': {
     params: z
       .object({
         decidedLimit: z.number().int().min(0).max(1000).optional(),
         decidedBefore: z.number().optional(),
+        decidedBeforeId: ReviewId.optional(),
       })
       .strict(),
     result: z.object({ pending: z.array(ReviewSummary), decided: z.array(ReviewSummary) }),
@@ -314,7 +344,10 @@ export const reviewMethods = {
    * "Send to Claude" (nothing is submitted: the person presses Enter in the pane):
    * - with `path` (optional 0-based `lineStart`/`lineEnd`) and a Claude Code connected in that
    *   pane: `at_mentioned` to it (a selection in a file tab or diff view sends its path, lines and text);
-   * - otherwise `text` is pasted into the pane (bracketed paste when the program asked for it);
+   * - otherwise `text` is pasted into the pane, never submitted: control characters (but tab)
+   *   are dropped; as a bracketed paste when the program asked for one (line breaks stay in the
+   *   text), else with line breaks joined into spaces (`newlinesCollapsed: true`), since each would
+   *   press Enter; INTERNAL when the pane's screen mirror cannot tell which (nothing is sent);
    * - a `path` without `text` and without a connected Claude Code is typed as `@path#L1-5 `.
    */
   'ide.sendToClaude': {
@@ -327,7 +360,11 @@ export const reviewMethods = {
         text: z.string().min(1).max(ReviewConstants.maxSelectionChars).optional(),
       })
       .strict(),
-    result: z.object({ deliveredAs: z.enum(['at_mentioned', 'paste']) }),
+    result: z.object({
+      deliveredAs: z.enum(['at_mentioned', 'paste']),
+      /** Present (true) when the pasted text's line breaks were joined into spaces (the program in the pane did not enable bracketed paste). */
+      newlinesCollapsed: z.boolean().optional(),
+    }),
   },
   /** Read a file for a file tab. INVALID_PARAMS for a directory or a file over maxFileBytes; NOT_FOUND when missing. */
   'editor.readFile': { params: z.object({ path: AbsolutePath }).strict(), result: EditorFile },

@@ -10,7 +10,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { OpenEditor, Range, SelectionReport } from '../../common/api/reviewContract.ts';
-import { IdeConstants } from '../../common/constants.ts';
+import { IdeConstants, ReviewConstants } from '../../common/constants.ts';
 import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 
@@ -24,6 +24,11 @@ export interface IdeSelection {
 
 export class EditorState implements IDisposable {
   #editors: OpenEditor[] = [];
+  /**
+   * The mtime of each file as the Hub last read it for a tab or wrote it (`editor.readFile`,
+   * `editor.saveFile`, `saveDocument`): what a tab's text is based on when the UI does not say.
+   */
+  readonly #diskMtimes = new Map<string, number>();
   /** The selection in the active editor (file tab or diff view); a pane selection does not replace it. */
   #current: IdeSelection | null = null;
   /** The last non-empty selection from anywhere (file tab, diff view, pane). */
@@ -60,14 +65,29 @@ export class EditorState implements IDisposable {
     return this.#editors.find((editor) => editor.path === normalized);
   }
 
-  /** After the Hub wrote a tab's text to disk (saveDocument): it is clean now. */
-  markSaved(path: string): void {
+  /** After the Hub wrote a tab's text to disk (saveDocument): it is clean now, and based on the new mtime. */
+  markSaved(path: string, mtimeMs: number): void {
     const normalized = resolve(path);
+    this.noteDiskMtime(normalized, mtimeMs);
     this.#editors = this.#editors.map((editor) => {
       if (editor.path !== normalized) return editor;
       const { text: _text, ...rest } = editor;
-      return { ...rest, dirty: false };
+      return { ...rest, dirty: false, mtimeMs };
     });
+  }
+
+  /** The Hub read or wrote this file for a tab (see #diskMtimes). */
+  noteDiskMtime(path: string, mtimeMs: number): void {
+    const normalized = resolve(path);
+    // Only files that are, or are about to be, in a tab: the map must not grow with every file read.
+    this.#diskMtimes.delete(normalized);
+    this.#diskMtimes.set(normalized, mtimeMs);
+    if (this.#diskMtimes.size > ReviewConstants.maxOpenEditors * 2) this.#diskMtimes.delete(this.#diskMtimes.keys().next().value!);
+  }
+
+  /** The mtime a tab's text is based on: the tab's own report, else the Hub's last read or save; undefined when unknown. */
+  baseMtimeOf(editor: OpenEditor): number | undefined {
+    return editor.mtimeMs ?? this.#diskMtimes.get(editor.path);
   }
 
   setSelection(report: SelectionReport): void {

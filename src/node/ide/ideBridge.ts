@@ -38,8 +38,8 @@ export interface IdeBridgeOptions {
   logger: ILogger;
   /** Ask the UI to open a file tab (`openFile`). */
   openFile(request: OpenFileRequest): void;
-  /** Write a file tab's text (`saveDocument`) and tell the UI. */
-  saveEditorText(path: string, text: string): Promise<void>;
+  /** Write a file tab's text (`saveDocument`) unless the file's mtime is no longer `expectedMtimeMs`, and tell the UI. */
+  saveEditorText(path: string, text: string, expectedMtimeMs: number | undefined): Promise<void>;
   /** Keepalive timing; default IdeConstants.pingIntervalMs / pongTimeoutMs (tests shorten them). */
   keepalive?: { pingIntervalMs: number; pongTimeoutMs: number };
 }

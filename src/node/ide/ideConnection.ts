@@ -36,7 +36,7 @@ export interface IdeConnectionServices {
   /** The pane whose process tree holds this pid, if any. */
   findPane(pid: number): Promise<{ terminalId: string; terminalName: string } | null>;
   openFile(request: OpenFileRequest): void;
-  saveEditorText(path: string, text: string): Promise<void>;
+  saveEditorText(path: string, text: string, expectedMtimeMs: number | undefined): Promise<void>;
 }
 
 /**
@@ -67,8 +67,11 @@ export class IdeConnection implements IDisposable, DiffTabs {
   readonly #server: Server;
   readonly #logger: ILogger;
   readonly #connectedAt = Date.now();
-  /** Pending review ids by tab name; a ticket reserves a tab while its review is being opened. */
-  readonly #tabs = new Map<string, { reviewId: string | null }>();
+  /**
+   * Pending review ids by tab name; a ticket reserves a tab while its review is being opened
+   * (`closed`: close_tab came meanwhile, so the review is withdrawn as closed once it exists).
+   */
+  readonly #tabs = new Map<string, { reviewId: string | null; closed: boolean }>();
   #name = 'Claude Code';
   #version: string | null = null;
   #pid: number | null = null;
@@ -144,7 +147,7 @@ export class IdeConnection implements IDisposable, DiffTabs {
     const { tabName } = args;
     // Reserve the tab name before the (async) open, so a quick second openDiff supersedes this one.
     const previous = this.#tabs.get(tabName);
-    const ticket = { reviewId: null as string | null };
+    const ticket = { reviewId: null as string | null, closed: false };
     this.#tabs.set(tabName, ticket);
     if (previous?.reviewId) this.#services.queue.remove(previous.reviewId, 'superseded');
     let opened;
@@ -161,8 +164,8 @@ export class IdeConnection implements IDisposable, DiffTabs {
       throw new JsonRpcError(ErrorCode.InvalidParams, `openDiff: ${(error as Error).message}`);
     }
     if (this.#tabs.get(tabName) !== ticket || this.#disposed || signal.aborted) {
-      // Superseded, disconnected or cancelled while the current file was being read.
-      this.#services.queue.remove(opened.id, this.#disposed || signal.aborted ? 'requester-gone' : 'superseded');
+      // Closed, superseded, disconnected or cancelled while the current file was being read.
+      this.#services.queue.remove(opened.id, this.#disposed || signal.aborted ? 'requester-gone' : ticket.closed ? 'closed' : 'superseded');
     } else {
       ticket.reviewId = opened.id;
       const onAbort = () => this.#services.queue.remove(opened.id, 'requester-gone');
@@ -184,7 +187,12 @@ export class IdeConnection implements IDisposable, DiffTabs {
     const ticket = this.#tabs.get(tabName);
     if (!ticket) return 0;
     this.#tabs.delete(tabName);
-    return ticket.reviewId && this.#services.queue.remove(ticket.reviewId, 'closed') ? 1 : 0;
+    if (ticket.reviewId === null) {
+      // Still opening: openDiff withdraws it as closed as soon as it exists.
+      ticket.closed = true;
+      return 1;
+    }
+    return this.#services.queue.remove(ticket.reviewId, 'closed') ? 1 : 0;
   }
 
   closeAll(): number {
@@ -262,7 +270,7 @@ export class IdeConnection implements IDisposable, DiffTabs {
         editors: this.#services.editors,
         diffTabs: this,
         openFile: (openRequest) => this.#services.openFile(openRequest),
-        saveEditorText: (path, text) => this.#services.saveEditorText(path, text),
+        saveEditorText: (path, text, expectedMtimeMs) => this.#services.saveEditorText(path, text, expectedMtimeMs),
         signal: extra.signal,
       };
       this.#logger.debug('tool call', { client: this.id, tool: name });

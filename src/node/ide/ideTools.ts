@@ -33,8 +33,11 @@ export interface IdeToolContext {
   readonly diffTabs: DiffTabs;
   /** Ask the UI to open a file tab. */
   openFile(request: OpenFileRequest): void;
-  /** Write a file tab's text to disk (saveDocument) and tell the UI it is clean. */
-  saveEditorText(path: string, text: string): Promise<void>;
+  /**
+   * Write a file tab's text to disk (saveDocument) and tell the UI it is clean. `expectedMtimeMs`:
+   * the mtime the text is based on; a file with another mtime is not overwritten (INVALID_PARAMS).
+   */
+  saveEditorText(path: string, text: string, expectedMtimeMs: number | undefined): Promise<void>;
   readonly signal: AbortSignal;
 }
 
@@ -203,7 +206,7 @@ export const ideTools: readonly IdeTool[] = [
   }),
   defineTool({
     name: 'saveDocument',
-    description: 'Save a file open in a Switchboard file tab.',
+    description: 'Save a file open in a Switchboard file tab. Refused when the file changed on disk since the tab loaded it: the person decides then.',
     input: z.object({ filePath: FilePath }),
     async run(args, context) {
       const path = absolute(args.filePath, context);
@@ -212,7 +215,8 @@ export const ideTools: readonly IdeTool[] = [
       if (editor.dirty) {
         if (editor.text === undefined) return json({ success: false, filePath: path, saved: false, message: 'Failed to save document: the editor did not report its text' });
         try {
-          await context.saveEditorText(path, editor.text);
+          // As VS Code: never silently write over a file that changed on disk since the tab read it.
+          await context.saveEditorText(path, editor.text, context.editors.baseMtimeOf(editor));
         } catch (error) {
           return json({ success: false, filePath: path, saved: false, message: `Failed to save document: ${(error as Error).message}` });
         }

@@ -20,6 +20,7 @@ import type { ILogger } from '../logger.ts';
 import { type FlowAccount, FlowController } from './flowControl.ts';
 import { OutputBatcher } from './outputBatcher.ts';
 import { OutputRing, type RingRead } from './outputRing.ts';
+import { MirrorFeed } from './mirrorFeed.ts';
 import { sessionProcessGroups, sessionProcessGroupsSync, signalProcessGroups } from './processGroups.ts';
 import { type ITerminalMirror, type ScreenText, TerminalMirror, type TerminalMirrorOptions } from './terminalMirror.ts';
 
@@ -108,7 +109,7 @@ export class PtySession implements IDisposable {
   readonly #ring: OutputRing;
   readonly #batcher: OutputBatcher;
   readonly #mirror: ITerminalMirror;
-  readonly #mirrorAccount: FlowAccount;
+  readonly #mirrorFeed: MirrorFeed;
   readonly #flow: FlowController;
   readonly #parser: OscParser;
   readonly #tracker: CommandTracker;
@@ -182,17 +183,25 @@ export class PtySession implements IDisposable {
       pause: () => this.#pauseReading(),
       resume: () => this.#resumeReading(),
     });
-    // The mirror must not fall behind without bound either (xterm drops data past 50 MB).
-    this.#mirrorAccount = this.#flow.open(true, {
-      high: TerminalConstants.mirrorHighWatermarkChars,
-      low: TerminalConstants.mirrorLowWatermarkChars,
-    });
+    // The mirror never pauses the PTY: past its bound it skips ahead (see mirrorFeed.ts).
+    const mirrorAccount = this.#flow.open(false);
     const createMirror = options.createMirror ?? ((mirrorOptions: TerminalMirrorOptions) => new TerminalMirror(mirrorOptions));
     this.#mirror = createMirror({
       cols: options.cols,
       rows: options.rows,
       scrollback: options.scrollback,
-      onParsed: (chars) => this.#mirrorAccount.ack(chars),
+      onParsed: (chars) => this.#mirrorFeed.parsed(chars),
+    });
+    this.#mirrorFeed = new MirrorFeed({
+      mirror: this.#mirror,
+      account: mirrorAccount,
+      readRing: (from) => {
+        const read = this.#ring.read(from);
+        return { data: read.data, start: read.startOffset };
+      },
+      skipAboveChars: TerminalConstants.mirrorSkipAboveChars,
+      resyncBelowChars: TerminalConstants.mirrorResyncBelowChars,
+      resyncTailBytes: TerminalConstants.mirrorResyncTailBytes,
     });
     this.#parser = new OscParser(this.#parserHandler);
     this.#tracker = new CommandTracker({ nonce: options.nonce, initialCwd: options.cwd, isLocalHost: options.isLocalHost });
@@ -282,6 +291,7 @@ export class PtySession implements IDisposable {
     const offset = this.#offset;
     let snapshot: { data: string; cols: number; rows: number };
     try {
+      this.#mirrorFeed.catchUp();
       snapshot = await this.#mirror.snapshot();
     } catch (error) {
       this.#unsubscribe(subscription);
@@ -313,12 +323,14 @@ export class PtySession implements IDisposable {
   /** The serialized mirror (screen + scrollback), as of everything produced so far. */
   async serializeScreen(options: { scrollback?: number } = {}): Promise<string> {
     this.#batcher.flush();
+    this.#mirrorFeed.catchUp();
     return (await this.#mirror.snapshot(options)).data;
   }
 
   /** The mirror's text (viewport, or everything with `scrollback: true`), as of everything produced so far. */
   readScreen(options: { scrollback?: boolean } = {}): Promise<ScreenText> {
     this.#batcher.flush();
+    this.#mirrorFeed.catchUp();
     return this.#mirror.readText(options);
   }
 
@@ -386,8 +398,7 @@ export class PtySession implements IDisposable {
       this.#fireInfo();
     }
 
-    this.#mirror.write(text, bytes);
-    this.#mirrorAccount.charge(text.length);
+    this.#mirrorFeed.write(text, bytes, startOffset, endOffset);
 
     if (this.#onDidOutput.hasListeners) this.#onDidOutput.fire({ data: text, bytes, startOffset, endOffset });
 

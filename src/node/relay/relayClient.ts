@@ -12,7 +12,7 @@ import { arch as osArch, homedir, platform } from 'node:os';
 import { RelayConstants } from '../../common/constants.ts';
 import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
-import { checkChannelBinding } from '../../common/protocol/relay/binding.ts';
+import { checkChannelBinding, checkSessionBinding } from '../../common/protocol/relay/binding.ts';
 import type { EnvelopeLimits } from '../../common/protocol/relay/frameLimits.ts';
 import { encodeFrame, isStdBase64, rfc3339 } from '../../common/protocol/relay/frames.ts';
 import { BROADCAST_CHANNEL_ID, type RelayFields, type RelayMessage } from '../../common/protocol/relay/messages.ts';
@@ -46,13 +46,21 @@ export interface RemoteInputEvent {
 }
 
 /**
- * The seam for mirroring the review queue as `permissionRequest` (toolName `openDiff`): not wired
- * yet. When a review queue exists, it calls `RelayClient.mirrorPermissionRequest` for each pending
- * review and implements this to decide one when a remote reviewer answers.
+ * Approvals: the review queue is mirrored as `permissionRequest` (toolName `openDiff`) with
+ * `RelayClient.mirrorPermissionRequest`, settled with `settlePermissionRequest`, and a remote
+ * reviewer's `permissionResponse` arrives here (see reviewMirror.ts, which implements it).
  */
 export interface RelayApprovals {
   /** A viewer answered a mirrored request; returns false when the request is unknown or already decided. */
-  decide(requestId: string, approved: boolean, from: { channelId: string; sessionId: string }): boolean;
+  decide(requestId: string, approved: boolean, from: { channelId: string; sessionId: string; viewerName: string | undefined }): boolean;
+}
+
+/** How a mirrored request ended, told to every viewer (`permissionResponse` on channel "*", a Switchboard extension). */
+export interface PermissionSettlement {
+  approved: boolean;
+  outcome: 'accepted' | 'rejected' | 'withdrawn';
+  /** Who decided ("you" for the person at the app, or a viewer's name); absent when withdrawn. */
+  decidedBy?: string | undefined;
 }
 
 export interface RelayTiming extends RelayConnectionTiming, BackoffOptions {}
@@ -217,11 +225,27 @@ export class RelayClient implements IDisposable {
     if (!shareAll) for (const info of this.#options.ptyHost.list()) if (!this.isShared(info.id)) this.#closeForeignStreams(info.id);
   }
 
-  /** Seam for the review queue: announce a pending review to every viewer (not wired yet; see RelayApprovals). */
+  /** Announce a pending approval to every viewer of the machine; false when no link is up (send it again once connected). */
   mirrorPermissionRequest(request: { requestId: string; toolName: string; toolInput: unknown }): boolean {
     return (
       this.#openLink()?.send(
         encodeFrame('permissionRequest', { sessionId: this.sessionId, channelId: BROADCAST_CHANNEL_ID, requestId: request.requestId, toolName: request.toolName, toolInput: request.toolInput }),
+      ) ?? false
+    );
+  }
+
+  /** Tell every viewer that a mirrored request is settled (decided here or by a viewer, or withdrawn), so it leaves their lists. */
+  settlePermissionRequest(requestId: string, settlement: PermissionSettlement): boolean {
+    return (
+      this.#openLink()?.send(
+        encodeFrame('permissionResponse', {
+          sessionId: this.sessionId,
+          channelId: BROADCAST_CHANNEL_ID,
+          requestId,
+          approved: settlement.approved,
+          outcome: settlement.outcome,
+          ...(settlement.decidedBy !== undefined ? { decidedBy: settlement.decidedBy } : {}),
+        }),
       ) ?? false
     );
   }
@@ -396,9 +420,19 @@ export class RelayClient implements IDisposable {
       case 'mkDir':
         return this.#onFileRequest(message);
       case 'permissionResponse': {
-        const decided = this.#options.approvals?.decide(message.requestId, message.approved, { channelId: message.channelId, sessionId: message.sessionId });
-        if (decided === undefined) this.#refusals.refuse('unsupported', 'permissionResponse: no review queue is connected to the relay client yet');
-        else if (!decided) this.#refusals.refuse('unknown-request', `permissionResponse for unknown request ${JSON.stringify(message.requestId)}`);
+        const approvals = this.#options.approvals;
+        if (!approvals) {
+          this.#refusals.refuse('unsupported', 'permissionResponse: no review queue is connected to the relay client');
+          return;
+        }
+        // Our requests carry this daemon's sessionId; an answer to anything else is not ours.
+        const binding = checkSessionBinding({ sessionId: this.sessionId }, { sessionId: message.sessionId });
+        if (binding) {
+          this.#refusals.refuse('binding', `permissionResponse ${JSON.stringify(message.requestId)}: ${binding}`);
+          return;
+        }
+        const decided = approvals.decide(message.requestId, message.approved, { channelId: message.channelId, sessionId: message.sessionId, viewerName: message.viewerName });
+        if (!decided) this.#refusals.refuse('unknown-request', `permissionResponse for unknown or already settled request ${JSON.stringify(message.requestId)}`);
         return;
       }
       case 'task':

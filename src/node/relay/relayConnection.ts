@@ -366,7 +366,7 @@ export class RelayConnection implements IDisposable {
     if (this.#settleOpen) {
       if (status) {
         const code = Number(status[1]);
-        const why = code === 401 || code === 403 ? 'unauthorized: check the machine id and SWITCHBOARD_RELAY_TOKEN' : `HTTP ${code}`;
+        const why = code === 401 || code === 403 ? `HTTP ${code}: wrong machine id or token` : `HTTP ${code}`;
         this.#fail(new RelayConnectError(code === 401 || code === 403 ? 'refused' : 'network', `the relay refused the connection (${why})`, code));
       } else {
         this.#fail(new RelayConnectError('network', `cannot reach the relay: ${error.message}`));

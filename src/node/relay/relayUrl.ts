@@ -47,3 +47,9 @@ export function daemonUrl(configured: string, machineId: string): URL {
   url.searchParams.set('machineId', machineId);
   return url;
 }
+
+/** A host name as a machine id (characters outside `[A-Za-z0-9_.-]` become "-"): the default when none is configured. */
+export function defaultMachineId(host: string): string {
+  const cleaned = host.replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 128);
+  return cleaned || 'switchboard';
+}

@@ -1,6 +1,8 @@
 /**
- * Attach a relay client to a running Hub. The host that owns the Hub (`switchboard serve`, later
- * Electron main) calls this, owns the returned client, and stops it before shutting the Hub down:
+ * Attach a hand-driven relay client to a running Hub, for tests and embedders that want a client
+ * of their own. Hosts do not use it: the Hub owns its relay client (relayService.ts), configured
+ * by the settings or `HubOptions.relay.commandLine`; never run both against one relay machine id.
+ * The caller owns the returned client and stops it before shutting the Hub down:
  *
  *   const relay = startRelayClient(hub, { url, machineId, token, shareAll });
  *   …

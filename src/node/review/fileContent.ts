@@ -5,7 +5,8 @@
  * `new_file_contents`) keep the client's exact string so FILE_SAVED hands back what it approved,
  * code unit for code unit.
  */
-import { open } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 import { ApiError } from '../../common/api/errors.ts';
 import { ReviewConstants } from '../../common/constants.ts';
 
@@ -77,6 +78,11 @@ export function assertWithinLimit(what: string, bytes: number, limit: number = R
   }
 }
 
+function assertRegularFile(info: { isDirectory(): boolean; isFile(): boolean }, path: string, what: string): void {
+  if (info.isDirectory()) throw new ApiError('INVALID_PARAMS', `${what} ${path} is a directory`);
+  if (!info.isFile()) throw new ApiError('INVALID_PARAMS', `${what} ${path} is not a regular file (a FIFO, socket or device cannot be reviewed or opened in a tab)`);
+}
+
 export interface ReadFileResult {
   content: FileContent;
   mtimeMs: number;
@@ -84,14 +90,26 @@ export interface ReadFileResult {
   mode: number;
 }
 
+/** Opening never waits: a FIFO swapped in after the stat would otherwise block a threadpool thread until a writer comes. */
+const openReadNonBlocking = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
 /**
  * Read a regular file, refusing one over the limit before reading it (a 2 GB log must not be
- * loaded to find out). null when the file does not exist.
+ * loaded to find out), and anything that is not a regular file before opening it: opening a FIFO
+ * blocks until a writer appears, a device may never end. null when the file does not exist.
  */
 export async function readFileLimited(path: string, what: string, limit: number = ReviewConstants.maxFileBytes): Promise<ReadFileResult | null> {
+  try {
+    assertRegularFile(await stat(path), path, what);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw new ApiError('INVALID_PARAMS', `cannot read ${path}: ${(error as Error).message}`);
+  }
   let handle;
   try {
-    handle = await open(path, 'r');
+    handle = await open(path, openReadNonBlocking);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
@@ -99,9 +117,9 @@ export async function readFileLimited(path: string, what: string, limit: number 
     throw new ApiError('INVALID_PARAMS', `cannot read ${path}: ${(error as Error).message}`);
   }
   try {
+    // Again on what was opened: the path may have been replaced since the stat.
     const info = await handle.stat();
-    if (info.isDirectory()) throw new ApiError('INVALID_PARAMS', `${what} ${path} is a directory`);
-    if (!info.isFile()) throw new ApiError('INVALID_PARAMS', `${what} ${path} is not a regular file`);
+    assertRegularFile(info, path, what);
     assertWithinLimit(`${what} ${path}`, info.size, limit);
     const bytes = await handle.readFile();
     // It may have grown between stat and read.

@@ -1,12 +1,14 @@
 /**
  * Line diffs for the review queue: the added/removed counts a review list shows, and the unified
  * diff a decided review keeps (`diff -u` format, checked against patch(1) in the tests). The
- * alignment comes from the `diff` package (Myers); the common prefix and suffix are trimmed first
- * (a typical edit touches a few lines of a long file) and the edit distance is capped, so two
- * unrelated 10 000-line files cost a bounded amount of time: past the cap the differing middle is
- * one replaced block, which is still a correct diff.
+ * alignment comes from the `diff` package (Myers, on the arrays of lines: no re-tokenizing); the
+ * common prefix and suffix are trimmed first (a typical edit touches a few lines of a long file)
+ * and the edit distance is capped, so two unrelated files cost a bounded amount of time: past the
+ * cap the differing middle is one replaced block, which is still a correct diff. Even bounded,
+ * a 10 MiB file costs up to a second or two, so the Hub runs these on a worker thread
+ * (reviewDiffer.ts); they stay plain functions for that worker and for tests.
  */
-import { diffLines as diffLineTokens } from 'diff';
+import { diffArrays } from 'diff';
 
 export interface DiffOp {
   kind: 'equal' | 'delete' | 'insert';
@@ -37,7 +39,18 @@ export function splitLines(text: string): string[] {
   }
 }
 
-export function diffLines(oldText: string, newText: string): DiffOp[] {
+export interface LineDiffOptions {
+  /** Default LineDiffLimits.maxEditDistance; 0 skips the search (the middle is one replaced block: linear time). */
+  maxEditDistance?: number;
+}
+
+export function diffLines(oldText: string, newText: string, options: LineDiffOptions = {}): DiffOp[] {
+  return alignLines(oldText, newText, options).ops;
+}
+
+/** The alignment, and whether the differing middle had to be taken as one block (past the edit-distance cap). */
+function alignLines(oldText: string, newText: string, options: LineDiffOptions): { ops: DiffOp[]; approximate: boolean } {
+  const maxEditDistance = options.maxEditDistance ?? LineDiffLimits.maxEditDistance;
   const a = splitLines(oldText);
   const b = splitLines(newText);
   let prefix = 0;
@@ -48,25 +61,30 @@ export function diffLines(oldText: string, newText: string): DiffOp[] {
   push(ops, 'equal', a.slice(0, prefix));
   const middleA = a.slice(prefix, a.length - suffix);
   const middleB = b.slice(prefix, b.length - suffix);
-  const middle = middleA.length === 0 || middleB.length === 0 ? undefined : diffLineTokens(middleA.join(''), middleB.join(''), { maxEditLength: LineDiffLimits.maxEditDistance });
+  const middle = middleA.length === 0 || middleB.length === 0 || maxEditDistance <= 0 ? undefined : diffArrays(middleA, middleB, { maxEditLength: maxEditDistance });
   if (middle) {
-    for (const change of middle) push(ops, change.added ? 'insert' : change.removed ? 'delete' : 'equal', splitLines(change.value));
+    for (const change of middle) push(ops, change.added ? 'insert' : change.removed ? 'delete' : 'equal', change.value);
   } else {
     push(ops, 'delete', middleA);
     push(ops, 'insert', middleB);
   }
   push(ops, 'equal', a.slice(a.length - suffix));
-  return ops;
+  return { ops, approximate: !middle && middleA.length > 0 && middleB.length > 0 };
 }
 
-export function diffStats(oldText: string, newText: string): { added: number; removed: number } {
+/**
+ * Added and removed lines. `approximate: true` (only then present) when the differing middle was
+ * counted as one replaced block (past the edit-distance cap): the counts are then upper bounds.
+ */
+export function diffStats(oldText: string, newText: string, options: LineDiffOptions = {}): { added: number; removed: number; approximate?: true } {
   let added = 0;
   let removed = 0;
-  for (const op of diffLines(oldText, newText)) {
+  const { ops, approximate } = alignLines(oldText, newText, options);
+  for (const op of ops) {
     if (op.kind === 'insert') added += op.lines.length;
     if (op.kind === 'delete') removed += op.lines.length;
   }
-  return { added, removed };
+  return approximate ? { added, removed, approximate } : { added, removed };
 }
 
 /**
@@ -74,8 +92,17 @@ export function diffStats(oldText: string, newText: string): { added: number; re
  * hunks with LineDiffLimits.contextLines of context, and `\ No newline at end of file` markers.
  * "" when the texts are equal.
  */
-export function unifiedDiff(path: string, oldText: string | null, newText: string | null): string {
-  const ops = diffLines(oldText ?? '', newText ?? '');
+export function unifiedDiff(path: string, oldText: string | null, newText: string | null, options: LineDiffOptions = {}): string {
+  return unifiedDiffDetailed(path, oldText, newText, options).text;
+}
+
+/** unifiedDiff, and whether its middle was taken as one block (see diffStats). */
+export function unifiedDiffDetailed(path: string, oldText: string | null, newText: string | null, options: LineDiffOptions = {}): { text: string; approximate: boolean } {
+  const { ops, approximate } = alignLines(oldText ?? '', newText ?? '', options);
+  return { text: formatUnified(path, oldText, newText, ops), approximate };
+}
+
+function formatUnified(path: string, oldText: string | null, newText: string | null, ops: DiffOp[]): string {
   if (!ops.some((op) => op.kind !== 'equal')) return '';
   const name = path.replace(/^\/+/, '');
   const out: string[] = [`--- ${oldText === null ? '/dev/null' : `a/${name}`}\n`, `+++ ${newText === null ? '/dev/null' : `b/${name}`}\n`];
@@ -84,6 +111,10 @@ export function unifiedDiff(path: string, oldText: string | null, newText: strin
   for (const op of ops) for (const line of op.lines) tagged.push({ tag: op.kind === 'equal' ? ' ' : op.kind === 'delete' ? '-' : '+', line });
   const context = LineDiffLimits.contextLines;
   let index = 0;
+  // Line numbers (1-based) of tagged[counted] in the old and new file, advanced as hunks are cut.
+  let counted = 0;
+  let oldLine = 1;
+  let newLine = 1;
   while (index < tagged.length) {
     while (index < tagged.length && tagged[index]!.tag === ' ') index++;
     if (index >= tagged.length) break;
@@ -101,12 +132,12 @@ export function unifiedDiff(path: string, oldText: string | null, newText: strin
       end = Math.min(tagged.length, end + context);
       break;
     }
-    let oldStart = 1;
-    let newStart = 1;
-    for (let i = 0; i < start; i++) {
-      if (tagged[i]!.tag !== '+') oldStart++;
-      if (tagged[i]!.tag !== '-') newStart++;
+    for (; counted < start; counted++) {
+      if (tagged[counted]!.tag !== '+') oldLine++;
+      if (tagged[counted]!.tag !== '-') newLine++;
     }
+    const oldStart = oldLine;
+    const newStart = newLine;
     let oldCount = 0;
     let newCount = 0;
     const body: string[] = [];

@@ -4,6 +4,15 @@
  * database treats any table it does not know as a sign the file is foreign and moves the whole
  * file aside, and two subsystems migrating one schema would have to coordinate every release.
  *
+ * Bounded three ways: the newest ReviewConstants.maxDecidedReviews decisions are kept; of those,
+ * only the newest keep their contents (old, proposed and final text, the unified diff) up to
+ * ReviewConstants.maxDecidedContentBytes in all (the decision that crosses the limit included),
+ * older ones keep their metadata and line counts, marked `contentsPruned`; and the queue stores a
+ * review bigger than ReviewConstants.maxStoredReviewBytes already pruned, with its diff cut short
+ * (writing tens of MB into SQLite takes the Hub's thread most of a second). Contents live in a
+ * table of their own, so lists and pruning never read them. Freed pages are reused by later writes
+ * (no VACUUM on the Hub's thread).
+ *
  * A corrupt or foreign file is renamed to `reviews.db.corrupt-<timestamp>` and a fresh one is
  * started; if even that fails, decided reviews are kept in memory for this run (and a warning
  * logged) rather than failing reviews themselves.
@@ -57,7 +66,47 @@ const migrations: ReadonlyArray<(db: DatabaseSync) => void> = [
       );
       CREATE INDEX review_decisions_decided_at ON review_decisions (decided_at);
     `),
+  // 2: contents in a table of their own (listing, paging and pruning never read past megabytes of
+  // text stored in the same row), approximate stats, the byte cap, paging by (decided_at, id).
+  (db) =>
+    db.exec(`
+      CREATE TABLE review_contents (
+        id TEXT PRIMARY KEY,
+        old_contents TEXT,
+        new_contents TEXT,
+        final_contents TEXT,
+        final_is_proposal INTEGER NOT NULL DEFAULT 0,
+        unified_diff TEXT NOT NULL
+      );
+      INSERT INTO review_contents (id, old_contents, new_contents, final_contents, unified_diff)
+        SELECT id, old_contents, new_contents, final_contents, unified_diff FROM review_decisions;
+      ALTER TABLE review_decisions ADD COLUMN stats_approximate INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE review_decisions ADD COLUMN content_bytes INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE review_decisions ADD COLUMN contents_pruned INTEGER NOT NULL DEFAULT 0;
+      UPDATE review_decisions SET content_bytes =
+        coalesce(length(CAST(old_contents AS BLOB)), 0) + coalesce(length(CAST(new_contents AS BLOB)), 0) +
+        coalesce(length(CAST(final_contents AS BLOB)), 0) + length(CAST(unified_diff AS BLOB));
+      ALTER TABLE review_decisions DROP COLUMN old_contents;
+      ALTER TABLE review_decisions DROP COLUMN new_contents;
+      ALTER TABLE review_decisions DROP COLUMN final_contents;
+      ALTER TABLE review_decisions DROP COLUMN unified_diff;
+      DROP INDEX review_decisions_decided_at;
+      CREATE INDEX review_decisions_order ON review_decisions (decided_at, id);
+    `),
 ];
+
+/** Where a page of the decided list starts: decisions before this one (`id` breaks ties within a millisecond). */
+export interface DecidedCursor {
+  at: number;
+  id?: string | undefined;
+}
+
+export interface ReviewArchiveLimits {
+  /** Default ReviewConstants.maxDecidedReviews. */
+  maxReviews?: number;
+  /** Default ReviewConstants.maxDecidedContentBytes. */
+  maxContentBytes?: number;
+}
 
 interface Row {
   id: string;
@@ -75,26 +124,36 @@ interface Row {
   decided_at: number;
   comment: string | null;
   edited: number;
+  stats_approximate: number;
+  contents_pruned: number;
+}
+
+interface ContentsRow {
   old_contents: string | null;
   new_contents: string | null;
   final_contents: string | null;
+  final_is_proposal: number;
   unified_diff: string;
 }
 
 const summaryColumns =
-  'id, source, title, path, outside_workspace, change, binary, added, removed, created_at, decision, decided_by, decided_at, comment, edited';
+  'id, source, title, path, outside_workspace, change, binary, added, removed, stats_approximate, created_at, decision, decided_by, decided_at, comment, edited';
 
 export class ReviewArchive implements IDisposable {
   readonly #path: string | null;
   readonly #logger: ILogger;
+  readonly #maxReviews: number;
+  readonly #maxContentBytes: number;
   #db: DatabaseSync | null = null;
   /** Where the file was moved when it could not be opened, for the log and tests. */
   movedAside: string | null = null;
 
   /** `path` null: keep decided reviews in memory only. */
-  constructor(options: { path: string | null; logger: ILogger }) {
+  constructor(options: { path: string | null; logger: ILogger; limits?: ReviewArchiveLimits }) {
     this.#path = options.path;
     this.#logger = options.logger;
+    this.#maxReviews = options.limits?.maxReviews ?? ReviewConstants.maxDecidedReviews;
+    this.#maxContentBytes = options.limits?.maxContentBytes ?? ReviewConstants.maxDecidedContentBytes;
   }
 
   open(): void {
@@ -121,62 +180,113 @@ export class ReviewArchive implements IDisposable {
     this.#db = openPrepared(':memory:');
   }
 
-  /** Store a decided review; older ones past ReviewConstants.maxDecidedReviews are pruned. */
+  /** Store a decided review; then prune (see the file comment). */
   add(item: ReviewItem & { decision: ReviewDecision }): void {
     const db = this.#requireDb();
     const { decision } = item;
-    db.prepare(
-      `INSERT OR REPLACE INTO review_decisions (id, source, title, path, outside_workspace, change, binary, added, removed, created_at,
-         decision, decided_by, decided_at, comment, edited, old_contents, new_contents, final_contents, unified_diff)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      item.id,
-      JSON.stringify(item.source),
-      item.title,
-      item.path,
-      item.outsideWorkspace ? 1 : 0,
-      item.change,
-      item.binary ? JSON.stringify(item.binary) : null,
-      item.stats.added,
-      item.stats.removed,
-      item.createdAt,
-      decision.decision,
-      decision.by,
-      decision.at,
-      decision.comment,
-      decision.edited ? 1 : 0,
-      item.oldContents,
-      item.newContents,
-      decision.finalContents,
-      decision.unifiedDiff,
-    );
-    db.prepare(
-      `DELETE FROM review_decisions WHERE id IN (
-         SELECT id FROM review_decisions ORDER BY decided_at DESC, id DESC LIMIT -1 OFFSET ?)`,
-    ).run(ReviewConstants.maxDecidedReviews);
+    // An unedited accept (the usual one) stores the proposal once.
+    const finalIsProposal = decision.finalContents !== null && decision.finalContents === item.newContents;
+    const storedFinal = finalIsProposal ? null : decision.finalContents;
+    const contentBytes = [item.oldContents, item.newContents, storedFinal, decision.unifiedDiff].reduce((sum, text) => sum + (text ? Buffer.byteLength(text, 'utf8') : 0), 0);
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      db.prepare(
+        `INSERT OR REPLACE INTO review_decisions (id, source, title, path, outside_workspace, change, binary, added, removed, stats_approximate, created_at,
+           decision, decided_by, decided_at, comment, edited, content_bytes, contents_pruned)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        item.id,
+        JSON.stringify(item.source),
+        item.title,
+        item.path,
+        item.outsideWorkspace ? 1 : 0,
+        item.change,
+        item.binary ? JSON.stringify(item.binary) : null,
+        item.stats.added,
+        item.stats.removed,
+        item.stats.approximate ? 1 : 0,
+        item.createdAt,
+        decision.decision,
+        decision.by,
+        decision.at,
+        decision.comment,
+        decision.edited ? 1 : 0,
+        contentBytes,
+        item.contentsPruned ? 1 : 0,
+      );
+      db.prepare('INSERT OR REPLACE INTO review_contents (id, old_contents, new_contents, final_contents, final_is_proposal, unified_diff) VALUES (?, ?, ?, ?, ?, ?)').run(
+        item.id,
+        item.oldContents,
+        item.newContents,
+        storedFinal,
+        finalIsProposal ? 1 : 0,
+        decision.unifiedDiff,
+      );
+      this.#prune(db);
+      db.exec('COMMIT');
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    }
   }
 
-  /** Decided reviews, newest decision first; `before`: only those decided before this time. */
-  list(limit: number, before?: number): ReviewSummary[] {
+  /** Decided reviews, newest decision first; `before`: only those decided before that cursor. */
+  list(limit: number, before?: DecidedCursor): ReviewSummary[] {
     const db = this.#requireDb();
+    const order = 'ORDER BY decided_at DESC, id DESC LIMIT ?';
     const rows = (
       before === undefined
-        ? db.prepare(`SELECT ${summaryColumns} FROM review_decisions ORDER BY decided_at DESC, id DESC LIMIT ?`).all(limit)
-        : db.prepare(`SELECT ${summaryColumns} FROM review_decisions WHERE decided_at < ? ORDER BY decided_at DESC, id DESC LIMIT ?`).all(before, limit)
+        ? db.prepare(`SELECT ${summaryColumns} FROM review_decisions ${order}`).all(limit)
+        : before.id === undefined
+          ? db.prepare(`SELECT ${summaryColumns} FROM review_decisions WHERE decided_at < ? ${order}`).all(before.at, limit)
+          : db.prepare(`SELECT ${summaryColumns} FROM review_decisions WHERE decided_at < ? OR (decided_at = ? AND id < ?) ${order}`).all(before.at, before.at, before.id, limit)
     ) as unknown as Row[];
     return rows.map(toSummary);
   }
 
   get(id: string): ReviewItem | null {
-    const row = this.#requireDb().prepare('SELECT * FROM review_decisions WHERE id = ?').get(id) as unknown as Row | undefined;
+    const db = this.#requireDb();
+    const row = db.prepare(`SELECT ${summaryColumns}, contents_pruned FROM review_decisions WHERE id = ?`).get(id) as unknown as Row | undefined;
     if (!row) return null;
+    const contents = db.prepare('SELECT * FROM review_contents WHERE id = ?').get(id) as unknown as ContentsRow | undefined;
     const summary = toSummary(row);
     return {
       ...summary,
-      oldContents: row.old_contents,
-      newContents: row.new_contents,
-      decision: { ...summary.decision!, finalContents: row.final_contents, unifiedDiff: row.unified_diff },
+      oldContents: contents?.old_contents ?? null,
+      newContents: contents?.new_contents ?? null,
+      decision: {
+        ...summary.decision!,
+        finalContents: contents ? (contents.final_is_proposal === 1 ? contents.new_contents : contents.final_contents) : null,
+        unifiedDiff: contents?.unified_diff ?? '',
+      },
+      ...(row.contents_pruned === 1 ? { contentsPruned: true } : {}),
     };
+  }
+
+  /**
+   * Keep the newest maxReviews decisions, and contents for the newest of them up to
+   * maxContentBytes: newest first, a running total of the contents still kept; a decision whose
+   * newer ones already fill the budget loses its contents and diff (the one crossing it keeps
+   * them). Only the small metadata rows are scanned.
+   */
+  #prune(db: DatabaseSync): void {
+    const dropped = db.prepare('SELECT id FROM review_decisions ORDER BY decided_at DESC, id DESC LIMIT -1 OFFSET ?').all(this.#maxReviews) as Array<{ id: string }>;
+    for (const { id } of dropped) {
+      db.prepare('DELETE FROM review_decisions WHERE id = ?').run(id);
+      db.prepare('DELETE FROM review_contents WHERE id = ?').run(id);
+    }
+    const overBudget = db
+      .prepare(
+        `SELECT id FROM (
+           SELECT id, content_bytes, SUM(content_bytes) OVER (ORDER BY decided_at DESC, id DESC) AS running
+           FROM review_decisions WHERE content_bytes > 0)
+         WHERE running - content_bytes >= ?`,
+      )
+      .all(this.#maxContentBytes) as Array<{ id: string }>;
+    for (const { id } of overBudget) {
+      db.prepare('DELETE FROM review_contents WHERE id = ?').run(id);
+      db.prepare('UPDATE review_decisions SET content_bytes = 0, contents_pruned = 1 WHERE id = ?').run(id);
+    }
   }
 
   dispose(): void {
@@ -194,7 +304,7 @@ export class ReviewArchive implements IDisposable {
   }
 }
 
-function toSummary(row: Row): ReviewSummary {
+function toSummary(row: Omit<Row, 'contents_pruned'>): ReviewSummary {
   return {
     id: row.id,
     source: JSON.parse(row.source) as ReviewSource,
@@ -203,7 +313,7 @@ function toSummary(row: Row): ReviewSummary {
     outsideWorkspace: row.outside_workspace === 1,
     change: row.change as ReviewChange,
     binary: row.binary === null ? null : (JSON.parse(row.binary) as ReviewBinaryInfo),
-    stats: { added: row.added, removed: row.removed },
+    stats: row.stats_approximate === 1 ? { added: row.added, removed: row.removed, approximate: true } : { added: row.added, removed: row.removed },
     state: row.decision === 'accepted' ? 'accepted' : 'rejected',
     createdAt: row.created_at,
     decision: {

@@ -4,7 +4,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -184,6 +184,20 @@ describe('IDE bridge: the CLI handshake and tools', () => {
     assert.deepEqual(texts(await cli.callTool('close_tab', { tab_name: 'no-such-tab' })), ['TAB_CLOSED'], 'closing an unknown tab is fine');
   });
 
+  it('close_tab sent while its openDiff is still opening withdraws the review as closed', async () => {
+    // A large current file keeps the open busy reading while close_tab arrives.
+    const file = join(kit.workspace, 'racing.txt');
+    writeFileSync(file, 'line\n'.repeat(400_000));
+    const opening = cli.callTool('openDiff', { old_file_path: file, new_file_path: file, new_file_contents: 'short\n', tab_name: 'racing-tab' });
+    const closing = cli.callTool('close_tab', { tab_name: 'racing-tab' });
+    assert.deepEqual(texts(await closing), ['TAB_CLOSED']);
+    assert.deepEqual(texts(await opening), ['DIFF_REJECTED', 'racing-tab']);
+    const added = events.filter((entry) => entry.event === 'review.added' && entry.payload.path === file);
+    assert.equal(added.length, 1);
+    const removed = events.find((entry) => entry.event === 'review.removed' && entry.payload.id === added[0]!.payload.id);
+    assert.equal(removed?.payload.reason, 'closed');
+  });
+
   it('flags a path outside every workspace folder and shows binary files by size', async () => {
     const outside = join(kit.home, 'outside.txt');
     const outsideReply = cli.callTool('openDiff', { old_file_path: outside, new_file_path: outside, new_file_contents: 'x\n', tab_name: 'outside' });
@@ -301,6 +315,34 @@ describe('IDE bridge: the CLI handshake and tools', () => {
     const saved = await pollUntil(() => events.find((entry) => entry.event === 'editor.saved' && entry.payload.path === file), { what: 'editor.saved' });
     assert.equal(saved.payload.contents, '# notes\nedited in the tab\n');
     assert.equal(jsonOf(await cli.callTool('checkDocumentDirty', { filePath: file })).isDirty, false);
+  });
+
+  it('saveDocument does not write over a file that changed on disk since the tab read it (as VS Code)', async () => {
+    const file = join(kit.workspace, 'conflict.md');
+    writeFileSync(file, 'v1\n');
+    const opened = await kit.api.call('editor.readFile', { path: file });
+    // Another program rewrites the file (a distinct mtime, whatever the file system's resolution).
+    writeFileSync(file, 'v2 from elsewhere\n');
+    utimesSync(file, new Date(), new Date(opened.mtimeMs + 5_000));
+
+    // The UI does not say what its text is based on: the Hub's own read for the tab is the base.
+    await kit.api.call('editor.setOpenEditors', { editors: [{ path: file, active: true, dirty: true, text: 'v1 edited in the tab\n' }] });
+    const refused = jsonOf(await cli.callTool('saveDocument', { filePath: file }));
+    assert.deepEqual([refused.success, refused.saved], [false, false]);
+    assert.match(refused.message, /^Failed to save document: .*conflict\.md changed on disk since it was opened/);
+    assert.equal(readFileSync(file, 'utf8'), 'v2 from elsewhere\n', 'the newer file is kept');
+    assert.equal(jsonOf(await cli.callTool('checkDocumentDirty', { filePath: file })).isDirty, true, 'the tab keeps its unsaved text');
+
+    // After the person reloads and merges, the tab's reported mtime is the current one: saved.
+    const reloaded = await kit.api.call('editor.readFile', { path: file });
+    await kit.api.call('editor.setOpenEditors', { editors: [{ path: file, active: true, dirty: true, text: 'v2, merged\n', mtimeMs: reloaded.mtimeMs }] });
+    assert.equal(jsonOf(await cli.callTool('saveDocument', { filePath: file })).saved, true);
+    assert.equal(readFileSync(file, 'utf8'), 'v2, merged\n');
+
+    // A tab that reports an older base than the Hub's latest read is not saved over the newer file.
+    await kit.api.call('editor.setOpenEditors', { editors: [{ path: file, active: true, dirty: true, text: 'stale tab text\n', mtimeMs: opened.mtimeMs }] });
+    assert.equal(jsonOf(await cli.callTool('saveDocument', { filePath: file })).saved, false);
+    assert.equal(readFileSync(file, 'utf8'), 'v2, merged\n');
   });
 
   it('openFile asks the UI to open a tab with the range selected', async () => {

@@ -17,6 +17,10 @@ import { ReviewArchive } from '../../../src/node/review/reviewArchive.ts';
 import { ReviewQueue } from '../../../src/node/review/reviewQueue.ts';
 import { pollUntil } from '../../helpers/poll.ts';
 
+const keepalive = { pingIntervalMs: 250, pongTimeoutMs: 4_000 } as const;
+/** Pings the live client must get: twice the pong timeout's worth. */
+const livePings = (2 * keepalive.pongTimeoutMs) / keepalive.pingIntervalMs;
+
 describe('IDE bridge keepalive', () => {
   let dir: string;
   let ptyHost: PtyHost;
@@ -42,8 +46,9 @@ describe('IDE bridge keepalive', () => {
       logger: nullLogger,
       openFile: () => {},
       saveEditorText: async () => {},
-      // The timeout leaves room for event-loop lag on a loaded machine; the live client's test outlasts it.
-      keepalive: { pingIntervalMs: 100, pongTimeoutMs: 1_500 },
+      // Generous for a loaded 2-core machine: a live client's pong would have to wait behind 4 s of
+      // event-loop stall to be missed. The live client's check lasts twice that timeout.
+      keepalive: { pingIntervalMs: keepalive.pingIntervalMs, pongTimeoutMs: keepalive.pongTimeoutMs },
     });
     await bridge.listen();
     token = JSON.parse(readFileSync(bridge.lockFile!, 'utf8')).authToken;
@@ -78,8 +83,8 @@ describe('IDE bridge keepalive', () => {
 
     await silent.closed;
     assert.equal(await removed, 'requester-gone');
-    // The live client has been pinged well past the pong timeout (1.5 s at 100 ms a ping) and is still here.
-    await pollUntil(() => live.pings() >= 25 || null, { what: '25 pings to the live client' });
+    // The live client has been pinged well past the pong timeout and is still here.
+    await pollUntil(() => live.pings() >= livePings || null, { timeoutMs: 120_000, what: `${livePings} pings to the live client` });
     assert.equal(live.socket.readyState, WebSocket.OPEN);
     assert.equal(bridge.connectionCount, 1);
     live.socket.close();

@@ -130,7 +130,7 @@ describe('relay client against a misbehaving relay', () => {
     relay.refuseWith = 401;
     start({ timing: { initialMs: 50, maxMs: 3_000 } });
     const status = await pollUntil(() => statuses.find((s) => s.state === 'refused'), { what: 'refused' });
-    assert.equal(status.state === 'refused' && status.reason, 'the relay refused the connection (unauthorized: check the machine id and SWITCHBOARD_RELAY_TOKEN)');
+    assert.equal(status.state === 'refused' && status.reason, 'the relay refused the connection (HTTP 401: wrong machine id or token)');
     assert.ok(status.state === 'refused' && status.delayMs >= 3_000 * 0.8);
   });
 

@@ -20,6 +20,8 @@ import { startRealSwitchboard, type RealSwitchboard } from '../cli/realServer.ts
 class AppApi {
   readonly #socket: WebSocket;
   readonly #pending = new Map<number, (message: any) => void>();
+  /** Every event the app sent, in order. */
+  readonly events: Array<{ event: string; payload: any }> = [];
   #nextId = 1;
 
   private constructor(socket: WebSocket) {
@@ -27,6 +29,7 @@ class AppApi {
     socket.on('message', (data) => {
       const message = JSON.parse(data.toString('utf8'));
       if (message.type === 'response') this.#pending.get(message.id)?.(message);
+      if (message.type === 'event') this.events.push({ event: message.event, payload: message.payload });
     });
   }
 
@@ -97,6 +100,50 @@ describe('review_request through switchboard mcp', () => {
     assert.equal(result.isError, undefined, textOf(result));
     assert.match(textOf(result), /^Accepted by you after editing it\.\nThe approved contents were written to .*README\.md\.\nApproved contents:\n# Project\n\nUsage: run it with --help\.\n$/);
     assert.equal(readFileSync(path, 'utf8'), '# Project\n\nUsage: run it with --help.\n');
+  });
+
+  it('a cancelled call withdraws its review, so a late accept cannot write over newer edits', async () => {
+    const path = join(app.workspace, 'cancelled.ts');
+    writeFileSync(path, 'export const version = 1;\n');
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'review_request', arguments: { path, newContents: 'export const version = 2;\n' } }, undefined, { signal: controller.signal });
+    const review = await pendingFor(path);
+    controller.abort();
+    await assert.rejects(call, /abort/i, 'the SDK client gives up on the call');
+    const removed = await pollUntil(() => api.events.find((entry) => entry.event === 'review.removed' && entry.payload.id === review.id), {
+      timeoutMs: 20_000,
+      what: 'the cancelled review withdrawn',
+    });
+    assert.equal(removed.payload.reason, 'requester-gone');
+    // The model moved on and edited the file itself; the person's late click changes nothing.
+    writeFileSync(path, 'export const version = 3; // the agent, later\n');
+    await assert.rejects(api.call('review.decide', { id: review.id, decision: 'accept' }), /NOT_FOUND/);
+    assert.equal(readFileSync(path, 'utf8'), 'export const version = 3; // the agent, later\n');
+    assert.equal((await api.call('review.list', { decidedLimit: 0 })).pending.some((summary: ReviewSummary) => summary.id === review.id), false);
+  });
+
+  it('an accepted change is not written over a file that changed since the review opened; the model is told', async () => {
+    const path = join(app.workspace, 'raced.md');
+    writeFileSync(path, 'v1\n');
+    const call = client.callTool({ name: 'review_request', arguments: { path, newContents: 'v2 from the proposal\n' } });
+    const review = await pendingFor(path);
+    writeFileSync(path, 'v1, edited by the agent meanwhile\n');
+    await api.call('review.decide', { id: review.id, decision: 'accept' });
+    const result = await call;
+    assert.equal(readFileSync(path, 'utf8'), 'v1, edited by the agent meanwhile\n', 'the newer edit survives');
+    assert.match(textOf(result), /^Accepted by you\.\nNothing was written: .*raced\.md changed on disk since the review was opened/);
+    assert.match(textOf(result), /Approved contents, for reference only .*\nv2 from the proposal\n$/);
+  });
+
+  it('an accepted proposal that is not text is written, and not reported as a deletion', async () => {
+    const path = join(app.workspace, 'blob.dat');
+    const call = client.callTool({ name: 'review_request', arguments: { path, newContents: 'bin\u0000ary' } });
+    const review = await pendingFor(path);
+    assert.deepEqual(review.binary, { oldBytes: null, newBytes: 7 });
+    await api.call('review.decide', { id: review.id, decision: 'accept' });
+    const result = await call;
+    assert.equal(textOf(result), `Accepted by you.\nThe approved contents were written to ${path}.`);
+    assert.equal(readFileSync(path, 'utf8'), 'bin\u0000ary');
   });
 
   it('a rejection writes nothing and tells the model why', async () => {

@@ -4,7 +4,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync, chmodSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLocalHubClient, type LocalHubClient } from '../../../src/node/api/localHubClient.ts';
 import { pollUntil } from '../../helpers/poll.ts';
@@ -173,6 +173,52 @@ describe('review.request on the control socket', () => {
     }
   });
 
+  it('review.withdraw withdraws a request by its withdrawKey, only on the connection that sent it', async () => {
+    const removed: Array<{ id: string; reason: string }> = [];
+    const listener = api.on('review.removed', (payload) => removed.push(payload));
+    const path = join(kit.workspace, 'withdrawn.txt');
+    writeFileSync(path, 'before\n');
+    const answer = client.request({ cmd: 'review.request', path, newContents: 'after\n', apply: true, withdrawKey: 'k1' });
+    const review = await pending(path);
+    const duplicate = await client.request({ cmd: 'review.request', path, newContents: 'again\n', withdrawKey: 'k1' });
+    assert.deepEqual([duplicate.ok, duplicate.code], [false, 'INVALID_PARAMS']);
+    assert.match(duplicate.error, /withdrawKey "k1" is already used/);
+
+    const stranger = await kit.connect();
+    assert.deepEqual(await pick(stranger.request({ cmd: 'review.withdraw', withdrawKey: 'k1' }), ['ok', 'withdrawn']), { ok: true, withdrawn: false });
+    assert.equal((await api.call('review.list', { decidedLimit: 0 })).pending.some((summary) => summary.id === review.id), true, "another connection's key names nothing");
+
+    assert.deepEqual(await pick(client.request({ cmd: 'review.withdraw', withdrawKey: 'k1' }), ['ok', 'withdrawn', 'reviewId']), { ok: true, withdrawn: true, reviewId: review.id });
+    const response = await answer;
+    assert.deepEqual([response.ok, response.code, response.error], [false, 'CONNECTION_CLOSED', `review ${review.id} was withdrawn by review.withdraw`]);
+    assert.equal(removed.find((entry) => entry.id === review.id)?.reason, 'requester-gone');
+    assert.equal(readFileSync(path, 'utf8'), 'before\n');
+    assert.deepEqual(await pick(client.request({ cmd: 'review.withdraw', withdrawKey: 'k1' }), ['ok', 'withdrawn']), { ok: true, withdrawn: false }, 'the key is free again');
+    listener.dispose();
+  });
+
+  it('with apply, writes nothing over a file that changed (or appeared, or vanished) since the review opened', async () => {
+    const cases: Array<{ name: string; before: string | null; proposal: string | null; meanwhile: (path: string) => void }> = [
+      { name: 'edited.txt', before: 'one\n', proposal: 'two\n', meanwhile: (path) => writeFileSync(path, 'one, and the agent kept going\n') },
+      { name: 'same-size.txt', before: 'aaaa\n', proposal: 'cccc\n', meanwhile: (path) => writeFileSync(path, 'bbbb\n') },
+      { name: 'appeared.txt', before: null, proposal: 'new\n', meanwhile: (path) => writeFileSync(path, 'someone else made it\n') },
+      { name: 'doomed.txt', before: 'bye\n', proposal: null, meanwhile: (path) => writeFileSync(path, 'bye, but edited\n') },
+      { name: 'vanished.txt', before: 'here\n', proposal: 'changed\n', meanwhile: (path) => rmSync(path) },
+    ];
+    for (const { name, before, proposal, meanwhile } of cases) {
+      const path = join(kit.workspace, name);
+      if (before !== null) writeFileSync(path, before);
+      const answer = client.request({ cmd: 'review.request', path, newContents: proposal, apply: true });
+      const review = await pending(path);
+      meanwhile(path);
+      const onDisk = existsSync(path) ? readFileSync(path, 'utf8') : null;
+      await api.call('review.decide', { id: review.id, decision: 'accept' });
+      const response = await answer;
+      assert.deepEqual([response.decision, response.applied, response.applyError], ['accepted', false, 'changed on disk since the review was opened'], name);
+      assert.equal(existsSync(path) ? readFileSync(path, 'utf8') : null, onDisk, `${name} is left as it was`);
+    }
+  });
+
   it('withdraws pending requests when the control connection closes (here: the app stops serving the socket)', async () => {
     const removed: Array<{ id: string; reason: string }> = [];
     api.on('review.removed', (payload) => removed.push(payload));
@@ -185,3 +231,9 @@ describe('review.request on the control socket', () => {
     assert.ok((await answer) instanceof Error, 'the connection is gone, and with it the answer');
   });
 });
+
+/** Some fields of a response, for a compact comparison. */
+async function pick(response: Promise<Record<string, unknown>>, keys: string[]): Promise<Record<string, unknown>> {
+  const frame = await response;
+  return Object.fromEntries(keys.map((key) => [key, frame[key]]));
+}

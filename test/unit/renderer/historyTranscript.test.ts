@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { importSizeProblem } from '../../../renderer/features/history/fileTransfer.ts';
+import { importFileSizeProblem, importLimitBytes, importSizeProblem } from '../../../renderer/features/history/fileTransfer.ts';
+import { historyMethods } from '../../../src/common/api/historyContract.ts';
 import { countLineFeeds, decodeBase64, eventsBeforeOffset, toTranscriptEvents, totalOutputBytes } from '../../../renderer/features/history/transcript.ts';
 import { AppConstants } from '../../../src/common/constants.ts';
 
@@ -63,6 +64,19 @@ describe('history import size', () => {
     const limitMiB = (AppConstants.maxWebSocketMessageBytes / 1024 / 1024).toFixed(1).replace('.', '\\.');
     assert.match(importSizeProblem('browser', 'big.cast', large) ?? '', new RegExp(`^big\\.cast is too large to import in browser mode \\(${limitMiB} MiB; the limit is ${limitMiB} MiB\\)`));
     assert.equal(importSizeProblem('electron', 'big.cast', large), null);
+  });
+
+  it('refuses a file by its size before it is read: the WebSocket cap in browser mode, the contract\'s cap in Electron', () => {
+    const socketLimit = AppConstants.maxWebSocketMessageBytes;
+    const contractLimit = historyMethods['history.import'].params.shape.contents.maxLength!;
+    assert.equal(contractLimit, 256 * 1024 * 1024);
+    assert.equal(importLimitBytes('browser'), socketLimit);
+    assert.equal(importLimitBytes('electron'), contractLimit);
+    assert.equal(importFileSizeProblem('browser', 'a.cast', socketLimit), null);
+    assert.match(importFileSizeProblem('browser', 'a.cast', socketLimit + 1) ?? '', /^a\.cast is too large to import in browser mode .*desktop app/);
+    assert.equal(importFileSizeProblem('electron', 'a.cast', socketLimit + 1), null);
+    assert.equal(importFileSizeProblem('electron', 'a.cast', contractLimit), null);
+    assert.equal(importFileSizeProblem('electron', 'huge.cast', 4 * 1024 ** 3), 'huge.cast is too large to import (4096.0 MiB; the limit is 256.0 MiB).');
   });
 
   it('counts the JSON escapes and UTF-8 bytes the request will really take', () => {

@@ -12,7 +12,7 @@
  * `null` is not accepted for a typed field.
  *
  * Switchboard extensions (optional fields other implementations ignore, per the unknown-field rule):
- * `viewerName` on `terminalOpen` / `terminalInput` (stamped by `switchboard relay` with the viewer's
+ * `viewerName` on `terminalOpen` / `terminalInput` / `permissionResponse` (stamped by `switchboard relay` with the viewer's
  * name so the local UI can say who opened or typed), and `channelId` on the `machineStatus` a
  * relay sends a viewer when it connects (the channel the relay bound that viewer to).
  */
@@ -228,7 +228,21 @@ export const relayMessageSchemas = {
     attemptId: str.optional(),
     attemptNumber: int.optional(),
   }),
-  permissionResponse: z.object({ channelId: str, sessionId: str, requestId: str, approved: bool }),
+  /**
+   * Viewer → daemon: the answer. Daemon → viewers (Switchboard extension, on channel "*"): the
+   * request is settled and leaves every viewer's list — `outcome` accepted | rejected | withdrawn
+   * (its requester took it back; `approved` is then false) and `decidedBy` (who decided). The relay
+   * stamps `viewerName` (the answering viewer's name) on the way in, as for terminalInput.
+   */
+  permissionResponse: z.object({
+    channelId: str,
+    sessionId: str,
+    requestId: str,
+    approved: bool,
+    viewerName: str.optional(),
+    outcome: str.optional(),
+    decidedBy: str.optional(),
+  }),
   question: z.object({
     sessionId: str,
     channelId: str,
@@ -325,6 +339,8 @@ export const daemonToViewerTypes: ReadonlySet<RelayMessageType> = new Set<RelayM
   'readFileResult',
   'mkDirResult',
   'permissionRequest',
+  // Switchboard extension: a settled request (see permissionResponse above).
+  'permissionResponse',
   'question',
   'stream',
   'taskStarted',

@@ -6,7 +6,10 @@
  * Semantics (docs/protocol.md, "Reviews"): the requester writes the file itself, as Claude Code
  * does after FILE_SAVED, unless it sets `apply: true`, in which case the Hub writes the accepted
  * contents (or deletes the file for an accepted deletion) and says whether that worked. A
- * requester that disconnects or whose `timeoutMs` passes has its review withdrawn.
+ * requester that disconnects or whose `timeoutMs` passes has its review withdrawn, and one that
+ * named its request with a `withdrawKey` may withdraw it itself (`review.withdraw`, on the same
+ * connection only: an MCP tool call the model cancelled). With `apply`, the Hub writes only over
+ * the bytes the person reviewed: a file changed on disk meanwhile is left alone.
  *
  * Inline contents are bounded by the socket's 1 MiB request limit; a larger proposal (up to
  * ReviewConstants.maxFileBytes) goes in a file named by `newContentsFile`.
@@ -17,9 +20,9 @@ import { TerminalId } from '../../../common/api/contractTypes.ts';
 import { ControlConstants, ReviewConstants } from '../../../common/constants.ts';
 import type { PtyHost } from '../../pty/ptyHost.ts';
 import { FileContent, readFileLimited } from '../../review/fileContent.ts';
-import { deleteFile, writeFileAtomically } from '../../review/fileWriter.ts';
+import { applyReviewedChange } from '../../review/fileWriter.ts';
 import type { ReviewOutcome, ReviewQueue } from '../../review/reviewQueue.ts';
-import { type CommandContext, type ControlCommand, defineCommand } from '../commandRegistry.ts';
+import { type CommandContext, type ControlCommand, type ControlPeer, defineCommand } from '../commandRegistry.ts';
 import { ControlError } from '../protocol.ts';
 
 export interface ReviewCommandDeps {
@@ -33,6 +36,9 @@ const AbsolutePathField = z
   .max(ReviewConstants.maxPathChars)
   .refine((path) => !path.includes('\0'), 'paths may not contain NUL characters')
   .refine((path) => isAbsolute(path), 'expected an absolute path');
+
+/** A name the requester gives its review.request so it can withdraw it (`review.withdraw`). */
+const WithdrawKey = z.string().min(1).max(128);
 
 const ReviewRequestParams = z
   .object({
@@ -55,6 +61,8 @@ const ReviewRequestParams = z
     timeoutMs: z.number().int().min(1).max(ControlConstants.maxTimeoutMs).optional(),
     /** Set by `switchboard mcp` so the review shows it came through MCP. */
     via: z.enum(['control', 'mcp']).optional(),
+    /** Lets `review.withdraw {withdrawKey}` on this connection withdraw the review (unique among this connection's pending requests). */
+    withdrawKey: WithdrawKey.optional(),
   })
   .superRefine((params, issues) => {
     const given = (params.newContents !== undefined ? 1 : 0) + (params.newContentsFile !== undefined ? 1 : 0);
@@ -64,28 +72,70 @@ const ReviewRequestParams = z
     }
   });
 
+/** A review.request that can be withdrawn by key: its review id once the review is open. */
+interface WithdrawTicket {
+  reviewId: string | null;
+  /** review.withdraw came while the review was still being opened. */
+  withdrawn: boolean;
+}
+
 export function reviewCommands(deps: ReviewCommandDeps): ControlCommand[] {
+  // Keys are per connection: only the connection that asked can withdraw (a key names nothing elsewhere).
+  const ticketsByPeer = new WeakMap<ControlPeer, Map<string, WithdrawTicket>>();
+  const ticketsOf = (peer: ControlPeer) => {
+    let tickets = ticketsByPeer.get(peer);
+    if (!tickets) ticketsByPeer.set(peer, (tickets = new Map()));
+    return tickets;
+  };
+
   return [
     defineCommand({
       name: 'review.request',
       params: ReviewRequestParams,
       async run(params, context) {
-        const proposed = await proposedContent(params);
-        const terminalName = params.terminalId !== undefined ? (deps.ptyHost.get(params.terminalId)?.info.name ?? null) : null;
-        const opened = await deps.queue.open({
-          source: {
-            kind: params.via ?? 'control',
-            name: params.from ?? context.peer.name,
-            terminalId: params.terminalId ?? null,
-            terminalName,
-            tabName: null,
-          },
-          title: params.title ?? null,
-          path: params.path,
-          proposed,
-        });
-        const outcome = await waitForOutcome(deps.queue, opened.id, opened.outcome, context, params.timeoutMs);
-        return answer(outcome, params, opened.summary.path);
+        // Registered before the first await: a review.withdraw sent right after this request is
+        // dispatched after this point, so it always finds the ticket.
+        const key = params.withdrawKey;
+        const tickets = key === undefined ? undefined : ticketsOf(context.peer);
+        if (key !== undefined && tickets!.has(key)) {
+          throw new ControlError(`withdrawKey ${JSON.stringify(key)} is already used by a pending review.request on this connection`, 'INVALID_PARAMS');
+        }
+        const ticket: WithdrawTicket = { reviewId: null, withdrawn: false };
+        if (key !== undefined) tickets!.set(key, ticket);
+        try {
+          const proposed = await proposedContent(params);
+          const terminalName = params.terminalId !== undefined ? (deps.ptyHost.get(params.terminalId)?.info.name ?? null) : null;
+          const opened = await deps.queue.open({
+            source: {
+              kind: params.via ?? 'control',
+              name: params.from ?? context.peer.name,
+              terminalId: params.terminalId ?? null,
+              terminalName,
+              tabName: null,
+            },
+            title: params.title ?? null,
+            path: params.path,
+            proposed,
+          });
+          ticket.reviewId = opened.id;
+          if (ticket.withdrawn) deps.queue.remove(opened.id, 'requester-gone');
+          const outcome = await waitForOutcome(deps.queue, opened.id, opened.outcome, context, params.timeoutMs);
+          return await answer(outcome, params, opened.summary.path, context, ticket);
+        } finally {
+          if (key !== undefined && tickets!.get(key) === ticket) tickets!.delete(key);
+        }
+      },
+    }),
+    defineCommand({
+      name: 'review.withdraw',
+      params: z.object({ withdrawKey: WithdrawKey }),
+      run(params, context) {
+        const ticket = ticketsByPeer.get(context.peer)?.get(params.withdrawKey);
+        // Unknown here: never sent on this connection, or already answered (decided, withdrawn, timed out).
+        if (!ticket || ticket.withdrawn) return { withdrawn: false, reviewId: ticket?.reviewId ?? null };
+        ticket.withdrawn = true;
+        if (ticket.reviewId === null) return { withdrawn: true, reviewId: null };
+        return { withdrawn: deps.queue.remove(ticket.reviewId, 'requester-gone'), reviewId: ticket.reviewId };
       },
     }),
   ] as ControlCommand[];
@@ -114,9 +164,16 @@ function waitForOutcome(queue: ReviewQueue, id: string, outcome: Promise<ReviewO
   });
 }
 
-async function answer(outcome: ReviewOutcome, params: z.output<typeof ReviewRequestParams>, path: string): Promise<Record<string, unknown>> {
+async function answer(
+  outcome: ReviewOutcome,
+  params: z.output<typeof ReviewRequestParams>,
+  path: string,
+  context: CommandContext,
+  ticket: WithdrawTicket,
+): Promise<Record<string, unknown>> {
   if (outcome.kind === 'removed') {
     if (outcome.reason === 'timed-out') throw new ControlError(`review ${outcome.reviewId} timed out after ${params.timeoutMs} ms and was withdrawn`, 'TIMEOUT');
+    if (ticket.withdrawn) throw new ControlError(`review ${outcome.reviewId} was withdrawn by review.withdraw`, 'CONNECTION_CLOSED');
     throw new ControlError(`review ${outcome.reviewId} was withdrawn (${outcome.reason})`, 'CONNECTION_CLOSED');
   }
   if (outcome.kind === 'rejected') {
@@ -134,17 +191,19 @@ async function answer(outcome: ReviewOutcome, params: z.output<typeof ReviewRequ
     finalContents: content && !content.isBinary ? content.toResultString() : null,
   };
   if (content && (content.isBinary || params.encoding === 'base64')) body.finalContentsBase64 = content.bytes.toString('base64');
-  if (params.apply) {
-    try {
-      if (content) await writeFileAtomically(path, content.bytes);
-      else await deleteFile(path);
-      body.applied = true;
-    } catch (error) {
-      body.applied = false;
-      body.applyError = (error as Error).message;
-    }
-  } else {
-    body.applied = false;
+  body.applied = false;
+  if (!params.apply) return body;
+  if (!context.peer.connected || ticket.withdrawn) {
+    // Accepted in the moment its requester went away (or withdrew): nobody would hear what was
+    // written, and the agent may already have moved on. Leave the file as it is.
+    body.applyError = 'the requester was gone when the review was accepted; nothing was written';
+    return body;
+  }
+  try {
+    await applyReviewedChange(path, content?.bytes ?? null, outcome.original?.bytes ?? null);
+    body.applied = true;
+  } catch (error) {
+    body.applyError = (error as Error).message;
   }
   return body;
 }

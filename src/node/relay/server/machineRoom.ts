@@ -5,11 +5,13 @@
  *
  * - daemon → viewers by `channelId`; `"*"` goes to every viewer. The latest `agentTerminalStarted`
  *   / `agentTerminalUpdated` of each shared terminal is remembered (bounded) so a viewer that joins
- *   later sees the list at once; `terminalExit` on `"*"` forgets it.
+ *   later sees the list at once; `terminalExit` on `"*"` forgets it. Pending approvals
+ *   (`permissionRequest` on `"*"`) are remembered the same way (bounded in count and bytes) until
+ *   the daemon settles them (`permissionResponse` on `"*"`, a Switchboard extension).
  * - viewer → daemon: only the types a browser may send, only on the viewer's own channel and, for
- *   file requests, only for this machine (binding errors otherwise); `terminalOpen` and
- *   `terminalInput` get the viewer's name stamped in (`viewerName`, see messages.ts). While the
- *   daemon is offline, requests are answered at once with `machine is offline`.
+ *   file requests, only for this machine (binding errors otherwise); `terminalOpen`,
+ *   `terminalInput` and `permissionResponse` get the viewer's name stamped in (`viewerName`, see
+ *   messages.ts). While the daemon is offline, requests are answered at once with `machine is offline`.
  * - A viewer whose socket lags (`relayViewerLagBytes` unsent) stops receiving `terminalOutput` of
  *   the terminals it fell behind on; once it has drained, the relay asks the daemon for a fresh
  *   snapshot on its behalf and resumes from that. A viewer past `relayViewerMaxBufferedBytes` is
@@ -25,6 +27,14 @@ import { BROADCAST_CHANNEL_ID, daemonToViewerTypes, type RelayMessage, viewerToD
 import type { ILogger } from '../../logger.ts';
 import type { RefusalLog } from '../refusalLog.ts';
 import type { PeerSocket } from './peerSocket.ts';
+
+/** Bounds of what a room remembers of pending approvals for viewers that join later. */
+export const MachineRoomConstants = {
+  /** Pending approvals remembered per machine (a review queue rarely holds more than a handful). */
+  approvalCacheEntries: 256,
+  /** …and their frames' total size: each may be close to 1 MiB (a large diff), memory stays bounded. */
+  approvalCacheBytes: 16 * 1024 * 1024,
+} as const;
 
 export interface MachineRoomOptions {
   machineId: string;
@@ -69,6 +79,9 @@ export class MachineRoom implements IDisposable {
   #daemon: DaemonPeer | undefined;
   readonly #viewers = new Map<string, ViewerPeer>();
   readonly #announcements = new Map<string, { started?: string; updated?: string }>();
+  /** Pending approvals by requestId: the raw `permissionRequest` frame. */
+  readonly #approvals = new Map<string, string>();
+  #approvalBytes = 0;
   #framesToViewers = 0;
   #framesToDaemon = 0;
   #outputDroppedForLag = 0;
@@ -174,13 +187,20 @@ export class MachineRoom implements IDisposable {
 
   #daemonWentOffline(reason: string): void {
     this.#announcements.clear();
+    // The daemon mirrors its pending approvals again when it comes back.
+    this.#approvals.clear();
+    this.#approvalBytes = 0;
     for (const viewer of this.#viewers.values()) viewer.lagging.clear();
     this.#logger.info('daemon offline', { machineId: this.machineId, reason });
     this.#broadcastStatus('offline', 'online', reason);
   }
 
-  /** Shared-terminal announcements for viewers that join later (bounded; oldest forgotten first). */
+  /** Shared-terminal announcements and pending approvals for viewers that join later (bounded; oldest forgotten first). */
   #remember(message: RelayMessage, text: string): void {
+    if (message.type === 'permissionRequest' || message.type === 'permissionResponse') {
+      this.#rememberApproval(message.requestId, message.type === 'permissionRequest' ? text : undefined);
+      return;
+    }
     if (message.type === 'agentTerminalStarted') {
       this.#announcements.delete(message.terminalId);
       this.#announcements.set(message.terminalId, { started: text });
@@ -192,6 +212,23 @@ export class MachineRoom implements IDisposable {
     }
     while (this.#announcements.size > RelayConstants.relayAnnouncementCacheEntries) {
       this.#announcements.delete(this.#announcements.keys().next().value!);
+    }
+  }
+
+  /** Remember (text) or forget (undefined) one pending approval. */
+  #rememberApproval(requestId: string, text: string | undefined): void {
+    const previous = this.#approvals.get(requestId);
+    if (previous !== undefined) {
+      this.#approvals.delete(requestId);
+      this.#approvalBytes -= previous.length;
+    }
+    if (text === undefined) return;
+    this.#approvals.set(requestId, text);
+    this.#approvalBytes += text.length;
+    while (this.#approvals.size > MachineRoomConstants.approvalCacheEntries || this.#approvalBytes > MachineRoomConstants.approvalCacheBytes) {
+      const [oldestId, oldest] = this.#approvals.entries().next().value!;
+      this.#approvals.delete(oldestId);
+      this.#approvalBytes -= oldest.length;
     }
   }
 
@@ -218,6 +255,7 @@ export class MachineRoom implements IDisposable {
         if (entry.started) socket.send(entry.started);
         if (entry.updated) socket.send(entry.updated);
       }
+      for (const text of this.#approvals.values()) socket.send(text);
     }
   }
 
@@ -240,8 +278,8 @@ export class MachineRoom implements IDisposable {
       return;
     }
     let forward = text;
-    if (message.type === 'terminalOpen' || message.type === 'terminalInput') {
-      // Who typed or opened, as the relay knows it (a viewer cannot claim another's name).
+    if (message.type === 'terminalOpen' || message.type === 'terminalInput' || message.type === 'permissionResponse') {
+      // Who typed, opened or decided, as the relay knows it (a viewer cannot claim another's name).
       forward = JSON.stringify({ ...message, viewerName: viewer.name });
     }
     this.#framesToDaemon++;
@@ -327,5 +365,7 @@ export class MachineRoom implements IDisposable {
     for (const viewer of this.#viewers.values()) viewer.socket.close(1001, 'relay shutting down');
     this.#viewers.clear();
     this.#announcements.clear();
+    this.#approvals.clear();
+    this.#approvalBytes = 0;
   }
 }

@@ -1,9 +1,11 @@
 /**
  * `switchboard relay`: a self-hostable relay for the GSD Cloud wire protocol. Daemons (Switchboard
  * apps) dial `/ws/daemon?machineId=ID` with their machine's daemon token as a bearer; viewers dial
- * `/ws/ui?machineId=ID[&channelId=C][&name=N]` with that machine's viewer token. Frames are routed
- * per machine by MachineRoom. Binds to loopback by default; TLS belongs to a reverse proxy in front
- * (docs/relay.md). `GET /healthz` answers `ok` for load balancers.
+ * `/ws/ui?machineId=ID[&channelId=C][&name=N]` with that machine's viewer token (a bearer header,
+ * or from a browser the cookie the remote view's login set, see viewerAccess.ts). Frames are routed
+ * per machine by MachineRoom. The remote view (the renderer over these frames) is served at
+ * `/m/<machineId>/` (remoteViewPages.ts). Binds to loopback by default; TLS belongs to a reverse
+ * proxy in front (docs/relay.md). `GET /healthz` answers `ok` for load balancers.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -14,11 +16,14 @@ import type { IDisposable } from '../../../common/lifecycle.ts';
 import { defaultEnvelopeLimits, type EnvelopeLimits } from '../../../common/protocol/relay/frameLimits.ts';
 import { BROADCAST_CHANNEL_ID } from '../../../common/protocol/relay/messages.ts';
 import type { ILogger } from '../../logger.ts';
+import { defaultRendererDir } from '../../server/staticFiles.ts';
 import { RefusalLog } from '../refusalLog.ts';
 import { DAEMON_PATH, MachineId, VIEWER_PATH } from '../relayUrl.ts';
 import { MachineRoom, type MachineRoomStats } from './machineRoom.ts';
 import { PeerSocket } from './peerSocket.ts';
 import type { RelayRole, RelayTokenStore } from './relayTokens.ts';
+import { RemoteViewPages } from './remoteViewPages.ts';
+import { ViewerAccess } from './viewerAccess.ts';
 
 export interface RelayServerOptions {
   host: string;
@@ -33,6 +38,23 @@ export interface RelayServerOptions {
   viewerLagBytes?: number;
   viewerMaxBufferedBytes?: number;
   maxViewersPerMachine?: number;
+  /** Directory with the built renderer for the remote view; default dist/renderer of this checkout. */
+  rendererDir?: string;
+  /**
+   * The relay's public origin behind a TLS proxy (`https://relay.example.com`, see viewerAccess.ts):
+   * the Host browsers may use besides loopback, the Origin `/ws/ui` expects from them, and https
+   * makes the login cookie Secure.
+   */
+  publicUrl?: URL;
+}
+
+export interface RelayServerAddress {
+  host: string;
+  port: number;
+  /** Where daemons and non-browser viewers connect (`ws://host:port`). */
+  url: string;
+  /** Where browsers open the remote view (`<viewOrigin>/m/<machineId>/?token=…`): the public URL, else this address over http. */
+  viewOrigin: string;
 }
 
 const ChannelId = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -42,18 +64,27 @@ export class RelayServer implements IDisposable {
   readonly #logger: ILogger;
   readonly #refusals: RefusalLog;
   readonly #rooms = new Map<string, MachineRoom>();
+  readonly #access: ViewerAccess;
+  readonly #pages: RemoteViewPages;
   #server: Server | undefined;
   #webSockets: WebSocketServer | undefined;
   #sweep: NodeJS.Timeout | undefined;
-  #address: { host: string; port: number; url: string } | undefined;
+  #address: RelayServerAddress | undefined;
 
   constructor(options: RelayServerOptions) {
     this.#options = options;
     this.#logger = options.logger;
     this.#refusals = new RefusalLog({ logger: options.logger.child('refused') });
+    this.#access = new ViewerAccess({
+      tokens: options.tokens,
+      publicUrl: options.publicUrl,
+      bindHost: options.host,
+      port: () => this.#address?.port ?? -1,
+    });
+    this.#pages = new RemoteViewPages({ access: this.#access, rendererDir: options.rendererDir ?? defaultRendererDir() });
   }
 
-  get address(): { host: string; port: number; url: string } | undefined {
+  get address(): RelayServerAddress | undefined {
     return this.#address;
   }
 
@@ -62,11 +93,16 @@ export class RelayServer implements IDisposable {
     return Object.fromEntries([...this.#rooms].map(([id, room]) => [id, room.stats]));
   }
 
+  /** Whether the remote view's files (the built renderer) are there. */
+  get rendererBuilt(): boolean {
+    return this.#pages.rendererBuilt;
+  }
+
   get refusals(): ReadonlyMap<string, number> {
     return this.#refusals.totals;
   }
 
-  async listen(): Promise<{ host: string; port: number; url: string }> {
+  async listen(): Promise<RelayServerAddress> {
     if (this.#server) throw new Error('RelayServer.listen() called twice');
     await this.#options.tokens.load();
     const server = createServer((req, res) => {
@@ -76,7 +112,15 @@ export class RelayServer implements IDisposable {
         res.end('ok\n');
         return;
       }
-      const body = `Switchboard relay. Daemons connect to ${DAEMON_PATH}, viewers to ${VIEWER_PATH} (WebSocket).\n`;
+      if (RemoteViewPages.handles(path)) {
+        this.#pages.handle(req, res).catch((error: unknown) => {
+          this.#logger.error('remote view request failed', { error: (error as Error).message });
+          if (!res.headersSent) res.writeHead(500).end('internal error\n');
+          else res.destroy();
+        });
+        return;
+      }
+      const body = `Switchboard relay. Daemons connect to ${DAEMON_PATH}, viewers to ${VIEWER_PATH} (WebSocket); browsers open /m/<machine id>/?token=<viewer token>.\n`;
       res.writeHead(path === '/' ? 200 : 404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
       res.end(path === '/' ? body : 'not found\n');
     });
@@ -109,7 +153,7 @@ export class RelayServer implements IDisposable {
     this.#sweep.unref();
     const port = (server.address() as AddressInfo).port;
     const urlHost = this.#options.host.includes(':') ? `[${this.#options.host}]` : this.#options.host === '0.0.0.0' ? '127.0.0.1' : this.#options.host;
-    this.#address = { host: this.#options.host, port, url: `ws://${urlHost}:${port}` };
+    this.#address = { host: this.#options.host, port, url: `ws://${urlHost}:${port}`, viewOrigin: this.#options.publicUrl?.origin ?? `http://${urlHost}:${port}` };
     this.#logger.info('relay listening', { url: this.#address.url, machines: this.#options.tokens.machineIds.length });
     return this.#address;
   }
@@ -123,11 +167,23 @@ export class RelayServer implements IDisposable {
     if (!machine.success) return rejectUpgrade(socket, 400, 'missing or invalid machineId');
     const machineId = machine.data;
     const authorization = req.headers.authorization;
-    const token = authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : undefined;
-    await this.#options.tokens.refresh();
-    if (!this.#options.tokens.verify(machineId, role, token)) {
-      this.#refusals.refuse(`${role}:unauthorized`, `a ${role} presented no valid token for machine ${machineId} (HTTP 401)`);
-      return rejectUpgrade(socket, 401, 'unauthorized');
+    if (role === 'viewer' && authorization === undefined && req.headers.cookie !== undefined) {
+      // A browser (the remote view): its cookie counts only from a page of our own origin and host.
+      const refusal = await this.#access.checkBrowserUpgrade(req, machineId);
+      if (refusal) {
+        this.#refusals.refuse(`viewer:browser-${refusal.status}`, `a browser viewer of machine ${machineId} was refused: ${refusal.reason} (HTTP ${refusal.status})`, {
+          origin: req.headers.origin,
+          host: req.headers.host,
+        });
+        return rejectUpgrade(socket, refusal.status, refusal.reason);
+      }
+    } else {
+      const token = authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : undefined;
+      await this.#options.tokens.refresh();
+      if (!this.#options.tokens.verify(machineId, role, token)) {
+        this.#refusals.refuse(`${role}:unauthorized`, `a ${role} presented no valid token for machine ${machineId} (HTTP 401)`);
+        return rejectUpgrade(socket, 401, 'unauthorized');
+      }
     }
     let channelId = '';
     let name = '';
@@ -200,7 +256,7 @@ function sanitizeName(name: string): string {
   return name.replace(/[\p{Cc}\p{Cf}]/gu, '').trim().slice(0, 64);
 }
 
-const statusText: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 500: 'Internal Server Error', 503: 'Service Unavailable' };
+const statusText: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error', 503: 'Service Unavailable' };
 
 function rejectUpgrade(socket: Socket, status: number, reason: string): void {
   if (!socket.writable) {

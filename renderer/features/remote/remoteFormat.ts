@@ -1,0 +1,36 @@
+/** Small formatting helpers of the remote view (pure; unit-tested). */
+
+export type DiffLineKind = 'add' | 'remove' | 'hunk' | 'header' | 'context';
+
+/** A unified diff as lines with their kind, for colouring. */
+export function diffLines(diff: string): { kind: DiffLineKind; text: string }[] {
+  const lines = diff.endsWith('\n') ? diff.slice(0, -1).split('\n') : diff.split('\n');
+  return lines.map((text) => ({ kind: kindOf(text), text }));
+}
+
+function kindOf(line: string): DiffLineKind {
+  if (line.startsWith('+++ ') || line.startsWith('--- ') || line.startsWith('diff ') || line.startsWith('index ')) return 'header';
+  if (line.startsWith('@@')) return 'hunk';
+  if (line.startsWith('+')) return 'add';
+  if (line.startsWith('-')) return 'remove';
+  return 'context';
+}
+
+/** "just now", "5 min ago", "2 h ago", "3 d ago". */
+export function formatAgo(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 45) return 'just now';
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 36) return `${hours} h ago`;
+  return `${Math.round(hours / 24)} d ago`;
+}
+
+/** "812 B", "14.2 KB", "3.1 MB"; "none" for a side that does not exist. */
+export function formatBytes(bytes: number | null): string {
+  if (bytes === null) return 'none';
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}

@@ -1,0 +1,261 @@
+/**
+ * The remote view end to end: a real `switchboard relay` and a real `switchboard serve --relay …
+ * --share-all` (two child processes), the machine's own UI in one Chromium page and the relay's
+ * remote view of it in another. Typing in the remote page shows in both; a terminal opened in the
+ * remote page is a pane marked remote in the local UI; a review accepted remotely resolves the
+ * local review; the machine going offline shows a banner and the view comes back with it.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { ControlClient } from '../../src/cli/controlClient.ts';
+import { RelayTokenStore } from '../../src/node/relay/server/relayTokens.ts';
+import { startServe, type ServeProcess } from '../integration/node/server/serveProcess.ts';
+import { pollUntil } from '../helpers/poll.ts';
+import { openApp, paneIds, typeInPane, useSharedBrowser, waitForPanes, waitForPaneText } from '../helpers/servedApp.ts';
+import { createTempHome, testEnv } from '../helpers/tempHome.ts';
+
+const browser = useSharedBrowser();
+const cliMain = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const machineId = 'home';
+/** Waits through two processes and the relay on a loaded 2-core machine: generous. */
+const slow = 30_000;
+
+interface RelayProcess {
+  child: ChildProcess;
+  url: string;
+  viewOrigin: string;
+  stderr(): string;
+  exited: Promise<void>;
+}
+
+async function startRelayProcess(tokensFile: string, home: string): Promise<RelayProcess> {
+  const child = spawn(process.execPath, [cliMain, 'relay', '--port', '0', '--tokens', tokensFile, '--json'], {
+    env: { ...testEnv(home), SWITCHBOARD_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const ready = await pollUntil(
+    () => {
+      if (child.exitCode !== null) throw new Error(`switchboard relay exited: ${stderr}`);
+      const line = stdout.split('\n').find((candidate) => candidate.startsWith('{'));
+      return line ? (JSON.parse(line) as { url: string; viewOrigin: string }) : undefined;
+    },
+    { timeoutMs: 20_000, what: 'the relay ready line' },
+  );
+  return { child, url: ready.url, viewOrigin: ready.viewOrigin, stderr: () => stderr, exited };
+}
+
+async function stop(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGINT');
+  const graceful = await Promise.race([exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 8_000).unref())]);
+  if (!graceful) {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+interface RemoteSetup {
+  relay: RelayProcess;
+  tokensFile: string;
+  serve: ServeProcess;
+  dirs: ReturnType<typeof createTempHome>;
+  daemonToken: string;
+  /** The viewer link, as `add-machine` prints it (with a viewer name). */
+  viewerLink: string;
+  startServe(): Promise<ServeProcess>;
+}
+
+/** A relay with machine "home", and `switchboard serve` on a temp HOME dialling it and sharing every pane. */
+async function startRemoteSetup(t: TestContext, workspaceFiles: Record<string, string> = {}): Promise<RemoteSetup> {
+  const dirs = createTempHome('sb-e2e-remote-');
+  t.after(() => dirs.dispose());
+  writeFileSync(join(dirs.home, '.bashrc'), "PS1='$ '\n");
+  for (const [name, content] of Object.entries(workspaceFiles)) writeFileSync(join(dirs.workspace, name), content);
+  const tokensFile = join(dirs.home, 'relay-tokens.json');
+  const tokens = await new RelayTokenStore({ filePath: tokensFile }).addMachine(machineId);
+  const relay = await startRelayProcess(tokensFile, dirs.home);
+  t.after(() => stop(relay.child, relay.exited));
+  const setup: RemoteSetup = {
+    relay,
+    tokensFile,
+    serve: undefined as unknown as ServeProcess,
+    dirs,
+    daemonToken: tokens.daemonToken,
+    viewerLink: `${relay.viewOrigin}/m/${machineId}/?token=${tokens.viewerToken}&name=phone`,
+    startServe: async () => {
+      const serve = await startServe({
+        args: ['--port', '0', '--relay', relay.url, '--machine-id', machineId, '--share-all', dirs.workspace],
+        home: dirs.home,
+        dataDir: dirs.dataDir,
+        env: { SWITCHBOARD_RELAY_TOKEN: tokens.daemonToken },
+      });
+      setup.serve = serve;
+      return serve;
+    },
+  };
+  await setup.startServe();
+  t.after(() => stop(setup.serve.child, setup.serve.exited));
+  return setup;
+}
+
+/** A fresh browser context (no cookies) and a page that must not throw or trip its CSP. */
+async function newPage(t: TestContext, shared: Browser): Promise<Page> {
+  const context = await shared.newContext({ viewport: { width: 1280, height: 800 } });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) problems.push(message.text());
+  });
+  t.after(() => assert.deepEqual(problems, [], 'the page threw or broke its CSP'));
+  return page;
+}
+
+/** Opens the viewer link and waits for the remote view of the machine. */
+async function openRemote(page: Page, link: string): Promise<void> {
+  await page.goto(link);
+  await page.locator(`.remote-machine[data-machine-id="${machineId}"]`).waitFor({ timeout: 20_000 });
+}
+
+function remoteSidebar(page: Page) {
+  return page.getByRole('navigation', { name: 'Sidebar' });
+}
+
+describe('remote view through switchboard relay', () => {
+  it('shows the machine\'s shared pane; typing in the remote page shows in both pages', async (t) => {
+    const setup = await startRemoteSetup(t);
+    const local = await newPage(t, browser());
+    const localPane = await openApp(local, setup.serve.url);
+
+    const remote = await newPage(t, browser());
+    await openRemote(remote, setup.viewerLink);
+    // The token left the address bar; the name stayed.
+    assert.equal(remote.url(), `${setup.relay.viewOrigin}/m/${machineId}/?name=phone`);
+    const sidebar = remoteSidebar(remote);
+    await sidebar.getByText('remote', { exact: true }).waitFor();
+    assert.equal(await sidebar.locator('.remote-machine-name').innerText(), machineId);
+    // What the relay cannot carry is not offered.
+    for (const hidden of ['Activity', 'History', 'Settings']) assert.equal(await sidebar.getByRole('button', { name: hidden, exact: true }).count(), 0, hidden);
+
+    const item = sidebar.locator(`[data-terminal-item="${localPane}"]`);
+    await item.waitFor();
+    await item.getByRole('button').first().click();
+    await waitForPanes(remote, 1);
+    await waitForPaneText(remote, localPane, '$', slow);
+
+    await typeInPane(remote, localPane, 'echo from-remote-$((6*7))');
+    await waitForPaneText(remote, localPane, 'from-remote-42', slow);
+    await waitForPaneText(local, localPane, 'from-remote-42', slow);
+
+    await typeInPane(local, localPane, 'echo from-local-$((5+5))');
+    await waitForPaneText(remote, localPane, 'from-local-10', slow);
+    await remote.screenshot({ path: join(setup.dirs.home, 'remote-view.png') });
+  });
+
+  it('"New terminal" in the remote page opens a terminal on the machine, shown in the local UI marked remote', async (t) => {
+    const setup = await startRemoteSetup(t);
+    const local = await newPage(t, browser());
+    const localPane = await openApp(local, setup.serve.url);
+    const remote = await newPage(t, browser());
+    await openRemote(remote, setup.viewerLink);
+    await remoteSidebar(remote).locator(`[data-terminal-item="${localPane}"]`).waitFor();
+
+    await remote.getByRole('button', { name: 'New terminal' }).click();
+    const opened = await pollUntil(async () => (await paneIds(remote)).find((id) => id !== localPane), { timeoutMs: 20_000, what: 'the new remote pane' });
+    await waitForPaneText(remote, opened, '$', slow);
+    await remoteSidebar(remote).locator(`[data-terminal-item="${opened}"][data-opened-here]`).getByText('here', { exact: true }).waitFor();
+
+    // The machine's own UI lists it, marked remote and by whom.
+    const localItem = local.locator(`[data-terminal-item="${opened}"][data-created-by="remote"]`);
+    await localItem.waitFor({ timeout: 20_000 });
+    assert.match(await localItem.innerText(), /remote[\s\S]*by phone/i);
+
+    await typeInPane(remote, opened, 'echo opened-remotely-$((3*3))');
+    await waitForPaneText(remote, opened, 'opened-remotely-9', slow);
+    await localItem.getByRole('button').first().click();
+    await waitForPaneText(local, opened, 'opened-remotely-9', slow);
+  });
+
+  it('a review accepted in the remote page resolves the review on the machine', async (t) => {
+    const setup = await startRemoteSetup(t, { 'config.txt': 'alpha\nbeta\ngamma\n' });
+    const remote = await newPage(t, browser());
+    await openRemote(remote, setup.viewerLink);
+
+    const agent = new ControlClient({ socketPath: join(setup.dirs.dataDir, 'control.sock'), clientName: 'e2e-agent' });
+    t.after(() => agent.dispose());
+    const path = join(setup.dirs.workspace, 'config.txt');
+    const answer = agent.request('review.request', { path, newContents: 'alpha\nBETA\ngamma\n', title: 'Shout beta' }, { timeoutMs: 120_000 });
+    answer.catch(() => {});
+
+    const sidebar = remoteSidebar(remote);
+    await sidebar.locator('.remote-badge', { hasText: '1' }).waitFor({ timeout: 20_000 });
+    await sidebar.getByRole('button', { name: /Reviews/ }).click();
+    const card = remote.locator('.remote-review', { hasText: 'Shout beta' });
+    await card.waitFor();
+    assert.match(await card.innerText(), /config\.txt/);
+    await card.locator('.remote-diff-line[data-kind="remove"]', { hasText: '-beta' }).waitFor();
+    await card.locator('.remote-diff-line[data-kind="add"]', { hasText: '+BETA' }).waitFor();
+    await remote.screenshot({ path: join(setup.dirs.home, 'remote-review.png') });
+    await card.getByRole('button', { name: 'Accept', exact: true }).click();
+
+    const decided = await answer;
+    assert.equal(decided.decision, 'accepted');
+    assert.equal(decided.by, 'phone', 'decided by the viewer, as the relay named it');
+    assert.equal(decided.finalContents, 'alpha\nBETA\ngamma\n', 'the proposal, as the person at the machine would have accepted it');
+    // The machine confirmed it: the review leaves the pending list for the decided one.
+    await remote.locator('.remote-settled-item[data-outcome="accepted"]', { hasText: 'Accepted by phone' }).waitFor({ timeout: 20_000 });
+    assert.equal(await remote.locator('.remote-review').count(), 0);
+  });
+
+  it('says when the machine goes offline, and comes back with it', async (t) => {
+    const setup = await startRemoteSetup(t);
+    const remote = await newPage(t, browser());
+    await openRemote(remote, setup.viewerLink);
+    await remote.getByRole('button', { name: 'New terminal' }).click();
+    const [before] = await waitForPanes(remote, 1);
+    await waitForPaneText(remote, before!, '$', slow);
+
+    await stop(setup.serve.child, setup.serve.exited);
+    const banner = remote.locator('.connection-banner[data-remote-state="machine-offline"]');
+    await banner.waitFor({ timeout: 20_000 });
+    assert.match(await banner.innerText(), /home is offline/);
+    assert.equal(await remote.locator('.shell').getAttribute('data-connection'), 'lost');
+    await remote.screenshot({ path: join(setup.dirs.home, 'remote-offline.png') });
+
+    // The machine comes back: the view reconnects by itself and works again.
+    await setup.startServe();
+    await banner.waitFor({ state: 'detached', timeout: 30_000 });
+    await remote.locator('.shell[data-connection="live"]').waitFor();
+    await remote.getByRole('button', { name: 'New terminal' }).first().click();
+    const after = await pollUntil(async () => (await paneIds(remote)).find((id) => id !== before), { timeoutMs: 20_000, what: 'a pane after the reconnect' });
+    await waitForPaneText(remote, after, '$', slow);
+    await typeInPane(remote, after, 'echo back-$((20+1))');
+    await waitForPaneText(remote, after, 'back-21', slow);
+  });
+
+  it('signs the browser out when the machine\'s tokens are rotated, and says so', async (t) => {
+    const setup = await startRemoteSetup(t);
+    const remote = await newPage(t, browser());
+    await openRemote(remote, setup.viewerLink);
+
+    await new RelayTokenStore({ filePath: setup.tokensFile }).addMachine(machineId, { rotate: true });
+    // The open socket stays; the next connection (the machine restarting) is refused.
+    await stop(setup.serve.child, setup.serve.exited);
+    const banner = remote.locator('.connection-banner[data-remote-state="signed-out"]');
+    await banner.waitFor({ timeout: slow });
+    assert.match(await banner.innerText(), /no longer lets this browser view home[\s\S]*viewer link/);
+    const reloaded = await remote.reload();
+    assert.equal(reloaded?.status(), 401, 'the page itself is refused too');
+  });
+});
