@@ -96,6 +96,10 @@ export class ConnectionAccess {
     }
     // A terminal-limited token cannot make new terminals (they would be outside its list).
     if (cmd === 'create') return { ok: false, error: AuthErrors.forbidden(cmd) };
+    // Nor label its review request with another pane (the review view names the pane it came from).
+    if (cmd === 'review.request' && fields.terminalId !== undefined && !allowed.includes(String(fields.terminalId))) {
+      return { ok: false, error: AuthErrors.forbidden(cmd) };
+    }
     if (cmd === 'subscribe' && !topicWithinTerminals(fields.topic, allowed)) return { ok: false, error: AuthErrors.forbidden(cmd) };
     return { ok: true };
   }

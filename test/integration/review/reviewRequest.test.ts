@@ -168,6 +168,13 @@ describe('review.request on the control socket', () => {
       const review = await pending(join(kit.workspace, 'a.txt'));
       await api.call('review.decide', { id: review.id, decision: 'reject' });
       assert.equal((await answer).decision, 'rejected');
+
+      // A token limited to one terminal cannot say its review came from another pane.
+      const limited = await api.call('tokens.create', { name: 'one-pane', scopes: ['drive'], terminals: ['t-mine'] });
+      const narrow = await kit.connect();
+      await narrow.request({ cmd: 'auth', token: limited.secret });
+      const labelled = await narrow.request({ cmd: 'review.request', path: join(kit.workspace, 'a.txt'), newContents: 'x', terminalId: 't-someone-else' });
+      assert.equal(labelled.error, 'auth:forbidden review.request');
     } finally {
       await api.call('settings.update', { controlTokenAuth: false });
     }
