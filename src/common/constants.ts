@@ -11,19 +11,12 @@ export const TerminalConstants = {
   /** The renderer acknowledges in steps of this many chars (from xterm.js write callbacks). */
   ackBatchChars: 5_000,
   /**
-   * The headless mirror may fall this far behind (chars sent, not yet parsed) before it stops
-   * being fed and skips ahead (see mirrorFeed.ts): a flood is never slowed to the mirror's parse
-   * speed. It parses on a worker thread, so a deep queue keeps it busy in parallel; the bound
-   * stays far below xterm's 50 MB discard limit.
+   * The headless mirror may fall this far behind before the PTY is paused (and must catch up to
+   * the low mark before it resumes). It parses on a worker thread, so a deep queue keeps it busy
+   * while the PTY is read in parallel; the bound stays far below xterm's 50 MB discard limit.
    */
-  mirrorSkipAboveChars: 1_000_000,
-  /** A skipping mirror is fed the tail once it has parsed its queue down to this. */
-  mirrorResyncBelowChars: 100_000,
-  /**
-   * What a skipping mirror is fed to rebuild the screen: plenty for any screen (500 rows × 1000
-   * columns is 0.5 MB of text only in the absurd case), cheap to parse.
-   */
-  mirrorResyncTailBytes: 256 * 1024,
+  mirrorHighWatermarkChars: 1_000_000,
+  mirrorLowWatermarkChars: 250_000,
   /** Flush a batch at once when it reaches this size. */
   batchMaxBytes: 64 * 1024,
   /** Under sustained output, flush at least this often so panes stay live. */

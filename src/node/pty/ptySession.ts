@@ -20,7 +20,6 @@ import type { ILogger } from '../logger.ts';
 import { type FlowAccount, FlowController } from './flowControl.ts';
 import { OutputBatcher } from './outputBatcher.ts';
 import { OutputRing, type RingRead } from './outputRing.ts';
-import { MirrorFeed } from './mirrorFeed.ts';
 import { sessionProcessGroups, sessionProcessGroupsSync, signalProcessGroups } from './processGroups.ts';
 import { type ITerminalMirror, type ScreenText, TerminalMirror, type TerminalMirrorOptions } from './terminalMirror.ts';
 
@@ -109,7 +108,7 @@ export class PtySession implements IDisposable {
   readonly #ring: OutputRing;
   readonly #batcher: OutputBatcher;
   readonly #mirror: ITerminalMirror;
-  readonly #mirrorFeed: MirrorFeed;
+  readonly #mirrorAccount: FlowAccount;
   readonly #flow: FlowController;
   readonly #parser: OscParser;
   readonly #tracker: CommandTracker;
@@ -183,25 +182,17 @@ export class PtySession implements IDisposable {
       pause: () => this.#pauseReading(),
       resume: () => this.#resumeReading(),
     });
-    // The mirror never pauses the PTY: past its bound it skips ahead (see mirrorFeed.ts).
-    const mirrorAccount = this.#flow.open(false);
+    // The mirror must not fall behind without bound either (xterm drops data past 50 MB).
+    this.#mirrorAccount = this.#flow.open(true, {
+      high: TerminalConstants.mirrorHighWatermarkChars,
+      low: TerminalConstants.mirrorLowWatermarkChars,
+    });
     const createMirror = options.createMirror ?? ((mirrorOptions: TerminalMirrorOptions) => new TerminalMirror(mirrorOptions));
     this.#mirror = createMirror({
       cols: options.cols,
       rows: options.rows,
       scrollback: options.scrollback,
-      onParsed: (chars) => this.#mirrorFeed.parsed(chars),
-    });
-    this.#mirrorFeed = new MirrorFeed({
-      mirror: this.#mirror,
-      account: mirrorAccount,
-      readRing: (from) => {
-        const read = this.#ring.read(from);
-        return { data: read.data, start: read.startOffset };
-      },
-      skipAboveChars: TerminalConstants.mirrorSkipAboveChars,
-      resyncBelowChars: TerminalConstants.mirrorResyncBelowChars,
-      resyncTailBytes: TerminalConstants.mirrorResyncTailBytes,
+      onParsed: (chars) => this.#mirrorAccount.ack(chars),
     });
     this.#parser = new OscParser(this.#parserHandler);
     this.#tracker = new CommandTracker({ nonce: options.nonce, initialCwd: options.cwd, isLocalHost: options.isLocalHost });
@@ -291,7 +282,6 @@ export class PtySession implements IDisposable {
     const offset = this.#offset;
     let snapshot: { data: string; cols: number; rows: number };
     try {
-      this.#mirrorFeed.catchUp();
       snapshot = await this.#mirror.snapshot();
     } catch (error) {
       this.#unsubscribe(subscription);
@@ -323,14 +313,12 @@ export class PtySession implements IDisposable {
   /** The serialized mirror (screen + scrollback), as of everything produced so far. */
   async serializeScreen(options: { scrollback?: number } = {}): Promise<string> {
     this.#batcher.flush();
-    this.#mirrorFeed.catchUp();
     return (await this.#mirror.snapshot(options)).data;
   }
 
   /** The mirror's text (viewport, or everything with `scrollback: true`), as of everything produced so far. */
   readScreen(options: { scrollback?: boolean } = {}): Promise<ScreenText> {
     this.#batcher.flush();
-    this.#mirrorFeed.catchUp();
     return this.#mirror.readText(options);
   }
 
@@ -398,7 +386,8 @@ export class PtySession implements IDisposable {
       this.#fireInfo();
     }
 
-    this.#mirrorFeed.write(text, bytes, startOffset, endOffset);
+    this.#mirror.write(text, bytes);
+    this.#mirrorAccount.charge(text.length);
 
     if (this.#onDidOutput.hasListeners) this.#onDidOutput.fire({ data: text, bytes, startOffset, endOffset });
 
