@@ -4,9 +4,10 @@
  */
 import type { SVGProps } from 'react';
 
-type IconProps = SVGProps<SVGSVGElement>;
+export type IconProps = SVGProps<SVGSVGElement>;
 
-function Icon({ children, ...props }: IconProps) {
+/** The shared frame of every line icon (feature icon files draw inside it too). */
+export function Icon({ children, ...props }: IconProps) {
   return (
     <svg
       width="16"
@@ -25,6 +26,12 @@ function Icon({ children, ...props }: IconProps) {
     </svg>
   );
 }
+
+export const CheckIcon = (props: IconProps) => (
+  <Icon {...props}>
+    <path d="M3.5 8.5l3 3 6-7" />
+  </Icon>
+);
 
 export const PlusIcon = (props: IconProps) => (
   <Icon {...props}>

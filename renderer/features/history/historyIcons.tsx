@@ -2,29 +2,7 @@
  * The History browser's own icons (player controls, export, record), drawn like app/icons.tsx:
  * a 16×16 grid in the current text colour.
  */
-import type { SVGProps } from 'react';
-
-type IconProps = SVGProps<SVGSVGElement>;
-
-function Icon({ children, ...props }: IconProps) {
-  return (
-    <svg
-      width="16"
-      height="16"
-      viewBox="0 0 16 16"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="1.4"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-      {...props}
-    >
-      {children}
-    </svg>
-  );
-}
+import { Icon, type IconProps } from '../../app/icons.tsx';
 
 export const PlayIcon = (props: IconProps) => (
   <Icon {...props}>

@@ -6,9 +6,9 @@
  */
 import type { PendingApproval, SettledApproval } from '../../../src/browser/relayApprovals.ts';
 import type { RelayHubClient } from '../../../src/browser/relayHubClient.ts';
-import { ReviewIcon } from '../../app/icons.tsx';
+import { ReviewIcon, CheckIcon } from '../../app/icons.tsx';
 import { ViewPage } from '../../app/ViewPage.tsx';
-import { CheckIcon, CrossIcon } from './remoteIcons.tsx';
+import { CrossIcon } from './remoteIcons.tsx';
 import { useApprovals } from './remoteClient.ts';
 import { diffLines, formatAgo, formatBytes } from './remoteFormat.ts';
 

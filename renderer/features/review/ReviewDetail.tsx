@@ -4,7 +4,7 @@
  */
 import { memo, useEffect, useMemo, useState } from 'react';
 import type { ReviewItem, ReviewSummary } from '../../../src/common/api/reviewContract.ts';
-import { WarningIcon } from '../../app/icons.tsx';
+import { CheckIcon, WarningIcon } from '../../app/icons.tsx';
 import { tooltipFor } from '../../app/keybindings.ts';
 import { useObservable } from '../../app/observable.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
@@ -12,7 +12,7 @@ import { BinaryCard, DiffCaptions, DiffToolbar, useDiffEditor } from './DiffPart
 import { languageForPath } from './languages.ts';
 import { ReviewDiffEditor } from './reviewDiffEditor.ts';
 import { changeLabel, decisionLabel, formatAge, formatDateTime, sourceLabel } from './reviewFormat.ts';
-import { CheckIcon, OpenFileIcon, RejectIcon } from './reviewIcons.tsx';
+import { OpenFileIcon, RejectIcon } from './reviewIcons.tsx';
 import { useNow } from './ReviewList.tsx';
 
 export function ReviewDetail({ reviewId }: { reviewId: string }) {

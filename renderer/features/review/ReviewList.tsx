@@ -5,7 +5,8 @@ import { useObservable } from '../../app/observable.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
 import { ReviewUiConstants } from './reviewConstants.ts';
 import { binaryLabel, decisionLabel, formatAge, formatDateTime, matchesQuery, sourceLabel } from './reviewFormat.ts';
-import { BinaryIcon, CheckIcon, FileDiffIcon, FileMinusIcon, FilePlusIcon, RejectIcon } from './reviewIcons.tsx';
+import { CheckIcon } from '../../app/icons.tsx';
+import { BinaryIcon, FileDiffIcon, FileMinusIcon, FilePlusIcon, RejectIcon } from './reviewIcons.tsx';
 
 /** The current time, redrawn every `intervalMs` so ages stay true while the view is open. */
 export function useNow(intervalMs: number = ReviewUiConstants.ageRefreshMs): number {

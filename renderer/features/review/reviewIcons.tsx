@@ -1,33 +1,5 @@
 /** Line icons of the Review view, on the same 16×16 grid and stroke as app/icons.tsx. */
-import type { SVGProps } from 'react';
-
-type IconProps = SVGProps<SVGSVGElement>;
-
-function Icon({ children, ...props }: IconProps) {
-  return (
-    <svg
-      width="16"
-      height="16"
-      viewBox="0 0 16 16"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="1.4"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-      {...props}
-    >
-      {children}
-    </svg>
-  );
-}
-
-export const CheckIcon = (props: IconProps) => (
-  <Icon {...props}>
-    <path d="M3.5 8.5l3 3 6-7" />
-  </Icon>
-);
+import { Icon, type IconProps } from '../../app/icons.tsx';
 
 export const RejectIcon = (props: IconProps) => (
   <Icon {...props}>
