@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback } from 'react';
 import type { HistoryCommand, HistoryFilter } from '../../../src/common/api/historyContract.ts';
 import { AgentIcon, RestartIcon } from '../../app/icons.tsx';
 import { compactPath, shortenPath } from '../../app/paths.ts';
@@ -6,11 +6,10 @@ import { useWorkbench } from '../../app/WorkbenchContext.tsx';
 import { runCommandAgain } from './historyActions.ts';
 import { HistoryUiConstants } from './historyConstants.ts';
 import { ExitPill } from './historyBits.tsx';
-import { mayHaveMore, mergePage, nextPageCursor } from './historyFilters.ts';
 import { commandDuration, commandExitStatus, formatDuration, formatStart } from './historyFormat.ts';
-import { onListKeyDown, useHistoryChanged } from './historyHooks.ts';
+import { onListKeyDown } from './historyHooks.ts';
+import { usePagedHistory } from './usePagedHistory.ts';
 
-type ListState = { kind: 'loading' } | { kind: 'failed'; message: string } | { kind: 'ready'; commands: HistoryCommand[]; more: boolean };
 
 /** Every recorded command, newest first, like a shell's history with exit codes; searchable by command line. */
 export function CommandList({
@@ -28,60 +27,25 @@ export function CommandList({
   onReference(command: HistoryCommand): void;
 }) {
   const workbench = useWorkbench();
-  const [list, setList] = useState<ListState>({ kind: 'loading' });
-  const [loadingMore, setLoadingMore] = useState(false);
-  const generation = useRef(0);
-  const shownCountRef = useRef(0);
-  shownCountRef.current = list.kind === 'ready' ? list.commands.length : 0;
-
-  const params = useCallback(
-    () => ({ ...(query ? { query } : {}), ...(filter ? { filter } : {}) }),
-    [query, filter],
+  const fetchPage = useCallback(
+    async (limit: number, before: number | undefined) =>
+      (
+        await workbench.client.call('history.commands', {
+          limit,
+          ...(before !== undefined ? { before } : {}),
+          ...(query ? { query } : {}),
+          ...(filter ? { filter } : {}),
+        })
+      ).commands,
+    [workbench, query, filter],
   );
-
-  const load = useCallback(
-    async (keepShown: boolean) => {
-      const current = ++generation.current;
-      if (!keepShown) setList({ kind: 'loading' });
-      const limit = Math.min(HistoryUiConstants.maxCommandsRefresh, Math.max(HistoryUiConstants.commandsPageSize, keepShown ? shownCountRef.current : 0));
-      try {
-        const { commands } = await workbench.client.call('history.commands', { ...params(), limit });
-        if (current === generation.current) setList({ kind: 'ready', commands, more: mayHaveMore(commands.length, limit) });
-      } catch (error) {
-        if (current === generation.current) setList({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
-      }
-    },
-    [workbench, params],
-  );
-
-  useEffect(() => {
-    void load(false);
-  }, [load]);
-  useHistoryChanged(() => void load(true));
-
-  const loadMore = async () => {
-    if (list.kind !== 'ready') return;
-    const current = generation.current;
-    const before = nextPageCursor(list.commands);
-    setLoadingMore(true);
-    try {
-      const { commands } = await workbench.client.call('history.commands', {
-        ...params(),
-        limit: HistoryUiConstants.commandsPageSize,
-        ...(before !== undefined ? { before } : {}),
-      });
-      if (current !== generation.current) return;
-      setList((previous) =>
-        previous.kind === 'ready'
-          ? { kind: 'ready', commands: mergePage(previous.commands, commands, (command) => command.id), more: mayHaveMore(commands.length, HistoryUiConstants.commandsPageSize) }
-          : previous,
-      );
-    } catch (error) {
-      workbench.errors.report('Could not load more commands', error);
-    } finally {
-      setLoadingMore(false);
-    }
-  };
+  const { list, loadingMore, loadMore } = usePagedHistory({
+    fetchPage,
+    key: (command: HistoryCommand) => command.id,
+    pageSize: HistoryUiConstants.commandsPageSize,
+    maxRefresh: HistoryUiConstants.maxCommandsRefresh,
+    what: 'commands',
+  });
 
   if (list.kind === 'loading') return <p className="history-status-line">Loading commands…</p>;
   if (list.kind === 'failed') {
@@ -91,7 +55,7 @@ export function CommandList({
       </p>
     );
   }
-  if (list.commands.length === 0) {
+  if (list.items.length === 0) {
     return (
       <p className="history-status-line">
         {query
@@ -123,7 +87,7 @@ export function CommandList({
           </tr>
         </thead>
         <tbody onKeyDown={onListKeyDown}>
-          {list.commands.map((command, index) => {
+          {list.items.map((command, index) => {
             const duration = commandDuration(command);
             return (
               <tr key={command.id} data-command-id={command.id} onClick={() => onOpen(command)}>

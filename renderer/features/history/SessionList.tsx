@@ -1,15 +1,14 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback } from 'react';
 import type { HistoryFilter, HistorySession } from '../../../src/common/api/historyContract.ts';
 import { TrashIcon } from '../../app/icons.tsx';
 import { compactPath, shortenPath } from '../../app/paths.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
 import { HistoryUiConstants } from './historyConstants.ts';
 import { CreatorTag, ExitPill } from './historyBits.tsx';
-import { mayHaveMore, mergePage, nextPageCursor } from './historyFilters.ts';
 import { formatBytes, formatDuration, formatStart, programLine, sessionDuration, sessionExitStatus } from './historyFormat.ts';
-import { onListKeyDown, useHistoryChanged } from './historyHooks.ts';
+import { onListKeyDown } from './historyHooks.ts';
+import { usePagedHistory } from './usePagedHistory.ts';
 
-type ListState = { kind: 'loading' } | { kind: 'failed'; message: string } | { kind: 'ready'; sessions: HistorySession[]; more: boolean };
 
 /** Recorded sessions, newest first, a page at a time; refreshed when the Hub reports a change. */
 export function SessionList({
@@ -25,64 +24,18 @@ export function SessionList({
   onDelete(session: HistorySession): void;
 }) {
   const workbench = useWorkbench();
-  const [list, setList] = useState<ListState>({ kind: 'loading' });
-  const [loadingMore, setLoadingMore] = useState(false);
-  // Answers to an older filter are dropped.
-  const generation = useRef(0);
-  const shownCount = list.kind === 'ready' ? list.sessions.length : 0;
-  const shownCountRef = useRef(shownCount);
-  shownCountRef.current = shownCount;
-
-  const load = useCallback(
-    async (keepShown: boolean) => {
-      const current = ++generation.current;
-      if (!keepShown) setList({ kind: 'loading' });
-      // A refresh re-reads as many as are listed, so "Load more" pages stay.
-      const limit = Math.min(HistoryUiConstants.maxSessionsRefresh, Math.max(HistoryUiConstants.sessionsPageSize, keepShown ? shownCountRef.current : 0));
-      try {
-        const { sessions } = await workbench.client.call('history.list', { limit, ...(filter ? { filter } : {}) });
-        if (current !== generation.current) return;
-        setList({ kind: 'ready', sessions, more: mayHaveMore(sessions.length, limit) });
-      } catch (error) {
-        if (current !== generation.current) return;
-        setList({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
-      }
-    },
+  const fetchPage = useCallback(
+    async (limit: number, before: number | undefined) =>
+      (await workbench.client.call('history.list', { limit, ...(before !== undefined ? { before } : {}), ...(filter ? { filter } : {}) })).sessions,
     [workbench, filter],
   );
-
-  useEffect(() => {
-    void load(false);
-  }, [load]);
-  useHistoryChanged(() => void load(true));
-
-  const loadMore = async () => {
-    if (list.kind !== 'ready') return;
-    const current = generation.current;
-    const before = nextPageCursor(list.sessions);
-    setLoadingMore(true);
-    try {
-      const { sessions } = await workbench.client.call('history.list', {
-        limit: HistoryUiConstants.sessionsPageSize,
-        ...(before !== undefined ? { before } : {}),
-        ...(filter ? { filter } : {}),
-      });
-      if (current !== generation.current) return;
-      setList((previous) =>
-        previous.kind === 'ready'
-          ? {
-              kind: 'ready',
-              sessions: mergePage(previous.sessions, sessions, (session) => session.id),
-              more: mayHaveMore(sessions.length, HistoryUiConstants.sessionsPageSize),
-            }
-          : previous,
-      );
-    } catch (error) {
-      workbench.errors.report('Could not load more sessions', error);
-    } finally {
-      setLoadingMore(false);
-    }
-  };
+  const { list, loadingMore, loadMore } = usePagedHistory({
+    fetchPage,
+    key: (session: HistorySession) => session.id,
+    pageSize: HistoryUiConstants.sessionsPageSize,
+    maxRefresh: HistoryUiConstants.maxSessionsRefresh,
+    what: 'sessions',
+  });
 
   if (list.kind === 'loading') return <p className="history-status-line">Loading sessions…</p>;
   if (list.kind === 'failed') {
@@ -92,7 +45,7 @@ export function SessionList({
       </p>
     );
   }
-  if (list.sessions.length === 0) {
+  if (list.items.length === 0) {
     return (
       <p className="history-status-line">
         {filtered ? 'No session matches these filters.' : 'No sessions recorded yet. Every terminal you or an agent opens is recorded here.'}
@@ -124,7 +77,7 @@ export function SessionList({
           </tr>
         </thead>
         <tbody onKeyDown={onListKeyDown}>
-          {list.sessions.map((session, index) => {
+          {list.items.map((session, index) => {
             const duration = sessionDuration(session, now);
             return (
               <tr key={session.id} data-session-id={session.id} data-live={session.live || undefined} onClick={() => onOpen(session)}>
