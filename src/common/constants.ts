@@ -13,10 +13,12 @@ export const TerminalConstants = {
   /**
    * The headless mirror may fall this far behind before the PTY is paused (and must catch up to
    * the low mark before it resumes). It parses on a worker thread, so a deep queue keeps it busy
-   * while the PTY is read in parallel; the bound stays far below xterm's 50 MB discard limit.
+   * while the PTY is read in parallel. Deep enough that, in a flood, the piled-up output holds
+   * more lines than the scrollback and the mirror can skip the ones that would only scroll
+   * through it (floodSkip.ts); at most a few MB per flooding terminal.
    */
-  mirrorHighWatermarkChars: 1_000_000,
-  mirrorLowWatermarkChars: 250_000,
+  mirrorHighWatermarkChars: 12_000_000,
+  mirrorLowWatermarkChars: 3_000_000,
   /** Flush a batch at once when it reaches this size. */
   batchMaxBytes: 64 * 1024,
   /** Under sustained output, flush at least this often so panes stay live. */

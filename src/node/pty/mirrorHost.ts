@@ -13,7 +13,9 @@ import { Worker } from 'node:worker_threads';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
 import type { MirrorRequest, MirrorResponse } from './mirrorProtocol.ts';
-import { type ITerminalMirror, type MirrorSnapshot, type ScreenText, TerminalMirror, type TerminalMirrorOptions } from './terminalMirror.ts';
+import { createLocalMirror } from './lazyMirror.ts';
+import { MirrorChannel } from './mirrorChannel.ts';
+import type { ITerminalMirror, MirrorSnapshot, ScreenText, TerminalMirrorOptions } from './terminalMirror.ts';
 
 export type MirrorMode = 'worker' | 'inline';
 
@@ -48,6 +50,8 @@ export class MirrorHost implements IDisposable {
   readonly #mode: MirrorMode;
   readonly #workerPath: string | undefined;
   #worker: Worker | undefined;
+  /** Output to the worker goes through this (one per worker). */
+  #channel: MirrorChannel | undefined;
   readonly #mirrors = new Map<number, WorkerMirror>();
   readonly #requests = new Map<number, PendingRequest>();
   #nextMirrorId = 1;
@@ -66,7 +70,7 @@ export class MirrorHost implements IDisposable {
   create(options: TerminalMirrorOptions): ITerminalMirror {
     if (this.#disposed) throw new Error('MirrorHost is disposed');
     const worker = this.#mode === 'worker' ? this.#ensureWorker() : undefined;
-    if (!worker) return new TerminalMirror(options);
+    if (!worker) return createLocalMirror(options);
     const mirror = new WorkerMirror(this, this.#nextMirrorId++, options.onParsed);
     this.#mirrors.set(mirror.mirrorId, mirror);
     this.post({ type: 'create', mirrorId: mirror.mirrorId, cols: options.cols, rows: options.rows, scrollback: options.scrollback });
@@ -76,6 +80,8 @@ export class MirrorHost implements IDisposable {
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
+    this.#channel?.dispose();
+    this.#channel = undefined;
     this.#failAll(new Error('terminal mirror disposed'));
     const worker = this.#worker;
     this.#worker = undefined;
@@ -89,7 +95,14 @@ export class MirrorHost implements IDisposable {
   // --- used by WorkerMirror -------------------------------------------------------------------
 
   post(request: MirrorRequest, transfer?: ArrayBuffer[]): void {
+    // Output still in the channel goes first: messages are handled in the order posted.
+    this.#channel?.flush();
     this.#worker?.postMessage(request, transfer);
+  }
+
+  /** Send output (valid only during the call) to a mirror on the worker. */
+  writeOutput(mirrorId: number, bytes: Uint8Array, chars: number): void {
+    this.#channel?.write(mirrorId, bytes, chars);
   }
 
   request<T>(mirror: WorkerMirror, build: (requestId: number) => MirrorRequest): Promise<T> {
@@ -133,7 +146,7 @@ export class MirrorHost implements IDisposable {
       }
       return undefined;
     }
-    const worker = new Worker(path);
+    const worker = new Worker(path, { workerData: { ring: this.#startChannel().ring } });
     worker.unref();
     worker.on('message', (response: MirrorResponse) => this.#onResponse(response));
     worker.on('error', (error) => this.#onWorkerGone(worker, error));
@@ -141,6 +154,13 @@ export class MirrorHost implements IDisposable {
     this.#worker = worker;
     this.#outstanding = 0;
     return worker;
+  }
+
+  #startChannel(): MirrorChannel {
+    this.#channel?.dispose();
+    const channel = new MirrorChannel((request, transfer) => this.#worker?.postMessage(request, transfer));
+    this.#channel = channel;
+    return channel;
   }
 
   #onResponse(response: MirrorResponse): void {
@@ -160,6 +180,8 @@ export class MirrorHost implements IDisposable {
     if (this.#worker !== worker) return;
     this.#logger.error('terminal mirror worker failed; mirrors of running terminals are lost', { error });
     this.#worker = undefined;
+    this.#channel?.dispose();
+    this.#channel = undefined;
     worker.removeAllListeners();
     void worker.terminate();
     this.#failAll(new Error(`terminal mirror failed: ${error.message}`));
@@ -181,8 +203,8 @@ class WorkerMirror implements ITerminalMirror {
   readonly mirrorId: number;
   readonly #host: MirrorHost;
   readonly #onParsed: ((chars: number) => void) | undefined;
+  /** Chars written and not reported parsed yet; while > 0 this mirror is one outstanding job of the host. */
   #pendingChars = 0;
-  #unparsedWrites = 0;
   #failure: Error | undefined;
   #disposed = false;
 
@@ -192,20 +214,16 @@ class WorkerMirror implements ITerminalMirror {
     this.#onParsed = onParsed;
   }
 
-  write(data: string, bytes: Uint8Array): void {
-    if (this.#disposed || data.length === 0) return;
+  write(bytes: Uint8Array, chars: number): void {
+    if (this.#disposed || bytes.length === 0) return;
     if (this.#failure) {
       // Nothing will parse this; count it as done so the session's flow control never waits on a dead worker.
-      this.#onParsed?.(data.length);
+      this.#onParsed?.(chars);
       return;
     }
-    this.#pendingChars += data.length;
-    this.#unparsedWrites++;
-    this.#host.track(1);
-    // Bytes, not the string: they cross to the worker without serialization (the copy's buffer
-    // is transferred) and xterm parses them faster.
-    const copy = new Uint8Array(bytes);
-    this.#host.post({ type: 'write', mirrorId: this.mirrorId, bytes: copy, chars: data.length }, [copy.buffer]);
+    if (this.#pendingChars === 0) this.#host.track(1);
+    this.#pendingChars += chars;
+    this.#host.writeOutput(this.mirrorId, bytes, chars);
   }
 
   resize(cols: number, rows: number): void {
@@ -228,12 +246,14 @@ class WorkerMirror implements ITerminalMirror {
     }));
   }
 
-  /** The worker parsed one write of `chars` chars. */
+  /** The worker parsed (or skipped as a flood) `chars` chars. */
   parsed(chars: number): void {
     if (this.#disposed || this.#failure) return;
     this.#pendingChars -= chars;
-    this.#unparsedWrites--;
-    this.#host.track(-1);
+    if (this.#pendingChars <= 0) {
+      this.#pendingChars = 0;
+      this.#host.track(-1);
+    }
     this.#onParsed?.(chars);
   }
 
@@ -243,7 +263,6 @@ class WorkerMirror implements ITerminalMirror {
     this.#failure = error;
     const pending = this.#pendingChars;
     this.#pendingChars = 0;
-    this.#unparsedWrites = 0;
     if (pending > 0) this.#onParsed?.(pending);
   }
 
@@ -252,8 +271,8 @@ class WorkerMirror implements ITerminalMirror {
     this.#disposed = true;
     if (this.#failure) return;
     // Writes the worker will never acknowledge now must not hold the event loop.
-    this.#host.track(-this.#unparsedWrites);
-    this.#unparsedWrites = 0;
+    if (this.#pendingChars > 0) this.#host.track(-1);
+    this.#pendingChars = 0;
     this.#host.forget(this);
   }
 }

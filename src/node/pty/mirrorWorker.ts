@@ -4,13 +4,15 @@
  * on it — and never blocks the Hub (in Electron, the main process). Requests are handled in
  * the order they were posted, which keeps writes, resizes and snapshot markers in stream order.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
+import { type MirrorRing, MirrorRingReader } from './mirrorChannel.ts';
 import type { MirrorRequest, MirrorResponse } from './mirrorProtocol.ts';
-import { TerminalMirror } from './terminalMirror.ts';
+import { createLocalMirror, type LazyMirror } from './lazyMirror.ts';
 
 if (!parentPort) throw new Error('mirrorWorker.ts must run as a worker thread');
 const port = parentPort;
-const mirrors = new Map<number, TerminalMirror>();
+const ring = new MirrorRingReader((workerData as { ring: MirrorRing }).ring);
+const mirrors = new Map<number, LazyMirror>();
 
 function send(response: MirrorResponse): void {
   port.postMessage(response);
@@ -26,7 +28,7 @@ port.on('message', (request: MirrorRequest) => {
       const { mirrorId } = request;
       mirrors.set(
         mirrorId,
-        new TerminalMirror({
+        createLocalMirror({
           cols: request.cols,
           rows: request.rows,
           scrollback: request.scrollback,
@@ -36,7 +38,12 @@ port.on('message', (request: MirrorRequest) => {
       return;
     }
     case 'write':
-      mirrors.get(request.mirrorId)?.writeBytes(request.bytes, request.chars);
+      // The mirror copies what it keeps, so the ring's bytes can be released at once.
+      mirrors.get(request.mirrorId)?.write(ring.view(request.start, request.length), request.chars);
+      ring.release(request.start + request.length);
+      return;
+    case 'writeCopy':
+      mirrors.get(request.mirrorId)?.write(request.bytes, request.chars);
       return;
     case 'resize':
       mirrors.get(request.mirrorId)?.resize(request.cols, request.rows);

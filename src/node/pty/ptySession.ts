@@ -18,10 +18,11 @@ import { OscParser, type OscParserHandler } from '../../common/terminal/oscParse
 import { parseTerminalMark } from '../../common/terminal/terminalMarks.ts';
 import type { ILogger } from '../logger.ts';
 import { type FlowAccount, FlowController } from './flowControl.ts';
+import { createLocalMirror } from './lazyMirror.ts';
 import { OutputBatcher } from './outputBatcher.ts';
 import { OutputRing, type RingRead } from './outputRing.ts';
 import { sessionProcessGroups, sessionProcessGroupsSync, signalProcessGroups } from './processGroups.ts';
-import { type ITerminalMirror, type ScreenText, TerminalMirror, type TerminalMirrorOptions } from './terminalMirror.ts';
+import type { ITerminalMirror, ScreenText, TerminalMirrorOptions } from './terminalMirror.ts';
 
 export type { CommandEvent } from '../../common/terminal/commandTracker.ts';
 
@@ -187,7 +188,7 @@ export class PtySession implements IDisposable {
       high: TerminalConstants.mirrorHighWatermarkChars,
       low: TerminalConstants.mirrorLowWatermarkChars,
     });
-    const createMirror = options.createMirror ?? ((mirrorOptions: TerminalMirrorOptions) => new TerminalMirror(mirrorOptions));
+    const createMirror = options.createMirror ?? createLocalMirror;
     this.#mirror = createMirror({
       cols: options.cols,
       rows: options.rows,
@@ -386,7 +387,7 @@ export class PtySession implements IDisposable {
       this.#fireInfo();
     }
 
-    this.#mirror.write(text, bytes);
+    this.#mirror.write(bytes, text.length);
     this.#mirrorAccount.charge(text.length);
 
     if (this.#onDidOutput.hasListeners) this.#onDidOutput.fire({ data: text, bytes, startOffset, endOffset });

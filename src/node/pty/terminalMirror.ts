@@ -38,11 +38,11 @@ export interface ScreenText {
 /** What the session needs from a mirror; implemented in-process (TerminalMirror) and on a worker thread (see mirrorHost.ts). */
 export interface ITerminalMirror extends IDisposable {
   /**
-   * Queue output for parsing; `onParsed(data.length)` reports it back once parsed. `bytes` is
-   * the same output as UTF-8, valid only during the call (an implementation that needs it later
-   * copies it).
+   * Queue output (UTF-8) for parsing; `onParsed(chars)` reports it back once parsed, `chars`
+   * being its length as a string. `bytes` is valid only during the call (an implementation that
+   * needs it later copies it).
    */
-  write(data: string, bytes: Uint8Array): void;
+  write(bytes: Uint8Array, chars: number): void;
   /** Resize once everything written so far has been parsed at the old size. */
   resize(cols: number, rows: number): void;
   /** Serialize the screen as it is after everything written so far. */
@@ -57,6 +57,14 @@ export interface TerminalMirrorOptions {
   scrollback: number;
   /** Called in write order when the chars of one `write` have been parsed (for flow control). */
   onParsed?: (chars: number) => void;
+}
+
+/** xterm's internals that tell whether a flood may be skipped (see skipSafe). */
+interface XtermInternals {
+  _core?: {
+    _inputHandler?: { _parser?: { currentState?: number }; _utf8Decoder?: { interim?: Uint8Array } };
+    _bufferService?: { buffer?: { scrollTop?: number; scrollBottom?: number } };
+  };
 }
 
 /** The in-process mirror; the worker thread runs these too. */
@@ -92,20 +100,31 @@ export class TerminalMirror implements ITerminalMirror {
     return this.#pendingChars;
   }
 
-  write(data: string): void {
-    this.#write(data, data.length);
+  /** Parse UTF-8 (xterm decodes bytes ~15% faster than a string); copied, as the caller reuses its buffer. */
+  write(bytes: Uint8Array, chars: number): void {
+    this.writeOwnedBytes(new Uint8Array(bytes), chars);
   }
 
-  /** Parse UTF-8 bytes (xterm decodes them ~15% faster than a string); `chars` is what onParsed reports. */
-  writeBytes(bytes: Uint8Array, chars: number): void {
-    this.#write(bytes, chars);
-  }
-
-  #write(data: string | Uint8Array, chars: number): void {
+  /** Like write(), for bytes the mirror may keep (the worker's transferred buffers). */
+  writeOwnedBytes(data: Uint8Array, chars: number): void {
     if (this.#disposed || data.length === 0) return;
     this.#pendingWrites.push(chars);
     this.#pendingChars += chars;
     this.#terminal.write(data, this.#onWriteParsed);
+  }
+
+  /**
+   * Everything written has been parsed and the terminal is in a state from which a flood may be
+   * skipped (see floodSkip.ts): parser between sequences, no partial UTF-8, no scroll region.
+   */
+  get skipSafe(): boolean {
+    if (this.#disposed || this.#pendingHead < this.#pendingWrites.length) return false;
+    const core = (this.#terminal as unknown as XtermInternals)._core;
+    const parserState = core?._inputHandler?._parser?.currentState;
+    const interim = core?._inputHandler?._utf8Decoder?.interim;
+    const buffer = core?._bufferService?.buffer;
+    // Read from xterm's internals; if they are not where we expect, never skip.
+    return parserState === 0 && interim !== undefined && interim[0] === 0 && buffer?.scrollTop === 0 && buffer.scrollBottom === this.#terminal.rows - 1;
   }
 
   /** Resize once everything written so far has been parsed at the old size. */

@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { nullLogger } from '../../../../src/node/logger.ts';
 import { MirrorHost, type MirrorMode } from '../../../../src/node/pty/mirrorHost.ts';
+import { TerminalMirror } from '../../../../src/node/pty/terminalMirror.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
 
-function write(mirror: { write(data: string, bytes: Uint8Array): void }, data: string): void {
-  mirror.write(data, Buffer.from(data));
+function write(mirror: { write(bytes: Uint8Array, chars: number): void }, data: string): void {
+  mirror.write(Buffer.from(data), data.length);
 }
 
 for (const mode of ['worker', 'inline'] as MirrorMode[]) {
@@ -33,6 +34,31 @@ for (const mode of ['worker', 'inline'] as MirrorMode[]) {
         mirror.dispose();
         await assert.rejects(mirror.snapshot(), /disposed/);
       } finally {
+        host.dispose();
+      }
+    });
+
+    test('a flood bigger than the ring arrives whole: the screen equals a full parse, and every char is acknowledged', async () => {
+      const host = new MirrorHost({ logger: nullLogger, mode });
+      const full = new TerminalMirror({ cols: 100, rows: 30, scrollback: 500 });
+      try {
+        let parsed = 0;
+        let written = 0;
+        const mirror = host.create({ cols: 100, rows: 30, scrollback: 500, onParsed: (chars) => (parsed += chars) });
+        for (let block = 0; block < 250; block++) {
+          const text = Array.from({ length: 1200 }, (_, line) => `\x1b[3${line % 8}m${block}:${line}\x1b[0m build output — ok ${'.'.repeat(line % 40)}\r\n`).join('');
+          const bytes = Buffer.from(text);
+          mirror.write(bytes, text.length);
+          full.write(bytes, text.length);
+          written += text.length;
+          if (block % 10 === 0) await new Promise((resolve) => setImmediate(resolve));
+        }
+        assert.ok(written > 12 * 1024 * 1024);
+        assert.deepEqual(await mirror.readText({ scrollback: true }), await full.readText({ scrollback: true }));
+        assert.equal((await mirror.snapshot()).data, (await full.snapshot()).data);
+        await pollUntil(() => parsed === written, { what: 'every char acknowledged' });
+      } finally {
+        full.dispose();
         host.dispose();
       }
     });

@@ -1,0 +1,200 @@
+/**
+ * Sits in front of a terminal's mirror and lets output wait a little before it goes there, so
+ * that a flood (`cat` of a big log) is not parsed line by line only to scroll out of the
+ * scrollback: while output streams in it piles up here (up to a few MB), and a pile that is
+ * one plain flood loses every line that could only scroll away (floodSkip.ts). What remains goes
+ * to the mirror once output is quiet for quietMs, or before a resize, a snapshot or a read — so
+ * every answer the mirror gives still covers everything written before it, exactly.
+ *
+ * Skipped output counts as parsed for flow control. A skip only ever starts from a state the
+ * mirror vouches for (skipSafe: it has parsed everything and sits between sequences), so only a
+ * flood at the very start of the pile is cut; output before a flood goes to the mirror first.
+ * In the worker, this runs beside the Hub's thread (mirrorWorker.ts); inline, in front of it.
+ */
+import { findFloodRun } from './floodSkip.ts';
+import { type ITerminalMirror, type MirrorSnapshot, type ScreenText, TerminalMirror, type TerminalMirrorOptions } from './terminalMirror.ts';
+
+/**
+ * Output may wait until this much has piled up — or, while the mirror is still parsing what it
+ * got (so a flood cannot be skipped yet), twice as much. Both stay below the mirror's
+ * flow-control high watermark (chars ≤ bytes), so waiting here never pauses the PTY by itself.
+ */
+export const defaultPileBytes = 4 * 1024 * 1024;
+/** Output waits at most this long after the last write before the mirror gets it. */
+export const quietMs = 25;
+
+/** A mirror in this thread: a TerminalMirror behind a LazyMirror. */
+export function createLocalMirror(options: TerminalMirrorOptions): LazyMirror {
+  return new LazyMirror(new TerminalMirror(options), options);
+}
+
+/** A mirror a LazyMirror can feed: it says when a skip may start (see TerminalMirror.skipSafe) and takes buffers it may keep. */
+export interface FloodAwareMirror extends ITerminalMirror {
+  readonly skipSafe: boolean;
+  writeOwnedBytes(bytes: Uint8Array, chars: number): void;
+}
+
+export interface LazyMirrorOptions {
+  rows: number;
+  scrollback: number;
+  /** How much output may wait (default defaultPileBytes); smaller in tests. */
+  pileBytes?: number;
+  /** The mirror's flow-control callback: skipped output is reported here as parsed. */
+  onParsed?: ((chars: number) => void) | undefined;
+}
+
+export class LazyMirror implements ITerminalMirror {
+  readonly #inner: FloodAwareMirror;
+  readonly #onParsed: ((chars: number) => void) | undefined;
+  readonly #scrollback: number;
+  readonly #pileBytes: number;
+  readonly #hardPileBytes: number;
+  /** A skip smaller than this is not worth the copying. */
+  readonly #minSkipBytes: number;
+  /** Below this much waiting output, parsing it is cheaper than looking for a flood in it. */
+  readonly #minDrainScanBytes: number;
+  #rows: number;
+  /** Waiting output: the first #pileLength bytes of #pile (grown by doubling up to twice pileBytes). */
+  #pile: Buffer | undefined;
+  #pileLength = 0;
+  #pileChars = 0;
+  #quietTimer: NodeJS.Timeout | undefined;
+  #skippedBytes = 0;
+  #disposed = false;
+
+  constructor(inner: FloodAwareMirror, options: LazyMirrorOptions) {
+    this.#inner = inner;
+    this.#rows = options.rows;
+    this.#scrollback = options.scrollback;
+    this.#pileBytes = options.pileBytes ?? defaultPileBytes;
+    this.#hardPileBytes = 2 * this.#pileBytes;
+    this.#minSkipBytes = this.#pileBytes / 64;
+    this.#minDrainScanBytes = this.#pileBytes / 8;
+    this.#onParsed = options.onParsed;
+  }
+
+  /** Bytes of flood output that never reached the mirror because they could only scroll away. */
+  get skippedBytes(): number {
+    return this.#skippedBytes;
+  }
+
+  write(bytes: Uint8Array, chars: number): void {
+    if (this.#disposed || bytes.length === 0) return;
+    if (this.#pileLength + bytes.length > this.#pileBytes) this.#makeRoom(bytes.length);
+    if (bytes.length > this.#pileBytes) {
+      this.#flush();
+      this.#inner.write(bytes, chars);
+      return;
+    }
+    this.#reserve(this.#pileLength + bytes.length).set(bytes, this.#pileLength);
+    this.#pileLength += bytes.length;
+    this.#pileChars += chars;
+    this.#restartQuietTimer();
+  }
+
+  resize(cols: number, rows: number): void {
+    this.#drain();
+    this.#rows = rows;
+    this.#inner.resize(cols, rows);
+  }
+
+  snapshot(options?: { scrollback?: number }): Promise<MirrorSnapshot> {
+    this.#drain();
+    return this.#inner.snapshot(options);
+  }
+
+  readText(options?: { scrollback?: boolean }): Promise<ScreenText> {
+    this.#drain();
+    return this.#inner.readText(options);
+  }
+
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    clearTimeout(this.#quietTimer);
+    this.#pile = undefined;
+    this.#pileLength = 0;
+    this.#pileChars = 0;
+    this.#inner.dispose();
+  }
+
+  /** The pile with room for `length` bytes. */
+  #reserve(length: number): Buffer {
+    const pile = this.#pile;
+    if (pile && pile.length >= length) return pile;
+    let capacity = Math.max(64 * 1024, pile?.length ?? 0);
+    while (capacity < length) capacity *= 2;
+    const grown = Buffer.allocUnsafe(Math.min(capacity, this.#hardPileBytes));
+    if (pile) grown.set(pile.subarray(0, this.#pileLength));
+    this.#pile = grown;
+    return grown;
+  }
+
+  /** The pile is full: skip a flood in it if the mirror allows, else let it grow while the mirror is busy, else hand it over. */
+  #makeRoom(incoming: number): void {
+    if (this.#inner.skipSafe) this.#skipFlood();
+    const needed = this.#pileLength + incoming;
+    if (needed <= this.#pileBytes) return;
+    // Still parsing what it got: wait for it rather than give up the flood.
+    if (!this.#inner.skipSafe && needed <= this.#hardPileBytes) return;
+    this.#flush();
+  }
+
+  /**
+   * Cut the first flood in the pile down to the lines that stay visible. A flood that does not
+   * start the pile cannot be cut yet (the mirror's state at its start is not known): what comes
+   * before it goes to the mirror now, and the flood waits for the next try.
+   */
+  #skipFlood(): void {
+    const pile = this.#pile;
+    if (!pile) return;
+    // Rows twice over: the skipped part may have left rows above the cursor; +2 for margin.
+    const keepLineFeeds = 2 * this.#rows + this.#scrollback + 2;
+    const run = findFloodRun(pile.subarray(0, this.#pileLength), keepLineFeeds, this.#minSkipBytes);
+    if (!run) return;
+    if (run.start > 0) {
+      // The mirror gets the part before the flood; its chars stay with the pile (acknowledged
+      // when the flood is skipped or parsed), so they need not be counted here.
+      this.#inner.writeOwnedBytes(Uint8Array.prototype.slice.call(pile, 0, run.start), 0);
+      pile.copyWithin(0, run.start, this.#pileLength);
+      this.#pileLength -= run.start;
+      return;
+    }
+    // Everything before the cut is plain (valid UTF-8), so its length in chars is exact.
+    const skippedChars = run.cutChars - run.replay.length;
+    // The replay is made of bytes from before the cut, so it fits in front of what is kept.
+    pile.copyWithin(run.replay.length, run.cut, this.#pileLength);
+    pile.set(run.replay, 0);
+    this.#pileLength = run.replay.length + this.#pileLength - run.cut;
+    this.#pileChars -= skippedChars;
+    this.#skippedBytes += run.cut - run.replay.length;
+    this.#onParsed?.(skippedChars);
+  }
+
+  /** Everything waiting goes to the mirror, less the lines of a flood in it that only scroll past. */
+  #drain(): void {
+    if (this.#pileLength >= this.#minDrainScanBytes && this.#inner.skipSafe) this.#skipFlood();
+    this.#flush();
+  }
+
+  /** Hand everything waiting to the mirror (the pile goes with it; a new one is made when needed). */
+  #flush(): void {
+    clearTimeout(this.#quietTimer);
+    this.#quietTimer = undefined;
+    const pile = this.#pile;
+    if (!pile || this.#pileLength === 0) return;
+    const waiting = pile.subarray(0, this.#pileLength);
+    const chars = this.#pileChars;
+    this.#pile = undefined;
+    this.#pileLength = 0;
+    this.#pileChars = 0;
+    this.#inner.writeOwnedBytes(waiting, chars);
+  }
+
+  #restartQuietTimer(): void {
+    clearTimeout(this.#quietTimer);
+    this.#quietTimer = setTimeout(() => this.#drain(), quietMs);
+    // Waiting output must not keep the process alive.
+    this.#quietTimer.unref();
+  }
+}
