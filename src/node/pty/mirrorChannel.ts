@@ -23,8 +23,8 @@ export interface MirrorRing {
 }
 
 export const mirrorRingBytes = 8 * 1024 * 1024;
-const batchMaxBytes = 1024 * 1024;
-const batchDelayMs = 16;
+const batchMaxBytes = 2 * 1024 * 1024;
+const batchDelayMs = 50;
 
 interface Batch {
   mirrorId: number;
