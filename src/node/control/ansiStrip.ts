@@ -112,8 +112,16 @@ function isPlain(code: number): boolean {
   return code === 0x09 || code === 0x0a || code === 0x0d;
 }
 
+/** Well-formed CSI sequences (parameters, intermediates, final): almost all escapes in real output. */
+const wellFormedCsi = /\x1b\[[\x20-\x3f]*[\x40-\x7e]/g;
+/** Anything the state machine treats specially besides those: ESC, other C0 controls, DEL, C1. */
+const otherControl = /[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f]/;
+
 export function stripAnsi(text: string): string {
-  return new AnsiStripper().push(text);
+  // Most output holds only well-formed CSI (colours): a native replace does those, and gives the
+  // state machine's result whenever nothing else that is special remains.
+  const withoutCsi = text.replace(wellFormedCsi, '');
+  return otherControl.test(withoutCsi) ? new AnsiStripper().push(text) : withoutCsi;
 }
 
 /** CR LF (and the CR CR LF some line editors emit) → LF: what a reader of command output expects. */

@@ -82,9 +82,10 @@ function prepare(db: DatabaseSync, migrations: readonly Migration[]): number {
     throw new NewerSchemaError(`switchboard.db has schema version ${version}, newer than this Switchboard's ${migrations.length}; it was left as it is`);
   }
   if (tables.length === 0) {
-    // Only possible before the first table exists: lets retention give freed pages back to the
-    // disk, and sizes pages for what the file mostly holds (output chunks of many KiB).
-    db.exec(`PRAGMA auto_vacuum = INCREMENTAL; PRAGMA page_size = ${HistoryConstants.pageSize}`);
+    // Only possible before the first table exists: sizes pages for what the file mostly holds
+    // (output chunks of many KiB), and lets retention give freed pages back to the disk. The page
+    // size first: setting auto_vacuum writes the header, which fixes the page size from then on.
+    db.exec(`PRAGMA page_size = ${HistoryConstants.pageSize}; PRAGMA auto_vacuum = INCREMENTAL`);
   }
   const journalMode = (db.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode: string }).journal_mode;
   if (journalMode.toLowerCase() !== 'wal') throw new Error(`cannot switch the history database to WAL (journal_mode is ${journalMode})`);

@@ -611,11 +611,12 @@ export class HistoryStore {
     const values: SQLInputValue[] = [parsed.match];
     addFilter(filter, where, values, 's.');
     const rows = this.#sql(
-        `SELECT b.session, b.source, b.offset, b.end_offset, b.at, b.command_id, c.command_line, s.id AS session_id, s.name AS session_name
+        `SELECT b.id, b.session, b.source, b.offset, b.end_offset, b.at, b.command_id, c.command_line, s.id AS session_id, s.name AS session_name
          FROM search JOIN search_blocks b ON b.id = search.rowid JOIN sessions s ON s.key = b.session LEFT JOIN commands c ON c.id = b.command_id
          ${whereClause(where)} ORDER BY search.rowid DESC LIMIT ?`,
       )
       .all(...values, limit) as Array<{
+      id: number;
       session: number;
       source: number;
       offset: number;
@@ -626,9 +627,10 @@ export class HistoryStore {
       session_id: string;
       session_name: string;
     }>;
+    // The text is not stored twice: a snippet is cut from the block's raw bytes, stripped again.
+    const raw = this.#blocksRaw(rows.filter((row) => row.source === SearchSource.output).map((row) => row.id));
     return rows.map((row) => {
-      // The text is not stored twice: a snippet is cut from the block's raw bytes, stripped again.
-      const text = row.source === SearchSource.command ? (row.command_line ?? '') : snippetText(this.#rawRange(row.session, row.offset, row.end_offset), parsed.terms);
+      const text = row.source === SearchSource.command ? (row.command_line ?? '') : snippetText(raw.get(row.id) ?? Buffer.alloc(0), parsed.terms);
       return {
         sessionId: row.session_id,
         sessionName: row.session_name,
@@ -641,16 +643,32 @@ export class HistoryStore {
     });
   }
 
-  /** Stored output bytes [from, to) of a session (by key), gaps left out. */
-  #rawRange(key: number, from: number, to: number): Buffer {
-    // No row is longer than maxChunkBytes, so the one holding `from` starts after `from - maxChunkBytes`:
-    // one range scan; `substr` hands over only the bytes wanted (3× faster than whole BLOBs per hit).
+  /**
+   * The stored output bytes of search blocks (by id), gaps left out: one statement for all of
+   * them (a statement per block cost more than the reading). No row is longer than
+   * maxChunkBytes, so the rows a block needs start after its offset - maxChunkBytes; `substr`
+   * hands over only the bytes wanted.
+   */
+  #blocksRaw(ids: number[]): Map<number, Buffer> {
+    const raw = new Map<number, Buffer>();
+    if (ids.length === 0) return raw;
     const rows = this.#sql(
-      `SELECT substr(data, max(1, ?2 - offset + 1), min(?3, offset + length(data)) - max(offset, ?2)) AS part
-       FROM events WHERE session = ?1 AND kind = ${EventKind.output} AND offset > ?2 - ${HistoryConstants.maxChunkBytes} AND offset < ?3 ORDER BY offset`,
-    ).all(key, from, to) as Array<{ part: Uint8Array | null }>;
-    const pieces = rows.flatMap((row) => (row.part && row.part.byteLength > 0 ? [row.part] : []));
-    return pieces.length === 1 ? Buffer.from(pieces[0]!.buffer, pieces[0]!.byteOffset, pieces[0]!.byteLength) : Buffer.concat(pieces);
+      `SELECT b.id AS block, substr(e.data, max(1, b.offset - e.offset + 1), min(b.end_offset, e.offset + length(e.data)) - max(e.offset, b.offset)) AS part
+       FROM search_blocks b JOIN events e ON e.session = b.session AND e.kind = ${EventKind.output} AND e.offset > b.offset - ${HistoryConstants.maxChunkBytes} AND e.offset < b.end_offset
+       WHERE b.id IN (SELECT value FROM json_each(?)) ORDER BY b.id, e.offset`,
+    ).all(JSON.stringify(ids)) as Array<{ block: number; part: Uint8Array | null }>;
+    const parts = new Map<number, Uint8Array[]>();
+    for (const row of rows) {
+      if (!row.part || row.part.byteLength === 0) continue;
+      const list = parts.get(row.block);
+      if (list) list.push(row.part);
+      else parts.set(row.block, [row.part]);
+    }
+    for (const [block, list] of parts) {
+      const first = list[0]!;
+      raw.set(block, list.length === 1 ? Buffer.from(first.buffer, first.byteOffset, first.byteLength) : Buffer.concat(list));
+    }
+    return raw;
   }
 
   #keyOf(id: string): number | undefined {
@@ -781,18 +799,7 @@ const snippetWindowBytes = 768;
  */
 function snippetText(raw: Buffer, terms: readonly SearchTerm[]): string {
   if (raw.length > 3 * snippetWindowBytes) {
-    const lower = Buffer.from(raw);
-    for (let index = 0; index < lower.length; index++) {
-      const byte = lower[index]!;
-      if (byte >= 0x41 && byte <= 0x5a) lower[index] = byte + 0x20;
-    }
-    let first = -1;
-    for (const term of terms) {
-      const word = term.tokens[0]!;
-      if (!/^[\x00-\x7f]+$/.test(word)) continue;
-      const at = lower.indexOf(word, 0, 'latin1');
-      if (at !== -1 && (first === -1 || at < first)) first = at;
-    }
+    const first = firstOccurrence(raw, terms);
     if (first !== -1) {
       let start = Math.max(0, first - snippetWindowBytes);
       while (start < first && (raw[start]! & 0xc0) === 0x80) start++; // not inside a UTF-8 character
@@ -800,6 +807,30 @@ function snippetText(raw: Buffer, terms: readonly SearchTerm[]): string {
     }
   }
   return plainText(raw.toString('utf8'));
+}
+
+/**
+ * Where the first query word (ASCII, any case) occurs in `raw`, or -1. The spellings output
+ * mostly has (lower, Capitalized, UPPER) are looked up without copying the block; only when none
+ * is there is a lowercased copy searched.
+ */
+function firstOccurrence(raw: Buffer, terms: readonly SearchTerm[]): number {
+  const words = terms.map((term) => term.tokens[0]!).filter((word) => /^[\x00-\x7f]+$/.test(word));
+  let first = -1;
+  const consider = (at: number) => {
+    if (at !== -1 && (first === -1 || at < first)) first = at;
+  };
+  for (const word of words) {
+    for (const spelling of new Set([word, word[0]!.toUpperCase() + word.slice(1), word.toUpperCase()])) consider(raw.indexOf(spelling, 0, 'latin1'));
+  }
+  if (first !== -1 || words.length === 0) return first;
+  const lower = Buffer.from(raw);
+  for (let index = 0; index < lower.length; index++) {
+    const byte = lower[index]!;
+    if (byte >= 0x41 && byte <= 0x5a) lower[index] = byte + 0x20;
+  }
+  for (const word of words) consider(lower.indexOf(word, 0, 'latin1'));
+  return first;
 }
 
 function isProcessAlive(pid: number): boolean {
