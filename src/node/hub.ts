@@ -311,6 +311,9 @@ export class Hub implements IDisposable {
     await this.#ideBridge.shutdown();
     // Remote viewers hear that their terminals end (daemon_shutdown) before the terminals go.
     await this.#relay.stop();
+    // The bus log on disk before the control server goes: a write still in flight would be lost
+    // (dispose() writes only what is still queued, synchronously).
+    await this.#controlServer.bus.flushLog().catch((error: unknown) => this.#logger.warn('writing the bus log failed', { error }));
     // No new agent requests while the terminals end; waiting execs fail now rather than on a dead terminal.
     this.#controlServer.dispose();
     for (const connection of [...this.#connections]) connection.dispose();
