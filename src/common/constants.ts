@@ -12,13 +12,14 @@ export const TerminalConstants = {
   ackBatchChars: 5_000,
   /**
    * The headless mirror may fall this far behind before the PTY is paused (and must catch up to
-   * the low mark before it resumes). It parses on a worker thread, so a deep queue keeps it busy
-   * while the PTY is read in parallel. Deep enough that, in a flood, the piled-up output holds
-   * more lines than the scrollback and the mirror can skip the ones that would only scroll
-   * through it (floodSkip.ts); at most a few MB per flooding terminal.
+   * the low mark before it resumes). Output waits for the mirror in a pile of up to 8 MiB (so a
+   * flood's lines that only scroll through the scrollback are skipped, lazyMirror.ts) plus a
+   * 2 MiB batch on its way: the low mark is above that, so a pile that waits never keeps a PTY
+   * paused once its panes have caught up. Parsed on a worker thread, far below xterm's 50 MB
+   * discard limit.
    */
-  mirrorHighWatermarkChars: 12_000_000,
-  mirrorLowWatermarkChars: 3_000_000,
+  mirrorHighWatermarkChars: 16_000_000,
+  mirrorLowWatermarkChars: 12_000_000,
   /** Flush a batch at once when it reaches this size. */
   batchMaxBytes: 64 * 1024,
   /** Under sustained output, flush at least this often so panes stay live. */
