@@ -68,7 +68,8 @@ describe('terminal commands', () => {
   it('wait only looks at output after the call, unless `since` says otherwise', async () => {
     const id = await createTerminal(client, t.env);
     const sent = await client.request({ cmd: 'send', terminalId: id, text: 'echo early-bird' });
-    await pollUntil(async () => ((await client.request({ cmd: 'readLog', terminalId: id })).bytes as string).includes('early-bird\r\n'), { what: 'the output' });
+    // The output line itself, not the echo of the typed command (`echo early-bird` ends the same way).
+    await pollUntil(async () => /\n\r*early-bird\r\n/.test((await client.request({ cmd: 'readLog', terminalId: id })).bytes as string), { what: 'the output' });
     const missed = await client.request({ cmd: 'wait', terminalId: id, pattern: 'early-bird\\n', timeoutMs: 300 });
     assert.equal(missed.ok, false);
     assert.equal(missed.error, 'wait timeout after 300ms');
