@@ -71,7 +71,7 @@ export class MirrorHost implements IDisposable {
     if (this.#disposed) throw new Error('MirrorHost is disposed');
     const worker = this.#mode === 'worker' ? this.#ensureWorker() : undefined;
     if (!worker) return createLocalMirror(options);
-    const mirror = new WorkerMirror(this, this.#nextMirrorId++, options.onParsed);
+    const mirror = new WorkerMirror(this, this.#nextMirrorId++, options.onParsed, options.onLost);
     this.#mirrors.set(mirror.mirrorId, mirror);
     this.post({ type: 'create', mirrorId: mirror.mirrorId, cols: options.cols, rows: options.rows, scrollback: options.scrollback });
     return mirror;
@@ -184,17 +184,18 @@ export class MirrorHost implements IDisposable {
     this.#channel = undefined;
     worker.removeAllListeners();
     void worker.terminate();
-    this.#failAll(new Error(`terminal mirror failed: ${error.message}`));
+    this.#failAll(new Error(`terminal mirror failed: ${error.message}`), true);
   }
 
-  #failAll(error: Error): void {
+  /** `lost`: the worker died (owners may build new mirrors), rather than the host being disposed. */
+  #failAll(error: Error, lost = false): void {
     const requests = [...this.#requests.values()];
     this.#requests.clear();
     const mirrors = [...this.#mirrors.values()];
     this.#mirrors.clear();
     this.#outstanding = 0;
     for (const pending of requests) pending.reject(error);
-    for (const mirror of mirrors) mirror.fail(error);
+    for (const mirror of mirrors) mirror.fail(error, lost);
   }
 }
 
@@ -203,15 +204,17 @@ class WorkerMirror implements ITerminalMirror {
   readonly mirrorId: number;
   readonly #host: MirrorHost;
   readonly #onParsed: ((chars: number) => void) | undefined;
+  readonly #onLost: ((error: Error) => void) | undefined;
   /** Chars written and not reported parsed yet; while > 0 this mirror is one outstanding job of the host. */
   #pendingChars = 0;
   #failure: Error | undefined;
   #disposed = false;
 
-  constructor(host: MirrorHost, mirrorId: number, onParsed: ((chars: number) => void) | undefined) {
+  constructor(host: MirrorHost, mirrorId: number, onParsed: ((chars: number) => void) | undefined, onLost: ((error: Error) => void) | undefined) {
     this.#host = host;
     this.mirrorId = mirrorId;
     this.#onParsed = onParsed;
+    this.#onLost = onLost;
   }
 
   write(bytes: Uint8Array, chars: number): void {
@@ -257,13 +260,14 @@ class WorkerMirror implements ITerminalMirror {
     this.#onParsed?.(chars);
   }
 
-  /** The worker is gone: release the flow-control debt so the PTY is not left paused. */
-  fail(error: Error): void {
+  /** The worker is gone (`lost`) or the host disposed: release the flow-control debt so the PTY is not left paused. */
+  fail(error: Error, lost: boolean): void {
     if (this.#disposed || this.#failure) return;
     this.#failure = error;
     const pending = this.#pendingChars;
     this.#pendingChars = 0;
     if (pending > 0) this.#onParsed?.(pending);
+    if (lost) this.#onLost?.(error);
   }
 
   dispose(): void {

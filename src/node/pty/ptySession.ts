@@ -85,6 +85,9 @@ interface Subscription {
   disposed: boolean;
 }
 
+/** How often a session builds a new mirror after losing one (a worker that keeps dying is not retried forever). */
+const maxMirrorRebuilds = 3;
+
 /** Well inside node-pty's 200 ms grace between a process's exit and destroying its unread PTY. */
 const exitWatchIntervalMs = 20;
 
@@ -108,7 +111,10 @@ export class PtySession implements IDisposable {
   readonly #ptyListeners: IDisposable[] = [];
   readonly #ring: OutputRing;
   readonly #batcher: OutputBatcher;
-  readonly #mirror: ITerminalMirror;
+  #mirror: ITerminalMirror;
+  readonly #createMirror: (options: TerminalMirrorOptions) => ITerminalMirror;
+  readonly #scrollback: number;
+  #mirrorRebuilds = 0;
   readonly #mirrorAccount: FlowAccount;
   readonly #flow: FlowController;
   readonly #parser: OscParser;
@@ -188,13 +194,9 @@ export class PtySession implements IDisposable {
       high: TerminalConstants.mirrorHighWatermarkChars,
       low: TerminalConstants.mirrorLowWatermarkChars,
     });
-    const createMirror = options.createMirror ?? createLocalMirror;
-    this.#mirror = createMirror({
-      cols: options.cols,
-      rows: options.rows,
-      scrollback: options.scrollback,
-      onParsed: (chars) => this.#mirrorAccount.ack(chars),
-    });
+    this.#createMirror = options.createMirror ?? createLocalMirror;
+    this.#scrollback = options.scrollback;
+    this.#mirror = this.#newMirror(options.cols, options.rows);
     this.#parser = new OscParser(this.#parserHandler);
     this.#tracker = new CommandTracker({ nonce: options.nonce, initialCwd: options.cwd, isLocalHost: options.isLocalHost });
     this.#tracker.onDidChange(() => this.#syncTrackerInfo());
@@ -360,6 +362,39 @@ export class PtySession implements IDisposable {
     this.#onDidExit.dispose();
     this.#onDidChangeInfo.dispose();
     this.#onDidNotify.dispose();
+  }
+
+  #newMirror(cols: number, rows: number): ITerminalMirror {
+    return this.#createMirror({
+      cols,
+      rows,
+      scrollback: this.#scrollback,
+      onParsed: (chars) => this.#mirrorAccount.ack(chars),
+      onLost: (error) => this.#rebuildMirror(error),
+    });
+  }
+
+  /**
+   * The mirror's worker died: a new mirror gets the output the ring still holds (the last 4 MiB),
+   * so panes can still attach and agents read the screen. Exact when the session printed less
+   * than that; otherwise the screen is rebuilt from its last 4 MiB, which is what it shows in
+   * almost every case. A worker that keeps dying is given up on after a few tries.
+   */
+  #rebuildMirror(error: Error): void {
+    if (this.#disposed) return;
+    if (++this.#mirrorRebuilds > maxMirrorRebuilds) {
+      this.#logger.error('terminal mirror lost again; giving up on it', { id: this.id, error });
+      return;
+    }
+    this.#logger.warn('terminal mirror lost; rebuilding it from the output still held', { id: this.id, error });
+    const lost = this.#mirror;
+    this.#mirror = this.#newMirror(this.#info.cols, this.#info.rows);
+    lost.dispose();
+    const held = this.#ring.read(this.#ring.startOffset);
+    if (held.data.length === 0) return;
+    const chars = held.data.toString('utf8').length;
+    this.#mirrorAccount.charge(chars);
+    this.#mirror.write(held.data, chars);
   }
 
   // --- hot path -------------------------------------------------------------------------------

@@ -57,6 +57,11 @@ export interface TerminalMirrorOptions {
   scrollback: number;
   /** Called in write order when the chars of one `write` have been parsed (for flow control). */
   onParsed?: (chars: number) => void;
+  /**
+   * The mirror was lost (its worker thread died) and answers nothing from now on; its
+   * flow-control debt was released first. The owner may build a new one.
+   */
+  onLost?: (error: Error) => void;
 }
 
 /** xterm's internals that tell whether a flood may be skipped (see skipSafe). */

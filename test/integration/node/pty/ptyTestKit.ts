@@ -12,7 +12,7 @@ import { createTempHome, testEnv } from '../../../helpers/tempHome.ts';
 
 export const person: Creator = { kind: 'person', name: 'you' };
 
-export function createTestHost(options: { scrollback?: number; ringBytes?: number; mirrorMode?: MirrorMode } = {}) {
+export function createTestHost(options: { scrollback?: number; ringBytes?: number; mirrorMode?: MirrorMode; mirrorWorkerPath?: string } = {}) {
   const temp = createTempHome('sb-pty-');
   const host = new PtyHost({ logger: nullLogger, defaultCwd: temp.workspace, ...options });
   return {
