@@ -5,18 +5,10 @@
  */
 import type { HistoryStore, SessionWrites } from '../../src/node/history/historyStore.ts';
 import { newSessionId } from '../../src/node/history/historyStore.ts';
+import { random } from '../../test/helpers/seededRandom.ts';
 
-/** A small, fast, seeded PRNG (mulberry32). */
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The benchmarks' cases take their PRNG from here.
+export { random };
 
 const syllables = ['ka', 'lo', 'mi', 'ra', 'te', 'vu', 'zen', 'dor', 'phi', 'qua', 'sil', 'bre', 'gno', 'wex', 'yum', 'tor'];
 

@@ -11,8 +11,8 @@
  * sequences alone, replayed in order (SGR only ever sets attributes, so the result is the same).
  *
  * The caller must also know that the terminal is in a state where this holds at the run's start
- * (parser in ground state, no UTF-8 sequence pending, no scroll region): see ITerminalMirror's
- * skipSafe and lazyMirror.ts, which uses this.
+ * (parser in ground state, no UTF-8 sequence pending, no scroll region): see
+ * TerminalMirror.skipSafe and lazyMirror.ts, which uses this.
  */
 
 /** A run of plain output in a byte buffer and where it can be cut. */

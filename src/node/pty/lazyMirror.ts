@@ -28,12 +28,6 @@ export function createLocalMirror(options: TerminalMirrorOptions): LazyMirror {
   return new LazyMirror(new TerminalMirror(options), options);
 }
 
-/** A mirror a LazyMirror can feed: it says when a skip may start (see TerminalMirror.skipSafe) and takes buffers it may keep. */
-export interface FloodAwareMirror extends ITerminalMirror {
-  readonly skipSafe: boolean;
-  writeOwnedBytes(bytes: Uint8Array, chars: number): void;
-}
-
 export interface LazyMirrorOptions {
   rows: number;
   scrollback: number;
@@ -44,7 +38,7 @@ export interface LazyMirrorOptions {
 }
 
 export class LazyMirror implements ITerminalMirror {
-  readonly #inner: FloodAwareMirror;
+  readonly #inner: TerminalMirror;
   readonly #onParsed: ((chars: number) => void) | undefined;
   readonly #scrollback: number;
   readonly #pileBytes: number;
@@ -62,7 +56,7 @@ export class LazyMirror implements ITerminalMirror {
   #skippedBytes = 0;
   #disposed = false;
 
-  constructor(inner: FloodAwareMirror, options: LazyMirrorOptions) {
+  constructor(inner: TerminalMirror, options: LazyMirrorOptions) {
     this.#inner = inner;
     this.#rows = options.rows;
     this.#scrollback = options.scrollback;

@@ -224,8 +224,9 @@ class WorkerMirror implements ITerminalMirror {
       this.#onParsed?.(chars);
       return;
     }
-    if (this.#pendingChars === 0) this.#host.track(1);
+    const before = this.#pendingChars;
     this.#pendingChars += chars;
+    if (before === 0 && this.#pendingChars > 0) this.#host.track(1);
     this.#host.writeOutput(this.mirrorId, bytes, chars);
   }
 
@@ -252,11 +253,9 @@ class WorkerMirror implements ITerminalMirror {
   /** The worker parsed (or skipped as a flood) `chars` chars. */
   parsed(chars: number): void {
     if (this.#disposed || this.#failure) return;
-    this.#pendingChars -= chars;
-    if (this.#pendingChars <= 0) {
-      this.#pendingChars = 0;
-      this.#host.track(-1);
-    }
+    const before = this.#pendingChars;
+    this.#pendingChars = Math.max(0, before - chars);
+    if (before > 0 && this.#pendingChars === 0) this.#host.track(-1);
     this.#onParsed?.(chars);
   }
 

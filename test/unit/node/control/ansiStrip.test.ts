@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { AnsiStripper, normalizeNewlines, plainText, stripAnsi } from '../../../../src/node/control/ansiStrip.ts';
 import { trimShellArtifacts } from '../../../../src/node/control/terminalOutput.ts';
+import { random } from '../../../helpers/seededRandom.ts';
 
 describe('stripAnsi', () => {
   it('removes CSI sequences (colours, cursor moves, private modes)', () => {
@@ -54,11 +55,7 @@ describe('plain text helpers', () => {
 
 describe('stripAnsi fast path', () => {
   it('gives exactly what the state machine gives, for random mixes of text, sequences and controls', () => {
-    let state = 12345;
-    const next = () => {
-      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-      return state / 4294967296;
-    };
+    const next = random(12345);
     const pieces = ['plain text ', 'é漢😀', '\x1b[31m', '\x1b[0m', '\x1b[1;38;5;200m', '\x1b[?25l', '\x1b[2 q', '\x1b[31', '\x1b[3\n1m', '\x1b]0;title\x07', '\x1b]633;E;ls -la\x1b\\', '\x1bP1$r\x1b\\', '\x1b(B', '\x1b7', '\x9b31m', '\x9d0;t\x9c', '\t', '\r\n', '\x08', '\x07', '\x00', '\x7f', '[31m', '\x1b[31é', '\x1b', '\x1b[\x1b[32m'];
     for (let round = 0; round < 2000; round++) {
       const text = Array.from({ length: 1 + Math.floor(next() * 12) }, () => pieces[Math.floor(next() * pieces.length)]).join('');

@@ -8,24 +8,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { LazyMirror } from '../../../../src/node/pty/lazyMirror.ts';
 import { TerminalMirror } from '../../../../src/node/pty/terminalMirror.ts';
+import { random } from '../../../helpers/seededRandom.ts';
 
 const cols = 40;
 const rows = 8;
 const scrollback = 60;
 /** Small piles so that a few hundred KB of output exercise every path. */
 const pileBytes = 64 * 1024;
-
-/** A seeded PRNG (mulberry32), so a failure can be reproduced. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Splits `bytes` into pieces of random sizes (1 byte to 8 KB), like PTY batches cut anywhere. */
 function pieces(bytes: Buffer, next: () => number): Buffer[] {
