@@ -7,6 +7,8 @@
  *     main passes its path to the Hub because a bundle has no source file beside it to start)
  *   src/node/review/reviewDiffWorker.ts → dist/main/reviewDiffWorker.cjs (large review diffs; the Hub
  *     finds it beside mirrorWorker.cjs, or takes `reviewDiffWorkerPath`)
+ *   src/node/history/walCheckpointWorker.ts → dist/main/walCheckpointWorker.cjs (History's WAL
+ *     checkpoints off the Hub's thread; found beside mirrorWorker.cjs)
  */
 import { build, type BuildOptions } from 'esbuild';
 import { fileURLToPath } from 'node:url';
@@ -51,6 +53,12 @@ export async function buildElectron(): Promise<void> {
     }),
     build({
       ...common,
+      entryPoints: ['src/node/history/walCheckpointWorker.ts'],
+      outfile: 'dist/main/walCheckpointWorker.cjs',
+      platform: 'node',
+    }),
+    build({
+      ...common,
       entryPoints: ['preload/preload.ts'],
       outfile: 'dist/preload/preload.cjs',
       // A sandboxed preload cannot require Node modules; bundle everything but electron.
@@ -63,5 +71,5 @@ export async function buildElectron(): Promise<void> {
 
 if (import.meta.main) {
   await buildElectron();
-  process.stdout.write('built dist/main/main.cjs, dist/main/mirrorWorker.cjs, dist/main/reviewDiffWorker.cjs and dist/preload/preload.cjs\n');
+  process.stdout.write('built dist/main/main.cjs, dist/main/mirrorWorker.cjs, dist/main/reviewDiffWorker.cjs, dist/main/walCheckpointWorker.cjs and dist/preload/preload.cjs\n');
 }

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HistoryConstants } from '../../src/node/history/historyConstants.ts';
-import { openHistoryDatabase } from '../../src/node/history/historyDatabase.ts';
+import { openHistoryDatabase, openRecordingConnection } from '../../src/node/history/historyDatabase.ts';
 import { HistoryIndexer } from '../../src/node/history/historyIndexer.ts';
 import { HistoryStore } from '../../src/node/history/historyStore.ts';
 import { nullLogger } from '../../src/node/logger.ts';
@@ -34,11 +34,14 @@ export const historyIngestCase: BenchCase = {
         const opened = openHistoryDatabase({ path: join(dir, 'data', HistoryConstants.databaseFileName), logger: nullLogger });
         if (!opened.ok) throw new Error(opened.reason);
         const history = new HistoryStore(opened.db);
+        // As HistoryService does: output is written through the recording connection, indexed through the main one.
+        const recording = history.onConnection(openRecordingConnection(join(dir, 'data', HistoryConstants.databaseFileName)));
         const started = performance.now();
-        ingest(history, text, Date.now(), chunkBytes, 100, 1 << 30);
+        ingest(recording, text, Date.now(), chunkBytes, 100, 1 << 30);
         const stored = performance.now();
         new HistoryIndexer({ store: history, logger: nullLogger }).indexAll();
         const indexed = performance.now();
+        recording.db.close();
         opened.db.close();
         store.push(text.length / ((stored - started) / 1000));
         index.push(text.length / ((indexed - stored) / 1000));

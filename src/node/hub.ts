@@ -139,6 +139,8 @@ export class Hub implements IDisposable {
       logger: this.#logger.child('history'),
       // A pane whose Claude Code is connected gets the transcript as an @-mention, not a paste.
       atMention: async (terminalId, { path }) => await this.#ideBridge.atMention(terminalId, { filePath: path }),
+      // A bundle emits its workers together (scripts/buildElectron.ts).
+      ...(options.mirrorWorkerPath ? { checkpointWorkerPath: join(dirname(options.mirrorWorkerPath), 'walCheckpointWorker.cjs') } : {}),
     });
     const historyHandlers = createHistoryMethods(this.#history);
     this.#store.add(this.#history.onDidChange((change) => this.#broadcast('history.changed', change)));

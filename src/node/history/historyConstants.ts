@@ -67,6 +67,15 @@ export const HistoryConstants = {
   pageSize: 16_384,
   /** SQLite's page cache for the connection, in KiB (its default is 2 MiB; search reads many small ranges). */
   cacheKiB: 32 * 1024,
+  /**
+   * The WAL is copied into the database file by a worker thread (walCheckpointer.ts): once writes
+   * have been quiet this long, and during a long flood after every `checkpointEveryBytes` of
+   * output, which bounds the WAL (and what crash recovery replays) to about twice that.
+   */
+  checkpointQuietMs: 500,
+  checkpointEveryBytes: 96 * MiB,
+  /** The recording connection's page cache, in KiB (see openRecordingConnection). */
+  recordingCacheKiB: 2 * 1024,
   /** Statement time SQLite may wait for a lock held by another connection (a CLI reading the file). */
   busyTimeoutMs: 5_000,
   /** Transcript files written by `history.reference` go in `$SWITCHBOARD_HOME/<this>/`. */

@@ -43,11 +43,14 @@ type Block = { offset: number; endOffset: number; at: number; text: string };
 export interface HistoryIndexerOptions {
   store: HistoryStore;
   logger: ILogger;
+  /** Blocks were written to the index (the WAL grew). */
+  onDidWrite?: () => void;
 }
 
 export class HistoryIndexer implements IDisposable {
   readonly #store: HistoryStore;
   readonly #logger: ILogger;
+  readonly #onDidWrite: (() => void) | undefined;
   readonly #states = new Map<string, SessionState>();
   #lastWriteAt = Number.NEGATIVE_INFINITY;
   #lastRunAt = 0;
@@ -58,6 +61,7 @@ export class HistoryIndexer implements IDisposable {
   constructor(options: HistoryIndexerOptions) {
     this.#store = options.store;
     this.#logger = options.logger;
+    this.#onDidWrite = options.onDidWrite;
   }
 
   /** Output was stored: index it once things are quiet. */
@@ -163,7 +167,10 @@ export class HistoryIndexer implements IDisposable {
       const quiet = performance.now() - this.#lastWriteAt >= indexLiveDelayMs;
       // The end of what is stored: a finished session's last text goes in; a live one's once output paused.
       if (atEnd && (!session.live || flushLive || quiet)) emit(state, blocks);
-      if (blocks.length > 0 || state.textOffset > session.indexedOffset) this.#store.indexBlocks(session.id, blocks, state.textOffset);
+      if (blocks.length > 0 || state.textOffset > session.indexedOffset) {
+        this.#store.indexBlocks(session.id, blocks, state.textOffset);
+        this.#onDidWrite?.();
+      }
       if (!session.live && atEnd) this.#states.delete(session.id);
       if (outOfTime || !atEnd) more = true;
       if (outOfTime) return true;

@@ -26,9 +26,10 @@ import type { ILogger } from '../logger.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
 import { exportCast, exportFileName, parseCast, PlainTextExporter } from './asciicast.ts';
 import { HistoryConstants } from './historyConstants.ts';
-import { describe, openHistoryDatabase } from './historyDatabase.ts';
+import { describe, openHistoryDatabase, openRecordingConnection } from './historyDatabase.ts';
 import { HistoryIndexer } from './historyIndexer.ts';
 import { type CommittedBatch, HistoryRecorder } from './historyRecorder.ts';
+import { WalCheckpointer } from './walCheckpointer.ts';
 import { type AtMentionDelivery, pastePointer, writeReferenceFile } from './historyReference.ts';
 import { type CommandsParams, HistoryStore, type ListParams, newSessionId, type ReadResult, type RecordedEvent, type SessionWrites } from './historyStore.ts';
 
@@ -40,6 +41,8 @@ export interface HistoryServiceOptions {
   logger: ILogger;
   /** Delivers references as `at_mentioned` once the IDE bridge exists; without it they are pasted. */
   atMention?: AtMentionDelivery;
+  /** The WAL checkpoint worker script, for bundles (`walCheckpointWorker.cjs`); null: none. Default: the source file. */
+  checkpointWorkerPath?: string | null;
   now?: () => number;
 }
 
@@ -48,8 +51,11 @@ export class HistoryService implements IDisposable {
   readonly #logger: ILogger;
   readonly #now: () => number;
   #store: HistoryStore | null = null;
+  /** The recorder's connection (openRecordingConnection); `#store` when it could not be opened. */
+  #recordingStore: HistoryStore | null = null;
   #recorder: HistoryRecorder | null = null;
   #indexer: HistoryIndexer | null = null;
+  #checkpointer: WalCheckpointer | null = null;
   #state: HistoryStatus['state'] = 'disabled';
   #reason: string | null = null;
   #movedAside: string | null = null;
@@ -80,6 +86,11 @@ export class HistoryService implements IDisposable {
     return this.#store?.db ?? null;
   }
 
+  /** The connection recorded output is written through (tests that limit its size). */
+  get recordingDatabase(): DatabaseSync | null {
+    return this.#recordingStore?.db ?? null;
+  }
+
   get databasePath(): string {
     return join(this.#options.dataDir, HistoryConstants.databaseFileName);
   }
@@ -101,7 +112,20 @@ export class HistoryService implements IDisposable {
     } catch (error) {
       this.#logger.warn('cannot close the previous run\'s sessions', { error: describe(error) });
     }
-    this.#indexer = new HistoryIndexer({ store, logger: this.#logger.child('index') });
+    let recordingStore = store;
+    try {
+      recordingStore = store.onConnection(openRecordingConnection(this.databasePath));
+    } catch (error) {
+      this.#logger.warn('cannot open a recording connection; recording shares the main one', { error: describe(error) });
+    }
+    this.#recordingStore = recordingStore;
+    const checkpointer = (this.#checkpointer = new WalCheckpointer({
+      connections: recordingStore === store ? [store.db] : [store.db, recordingStore.db],
+      databasePath: this.databasePath,
+      logger: this.#logger.child('checkpoint'),
+      ...(this.#options.checkpointWorkerPath !== undefined ? { workerPath: this.#options.checkpointWorkerPath } : {}),
+    }));
+    this.#indexer = new HistoryIndexer({ store, logger: this.#logger.child('index'), onDidWrite: () => checkpointer.noteCommitted(0) });
     const recorder = (this.#recorder = new HistoryRecorder({
       ptyHost: this.#options.ptyHost,
       commit: (writes) => this.#commit(writes),
@@ -112,6 +136,7 @@ export class HistoryService implements IDisposable {
     }));
     recorder.onDidCommit((batch) => {
       this.#indexer?.noteWritten();
+      checkpointer.noteCommitted(batch.sessions.reduce((sum, session) => sum + session.bytes, 0));
       this.#onDidCommit.fire(batch);
     });
     recorder.onDidChangeSessions((ids) => this.#onDidChange.fire({ sessionIds: ids }));
@@ -208,6 +233,20 @@ export class HistoryService implements IDisposable {
     return this.#recorder?.flush() ?? true;
   }
 
+  /**
+   * Copy the WAL into the database file now, in the checkpoint worker (tests, benchmarks). Rejects
+   * when there is no worker (the connection then checkpoints by itself) or the checkpoint failed.
+   */
+  checkpointNow(): Promise<{ walFrames: number; checkpointedFrames: number }> {
+    if (!this.#checkpointer) return Promise.reject(new Error('History is not open'));
+    return this.#checkpointer.checkpointNow();
+  }
+
+  /** Whether WAL checkpoints run in the worker thread (false: on the Hub's connection). */
+  get checkpointsInWorker(): boolean {
+    return this.#checkpointer?.active ?? false;
+  }
+
   /** Index everything stored now (tests, benchmarks, tools that search right after recording). */
   indexNow(): void {
     this.#indexer?.indexAll();
@@ -219,6 +258,7 @@ export class HistoryService implements IDisposable {
     const store = this.#requireStore();
     const deleted = store.deleteSessions(ids);
     this.#indexer?.forget(ids);
+    this.#checkpointer?.noteCommitted(0);
     if (deleted > 0) this.#onDidChange.fire({ sessionIds: [...ids] });
     return deleted;
   }
@@ -295,6 +335,7 @@ export class HistoryService implements IDisposable {
       writtenAt: this.#now(),
     };
     store.applyBatch([write], this.#maxSessionBytes());
+    this.#checkpointer?.noteCommitted(0);
     this.#indexer?.noteWritten();
     this.#onDidChange.fire({ sessionIds: [id] });
     return this.#requireSession(id);
@@ -332,12 +373,16 @@ export class HistoryService implements IDisposable {
       this.#logger.warn('final history write failed', { error: describe(error) });
     }
     this.#indexer?.dispose();
+    this.#checkpointer?.dispose();
     try {
+      if (this.#recordingStore !== this.#store && this.#recordingStore?.db.isOpen) this.#recordingStore.db.close();
+      // The last connection to close copies what is left in the WAL into the file.
       if (this.#store?.db.isOpen) this.#store.db.close();
     } catch (error) {
       this.#logger.warn('closing the history database failed', { error: describe(error) });
     }
     this.#store = null;
+    this.#recordingStore = null;
     this.#onDidChange.dispose();
     this.#onDidChangeStatus.dispose();
     this.#onDidChangeRecording.dispose();
@@ -347,8 +392,9 @@ export class HistoryService implements IDisposable {
   // --- internals ------------------------------------------------------------------------------
 
   #commit(writes: SessionWrites[]) {
-    const result = this.#requireStore().applyBatch(writes, this.#maxSessionBytes());
-    return result;
+    const store = this.#recordingStore;
+    if (!store) throw new ApiError('INTERNAL', `History is not available: ${this.#reason ?? 'the database is not open'}`);
+    return store.applyBatch(writes, this.#maxSessionBytes());
   }
 
   #deleteNow(ids: string[]): void {
@@ -468,6 +514,9 @@ export class HistoryService implements IDisposable {
       if (pruned.length > 0) {
         this.#logger.info('history pruned', { sessions: pruned.length });
         store()?.vacuum(HistoryConstants.vacuumPagesPerPass);
+        // The file shrinks when the WAL holding the vacuum is copied into it: now, on this connection
+        // (retention is rare; the copy is what gives the space back).
+        store()?.checkpoint();
         this.#onDidChange.fire({ sessionIds: pruned });
       }
     } catch (error) {

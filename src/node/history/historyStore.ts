@@ -137,11 +137,20 @@ const sessionColumns =
 
 export class HistoryStore {
   readonly db: DatabaseSync;
-  readonly #keys = new Map<string, number>();
+  readonly #keys: Map<string, number>;
   readonly #statements = new Map<string, StatementSync>();
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, keys = new Map<string, number>()) {
     this.db = db;
+    this.#keys = keys;
+  }
+
+  /**
+   * The same store over another connection to the same file, sharing the cache of session keys (a
+   * session deleted through either is gone for both). History records through its own connection.
+   */
+  onConnection(db: DatabaseSync): HistoryStore {
+    return new HistoryStore(db, this.#keys);
   }
 
   /** A cached prepared statement. */
@@ -393,6 +402,11 @@ export class HistoryStore {
   /** Give up to `pages` free pages back to the file system. */
   vacuum(pages: number): void {
     this.db.exec(`PRAGMA incremental_vacuum(${Math.max(1, Math.floor(pages))})`);
+  }
+
+  /** Copy the WAL into the database file now (PASSIVE: never waits for other connections). */
+  checkpoint(): void {
+    this.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
   }
 
   // --- reading --------------------------------------------------------------------------------

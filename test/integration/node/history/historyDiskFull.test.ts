@@ -59,7 +59,7 @@ describe('History on a full disk', () => {
       logger: nullLogger,
     });
     history.start();
-    if (!mounted) history.database!.exec('PRAGMA max_page_count = 300');
+    if (!mounted) for (const db of [history.database!, history.recordingDatabase!]) db.exec('PRAGMA max_page_count = 300');
   });
 
   after(() => {
@@ -85,7 +85,7 @@ describe('History on a full disk', () => {
     await pollUntil(() => Buffer.concat(output).toString().includes('still-2-alive'), { what: 'the terminal to keep working' });
 
     rmSync(filler());
-    if (!mounted) history.database!.exec('PRAGMA max_page_count = 1000000');
+    if (!mounted) for (const db of [history.database!, history.recordingDatabase!]) db.exec('PRAGMA max_page_count = 1000000');
     history.retryNow();
     await pollUntil(() => history.status().state === 'recording', { what: 'recording to resume' });
     terminal.write('echo after-$((3+4))-recovery\r');

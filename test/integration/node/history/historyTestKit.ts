@@ -23,7 +23,7 @@ export interface HistoryKit {
   dispose(): void;
 }
 
-export function createHistoryKit(options: { settings?: Partial<Settings>; logger?: ILogger; now?: () => number; start?: boolean } = {}): HistoryKit {
+export function createHistoryKit(options: { settings?: Partial<Settings>; logger?: ILogger; now?: () => number; start?: boolean; checkpointWorkerPath?: string | null } = {}): HistoryKit {
   const temp = createTempHome('sb-history-');
   mkdirSync(temp.dataDir, { recursive: true, mode: 0o700 });
   const settings: Settings = { ...defaultSettings, ...options.settings };
@@ -34,6 +34,7 @@ export function createHistoryKit(options: { settings?: Partial<Settings>; logger
     settings: () => settings,
     logger: options.logger ?? nullLogger,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.checkpointWorkerPath !== undefined ? { checkpointWorkerPath: options.checkpointWorkerPath } : {}),
   });
   if (options.start !== false) history.start();
   const env = testEnv(temp.home);

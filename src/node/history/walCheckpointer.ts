@@ -1,0 +1,198 @@
+/**
+ * Keeps the history database's WAL short without stalling the Hub's thread.
+ *
+ * SQLite's automatic checkpoint runs inside the COMMIT that crosses its threshold: on the Hub's
+ * thread, which also reads every PTY. It copies the WAL into the database file and fsyncs both —
+ * measured here at ~150 ms of blocked thread per 50 MB recorded, during which a flooding
+ * terminal's reader stands still. So the Hub's connection does not checkpoint; a worker thread
+ * runs PASSIVE checkpoints on its own connection (they never block a writer or a reader):
+ *
+ * - once recording has been quiet for `quietMs` (output usually comes in bursts), and
+ * - during a long flood, whenever `maxPendingBytes` were committed since the last one, so the WAL
+ *   (and crash recovery, which replays it) stays bounded.
+ *
+ * Without the worker (its script missing, it failed or died) the Hub's connection checkpoints
+ * by itself again (SQLite's default), so nothing grows without bound.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { DatabaseSync } from 'node:sqlite';
+import type { IDisposable } from '../../common/lifecycle.ts';
+import type { ILogger } from '../logger.ts';
+import { HistoryConstants } from './historyConstants.ts';
+import type { CheckpointRequest, CheckpointResponse, CheckpointWorkerData } from './walCheckpointProtocol.ts';
+
+export interface WalCheckpointerOptions {
+  /** The Hub's connections: their automatic checkpoints are turned off while the worker runs. */
+  connections: readonly DatabaseSync[];
+  databasePath: string;
+  logger: ILogger;
+  /** The worker script (bundles emit `walCheckpointWorker.cjs`); default: the source beside this file; null: no worker. */
+  workerPath?: string | null;
+}
+
+export interface CheckpointOutcome {
+  /** Frames in the WAL when the checkpoint ran, and how many of them are now in the database file. */
+  walFrames: number;
+  checkpointedFrames: number;
+}
+
+/** SQLite's default for `PRAGMA wal_autocheckpoint` (pages), restored when the worker is gone. */
+const sqliteDefaultAutoCheckpoint = 1000;
+
+function defaultWorkerPath(): string | null {
+  try {
+    if (typeof import.meta.url !== 'string') return null;
+    const path = fileURLToPath(new URL('./walCheckpointWorker.ts', import.meta.url));
+    return existsSync(path) ? path : null;
+  } catch {
+    return null;
+  }
+}
+
+export class WalCheckpointer implements IDisposable {
+  readonly #options: WalCheckpointerOptions;
+  readonly #logger: ILogger;
+  #worker: Worker | null = null;
+  /** No worker script, or the worker stopped: checkpoints stay with the connection for good. */
+  #unavailable = false;
+  #bytesSinceCheckpoint = 0;
+  #quietTimer: NodeJS.Timeout | undefined;
+  #running = false;
+  #nextRequestId = 1;
+  readonly #waiting = new Map<number, { resolve: (outcome: CheckpointOutcome) => void; reject: (error: Error) => void }>();
+  #disposed = false;
+
+  constructor(options: WalCheckpointerOptions) {
+    this.#options = options;
+    this.#logger = options.logger;
+  }
+
+  /**
+   * The worker starts with the first write worth checkpointing (a Hub that records nothing costs
+   * no thread). Returns it, or null when there is none (the connection then checkpoints itself).
+   */
+  #ensureWorker(): Worker | null {
+    if (this.#worker || this.#unavailable || this.#disposed) return this.#worker;
+    const configured = this.#options.workerPath;
+    const path = configured === undefined ? defaultWorkerPath() : configured !== null && existsSync(configured) ? configured : null;
+    if (path === null) {
+      this.#unavailable = true;
+      this.#logger.warn('WAL checkpoint worker script not found; the history database checkpoints on the Hub thread', { path: configured });
+      return null;
+    }
+    const workerData: CheckpointWorkerData = { databasePath: this.#options.databasePath, busyTimeoutMs: HistoryConstants.busyTimeoutMs };
+    const worker = new Worker(path, { workerData });
+    worker.unref();
+    worker.on('message', (response: CheckpointResponse) => this.#onResponse(worker, response));
+    worker.on('error', (error) => this.#onWorkerGone(worker, error.message));
+    worker.on('exit', (code) => this.#onWorkerGone(worker, `exited with code ${code}`));
+    this.#worker = worker;
+    this.#setAutoCheckpoint(0);
+    return worker;
+  }
+
+  /** Whether checkpoints run in the worker (false: on the connection, SQLite's way — also before the first write). */
+  get active(): boolean {
+    return this.#worker !== null;
+  }
+
+  /** A transaction with `bytes` of output was committed. */
+  noteCommitted(bytes: number): void {
+    if (!this.#ensureWorker()) return;
+    this.#bytesSinceCheckpoint += bytes;
+    if (this.#bytesSinceCheckpoint >= HistoryConstants.checkpointEveryBytes) {
+      void this.#run();
+      return;
+    }
+    clearTimeout(this.#quietTimer);
+    this.#quietTimer = setTimeout(() => void this.#run(), HistoryConstants.checkpointQuietMs);
+    this.#quietTimer.unref();
+  }
+
+  /** Checkpoint now (tests, tools). Rejects without a worker or when the checkpoint failed. */
+  checkpointNow(): Promise<CheckpointOutcome> {
+    const worker = this.#ensureWorker();
+    if (!worker) return Promise.reject(new Error('no WAL checkpoint worker'));
+    this.#bytesSinceCheckpoint = 0;
+    const requestId = this.#nextRequestId++;
+    const request: CheckpointRequest = { type: 'checkpoint', requestId };
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(requestId, { resolve, reject });
+      worker.ref(); // a checkpoint in flight keeps its answer coming
+      worker.postMessage(request);
+    });
+  }
+
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    clearTimeout(this.#quietTimer);
+    const worker = this.#worker;
+    this.#worker = null;
+    this.#failWaiting('the history database is closing');
+    // The Hub's connection, closed next, checkpoints what is left (it is the last one open).
+    if (worker) void worker.terminate();
+  }
+
+  async #run(): Promise<void> {
+    clearTimeout(this.#quietTimer);
+    this.#quietTimer = undefined;
+    if (this.#running || !this.#worker) return;
+    this.#running = true;
+    try {
+      await this.checkpointNow();
+    } catch (error) {
+      if (!this.#disposed) this.#logger.warn('WAL checkpoint failed; retrying with the next commit', { error: error instanceof Error ? error.message : String(error) });
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  #onResponse(worker: Worker, response: CheckpointResponse): void {
+    if (worker !== this.#worker) return;
+    switch (response.type) {
+      case 'ready':
+        return;
+      case 'unavailable':
+        this.#onWorkerGone(worker, response.message);
+        return;
+      case 'done':
+      case 'failed': {
+        const waiting = this.#waiting.get(response.requestId);
+        this.#waiting.delete(response.requestId);
+        if (this.#waiting.size === 0) worker.unref();
+        if (response.type === 'done') waiting?.resolve({ walFrames: response.walFrames, checkpointedFrames: response.checkpointedFrames });
+        else waiting?.reject(new Error(response.message));
+      }
+    }
+  }
+
+  #onWorkerGone(worker: Worker, reason: string): void {
+    if (worker !== this.#worker) return;
+    this.#worker = null;
+    this.#unavailable = true;
+    clearTimeout(this.#quietTimer);
+    this.#failWaiting(`the WAL checkpoint worker stopped: ${reason}`);
+    if (this.#disposed) return;
+    this.#logger.warn('the WAL checkpoint worker stopped; the history database checkpoints on the Hub thread again', { reason });
+    void worker.terminate();
+    this.#setAutoCheckpoint(sqliteDefaultAutoCheckpoint);
+  }
+
+  #failWaiting(message: string): void {
+    for (const waiting of this.#waiting.values()) waiting.reject(new Error(message));
+    this.#waiting.clear();
+  }
+
+  #setAutoCheckpoint(pages: number): void {
+    for (const db of this.#options.connections) {
+      try {
+        if (db.isOpen) db.exec(`PRAGMA wal_autocheckpoint = ${pages}`);
+      } catch (error) {
+        this.#logger.warn('cannot set wal_autocheckpoint', { pages, error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+  }
+}

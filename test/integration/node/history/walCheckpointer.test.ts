@@ -1,0 +1,105 @@
+/**
+ * WAL checkpoints off the Hub's thread (walCheckpointer.ts), on real PTYs and a real SQLite file:
+ * the Hub's connection stops checkpointing once the worker runs, the worker's checkpoints put
+ * the recorded output into the database file itself (a copy of that file without its WAL has
+ * it), by themselves once recording is quiet; and without a worker — no script, or a worker that
+ * dies — the connection checkpoints by itself again.
+ */
+import { after, afterEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { pollUntil } from '../../../helpers/poll.ts';
+import { createHistoryKit, type HistoryKit } from './historyTestKit.ts';
+
+let kit: HistoryKit;
+afterEach(() => kit?.dispose());
+
+/** Runs a command that prints `bytes` bytes of text in a recorded terminal; returns its session id once it is committed. */
+async function record(kit: HistoryKit, bytes: number): Promise<string> {
+  const terminal = await kit.host.create({
+    file: 'bash',
+    args: ['-c', `yes 'a line of build output that goes on for a while' | head -c ${bytes}`],
+    env: kit.env,
+    shellIntegration: false,
+    createdBy: { kind: 'agent', name: 'test-agent' },
+  });
+  const sessionId = kit.history.sessionOfTerminal(terminal.id)!;
+  await terminal.exited;
+  assert.ok(kit.history.flush());
+  return sessionId;
+}
+
+/** The session's byte count as the database file alone has it: copied without its -wal, nothing of the WAL is seen. */
+function byteCountInMainFile(kit: HistoryKit, sessionId: string): number | null {
+  const copy = join(kit.temp.workspace, `main-only-${Date.now()}-${Math.random()}.db`);
+  copyFileSync(kit.history.databasePath, copy);
+  const db = new DatabaseSync(copy, { readOnly: true });
+  try {
+    const row = db.prepare('SELECT byte_count FROM sessions WHERE id = ?').get(sessionId) as { byte_count: number } | undefined;
+    return row?.byte_count ?? null;
+  } finally {
+    db.close();
+  }
+}
+
+/** `PRAGMA wal_autocheckpoint` of the Hub's connections (main and recording), which must agree. */
+function autoCheckpointPages(kit: HistoryKit): number {
+  const [main, recording] = [kit.history.database!, kit.history.recordingDatabase!].map((db) => (db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint);
+  assert.equal(main, recording);
+  return main!;
+}
+
+describe('WAL checkpoints in a worker thread (real PTYs, real SQLite)', () => {
+  it('the worker copies the WAL into the database file; the Hub connection does not checkpoint', async () => {
+    kit = createHistoryKit();
+    assert.equal(kit.history.checkpointsInWorker, false, 'no thread before anything is recorded');
+    const bytes = 3_000_000;
+    const sessionId = await record(kit, bytes);
+    assert.equal(kit.history.checkpointsInWorker, true);
+    assert.equal(autoCheckpointPages(kit), 0, 'the Hub connection leaves checkpoints to the worker');
+    assert.ok(statSync(`${kit.history.databasePath}-wal`).size > bytes, 'the output is in the WAL');
+    const outcome = await kit.history.checkpointNow();
+    assert.ok(outcome.walFrames > bytes / 16_384, `the WAL had the output's pages (${outcome.walFrames} frames)`);
+    assert.equal(outcome.checkpointedFrames, outcome.walFrames, 'all of them were copied');
+    const stored = kit.history.get(sessionId)!.byteCount;
+    assert.ok(stored >= bytes, `all output was recorded (${stored} bytes: the PTY turns LF into CR LF)`);
+    assert.equal(byteCountInMainFile(kit, sessionId), stored, 'the database file alone has the session');
+    // And the stored bytes read back through the Hub's connection as before.
+    assert.equal(kit.history.read(sessionId, 0, 100)!.data.toString('utf8').slice(0, 12), 'a line of bu');
+  });
+
+  it('checkpoints by itself once recording has been quiet', async () => {
+    kit = createHistoryKit();
+    const sessionId = await record(kit, 500_000);
+    const stored = kit.history.get(sessionId)!.byteCount;
+    assert.ok(stored >= 500_000);
+    await pollUntil(() => byteCountInMainFile(kit, sessionId) === stored, { timeoutMs: 10_000, what: 'the quiet checkpoint' });
+  });
+
+  it('without a worker script, the Hub connection checkpoints by itself (SQLite default)', async () => {
+    kit = createHistoryKit({ checkpointWorkerPath: join('/nonexistent', 'walCheckpointWorker.ts') });
+    const sessionId = await record(kit, 200_000);
+    assert.equal(kit.history.checkpointsInWorker, false);
+    assert.equal(autoCheckpointPages(kit), 1000);
+    await assert.rejects(kit.history.checkpointNow(), /no WAL checkpoint worker/);
+    assert.equal(kit.history.read(sessionId, 0, 6)!.data.toString('utf8'), 'a line');
+  });
+
+  it('a worker that dies hands checkpoints back to the Hub connection; recording goes on', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-dying-worker-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const dying = join(dir, 'dyingWorker.mjs');
+    writeFileSync(dying, 'process.exit(7);\n');
+    kit = createHistoryKit({ checkpointWorkerPath: dying });
+    const first = await record(kit, 100_000);
+    await pollUntil(() => autoCheckpointPages(kit) === 1000, { timeoutMs: 10_000, what: 'automatic checkpoints back on' });
+    assert.equal(kit.history.checkpointsInWorker, false);
+    const second = await record(kit, 100_000);
+    assert.ok(kit.history.get(first)!.byteCount >= 100_000);
+    assert.ok(kit.history.get(second)!.byteCount >= 100_000);
+    assert.equal(kit.history.read(second, undefined, 6)!.data.toString('utf8'), 'a line');
+  });
+});
