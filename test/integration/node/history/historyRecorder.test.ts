@@ -72,6 +72,22 @@ describe('History recorder (real PTYs, real SQLite)', () => {
     assert.deepEqual(Buffer.concat(pieces), produced);
   });
 
+  it('stores a multi-batch flood of two terminals byte for byte', async () => {
+    kit = createHistoryKit();
+    let batches = 0;
+    kit.history.onDidCommit(() => batches++);
+    // Two terminals at once, each printing distinct numbered lines over many 16 ms batches.
+    const [left, right] = await Promise.all([runToExit(kit, 'seq 1 300000'), runToExit(kit, "seq 1 120000 | sed 's/^/right ✓ /'")]);
+    assert.ok(kit.history.flush());
+    assert.ok(batches > 3, `the flood spanned many batches (${batches})`);
+    for (const { sessionId, produced } of [left, right]) {
+      assert.ok(produced.length > 1_000_000);
+      const stored = storedOutput(kit, sessionId);
+      assert.equal(stored.length, produced.length);
+      assert.ok(stored.equals(produced), 'every byte in place');
+    }
+  });
+
   it('coalesces many small outputs: at most one chunk per terminal per batch, one transaction per batch', async () => {
     kit = createHistoryKit();
     const commits: CommittedBatch[] = [];
