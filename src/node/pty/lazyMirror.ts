@@ -23,6 +23,46 @@ export const defaultPileBytes = 4 * 1024 * 1024;
 /** Output waits at most this long after the last write before the mirror gets it. */
 export const quietMs = 25;
 
+/**
+ * Flood-sized piles, reused: a fresh multi-MB buffer per pile costs a page fault per 4 KiB
+ * (measured: in a 50 MB flood the mirror worker spent more time in malloc's page faults and in
+ * copying growing piles than in parsing). Shared by the mirrors of a thread; a pile comes back
+ * once the mirror has parsed it, and spare ones are let go when floods stop.
+ */
+class PilePool {
+  static readonly #pools = new Map<number, PilePool>();
+  static of(size: number): PilePool {
+    let pool = PilePool.#pools.get(size);
+    if (!pool) PilePool.#pools.set(size, (pool = new PilePool(size)));
+    return pool;
+  }
+
+  readonly size: number;
+  readonly #spare: Buffer[] = [];
+  #releaseTimer: NodeJS.Timeout | undefined;
+
+  private constructor(size: number) {
+    this.size = size;
+  }
+
+  take(): Buffer {
+    return this.#spare.pop() ?? Buffer.allocUnsafe(this.size);
+  }
+
+  give(pile: Buffer): void {
+    if (pile.length !== this.size || this.#spare.length >= spareFloodPiles) return;
+    this.#spare.push(pile);
+    clearTimeout(this.#releaseTimer);
+    this.#releaseTimer = setTimeout(() => (this.#spare.length = 0), spareFloodPilesKeptMs);
+    this.#releaseTimer.unref();
+  }
+}
+/** Spare flood piles kept per size (a flood has at most one pile filling and one or two parsing). */
+const spareFloodPiles = 3;
+const spareFloodPilesKeptMs = 2_000;
+/** Piles start small (a prompt, a keystroke's echo) and double; past this they are flood-sized at once. */
+const smallPileBytes = 256 * 1024;
+
 /** A mirror in this thread: a TerminalMirror behind a LazyMirror. */
 export function createLocalMirror(options: TerminalMirrorOptions): LazyMirror {
   return new LazyMirror(new TerminalMirror(options), options);
@@ -43,12 +83,13 @@ export class LazyMirror implements ITerminalMirror {
   readonly #scrollback: number;
   readonly #pileBytes: number;
   readonly #hardPileBytes: number;
+  readonly #floodPiles: PilePool;
   /** A skip smaller than this is not worth the copying. */
   readonly #minSkipBytes: number;
   /** Below this much waiting output, parsing it is cheaper than looking for a flood in it. */
   readonly #minDrainScanBytes: number;
   #rows: number;
-  /** Waiting output: the first #pileLength bytes of #pile (grown by doubling up to twice pileBytes). */
+  /** Waiting output: the first #pileLength bytes of #pile (small ones double; a flood's is a pooled full-size one). */
   #pile: Buffer | undefined;
   #pileLength = 0;
   #pileChars = 0;
@@ -62,6 +103,7 @@ export class LazyMirror implements ITerminalMirror {
     this.#scrollback = options.scrollback;
     this.#pileBytes = options.pileBytes ?? defaultPileBytes;
     this.#hardPileBytes = 2 * this.#pileBytes;
+    this.#floodPiles = PilePool.of(this.#hardPileBytes);
     this.#minSkipBytes = this.#pileBytes / 64;
     this.#minDrainScanBytes = this.#pileBytes / 8;
     this.#onParsed = options.onParsed;
@@ -106,20 +148,29 @@ export class LazyMirror implements ITerminalMirror {
     if (this.#disposed) return;
     this.#disposed = true;
     clearTimeout(this.#quietTimer);
+    if (this.#pile) this.#floodPiles.give(this.#pile);
     this.#pile = undefined;
     this.#pileLength = 0;
     this.#pileChars = 0;
     this.#inner.dispose();
   }
 
-  /** The pile with room for `length` bytes. */
+  /** The pile with room for `length` bytes (at most #hardPileBytes). */
   #reserve(length: number): Buffer {
     const pile = this.#pile;
     if (pile && pile.length >= length) return pile;
-    let capacity = Math.max(64 * 1024, pile?.length ?? 0);
-    while (capacity < length) capacity *= 2;
-    const grown = Buffer.allocUnsafe(Math.min(capacity, this.#hardPileBytes));
-    if (pile) grown.set(pile.subarray(0, this.#pileLength));
+    let grown: Buffer;
+    if (length > Math.min(smallPileBytes, this.#hardPileBytes / 4)) {
+      grown = this.#floodPiles.take();
+    } else {
+      let capacity = Math.max(64 * 1024, pile?.length ?? 0);
+      while (capacity < length) capacity *= 2;
+      grown = Buffer.allocUnsafe(Math.min(capacity, this.#hardPileBytes));
+    }
+    if (pile) {
+      grown.set(pile.subarray(0, this.#pileLength));
+      this.#floodPiles.give(pile);
+    }
     this.#pile = grown;
     return grown;
   }
@@ -182,7 +233,8 @@ export class LazyMirror implements ITerminalMirror {
     this.#pile = undefined;
     this.#pileLength = 0;
     this.#pileChars = 0;
-    this.#inner.writeOwnedBytes(waiting, chars);
+    const pool = this.#floodPiles;
+    this.#inner.writeOwnedBytes(waiting, chars, pile.length === pool.size ? () => pool.give(pile) : undefined);
   }
 
   #restartQuietTimer(): void {

@@ -110,12 +110,15 @@ export class TerminalMirror implements ITerminalMirror {
     this.writeOwnedBytes(new Uint8Array(bytes), chars);
   }
 
-  /** Like write(), for bytes the mirror may keep (the worker's transferred buffers). */
-  writeOwnedBytes(data: Uint8Array, chars: number): void {
+  /**
+   * Like write(), for bytes the mirror may keep until they are parsed; `parsed` is called then
+   * (the caller may reuse the buffer from that moment; never when the mirror is disposed first).
+   */
+  writeOwnedBytes(data: Uint8Array, chars: number, parsed?: () => void): void {
     if (this.#disposed || data.length === 0) return;
     this.#pendingWrites.push(chars);
     this.#pendingChars += chars;
-    this.#terminal.write(data, this.#onWriteParsed);
+    this.#terminal.write(data, parsed ? () => (this.#onWriteParsed(), this.#disposed || parsed()) : this.#onWriteParsed);
   }
 
   /**

@@ -41,7 +41,7 @@ async function outcome(mirror: TerminalMirror | LazyMirror): Promise<Outcome> {
 }
 
 /** Feeds `output` to a LazyMirror in random pieces and to a TerminalMirror whole; returns both outcomes and the bytes skipped. */
-async function compare(output: string | Buffer, seed = 1): Promise<{ lazy: Outcome; full: Outcome; skipped: number; acked: number; chars: number }> {
+async function compare(output: string | Buffer, seed = 1, yields = true): Promise<{ lazy: Outcome; full: Outcome; skipped: number; acked: number; chars: number }> {
   const bytes = typeof output === 'string' ? Buffer.from(output, 'utf8') : output;
   let acked = 0;
   let chars = 0;
@@ -61,7 +61,7 @@ async function compare(output: string | Buffer, seed = 1): Promise<{ lazy: Outco
       chars += count;
       lazy.write(piece, count);
       // Now and then give xterm (which parses on timers) a turn, as a real stream would.
-      if (next() < 0.05) await new Promise((resolve) => setTimeout(resolve, 0));
+      if (yields && next() < 0.05) await new Promise((resolve) => setTimeout(resolve, 0));
     }
     full.write(bytes, bytes.length);
     const lazyOutcome = await outcome(lazy);
@@ -201,6 +201,16 @@ describe('LazyMirror flood skip', () => {
       lazy.dispose();
       full.dispose();
     }
+  });
+
+  test('output written faster than the mirror parses, several flood-sized piles in a row: no pile is reused before it was parsed', async () => {
+    // Cursor addressing in every line: nothing can be skipped, every pile goes to the mirror whole,
+    // and without yielding to the mirror's timers several piles wait for it at once.
+    const output = floodLines(24_000, (index) => `\x1b[${1 + (index % rows)};${1 + (index % 7)}H\x1b[3${index % 8}mrow ${index} of a redraw\x1b[0m\x1b[K`);
+    assert.ok(Buffer.byteLength(output) > 6 * pileBytes);
+    const { lazy, full, skipped } = await compare(output, 7, false);
+    assert.equal(skipped, 0);
+    assert.deepEqual(lazy, full);
   });
 
   test('output that stops is parsed within quietMs without anyone asking', async () => {
