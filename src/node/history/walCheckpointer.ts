@@ -15,13 +15,13 @@
  * by itself again (SQLite's default), so nothing grows without bound.
  */
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { DatabaseSync } from 'node:sqlite';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
 import { HistoryConstants } from './historyConstants.ts';
 import type { CheckpointRequest, CheckpointResponse, CheckpointWorkerData } from './walCheckpointProtocol.ts';
+import { workerScriptBeside } from '../workerScript.ts';
 
 export interface WalCheckpointerOptions {
   /** The Hub's connections: their automatic checkpoints are turned off while the worker runs. */
@@ -42,13 +42,7 @@ export interface CheckpointOutcome {
 const sqliteDefaultAutoCheckpoint = 1000;
 
 function defaultWorkerPath(): string | null {
-  try {
-    if (typeof import.meta.url !== 'string') return null;
-    const path = fileURLToPath(new URL('./walCheckpointWorker.ts', import.meta.url));
-    return existsSync(path) ? path : null;
-  } catch {
-    return null;
-  }
+  return workerScriptBeside(import.meta.url, 'walCheckpointWorker.ts');
 }
 
 export class WalCheckpointer implements IDisposable {

@@ -7,8 +7,6 @@
  * If the worker dies, its mirrors fail loudly (snapshots reject) and release their flow-control
  * debt so no PTY stays paused; terminals created afterwards get a fresh worker.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
@@ -16,6 +14,7 @@ import type { MirrorRequest, MirrorResponse } from './mirrorProtocol.ts';
 import { createLocalMirror } from './lazyMirror.ts';
 import { MirrorChannel } from './mirrorChannel.ts';
 import type { ITerminalMirror, MirrorSnapshot, ScreenText, TerminalMirrorOptions } from './terminalMirror.ts';
+import { workerScriptBeside } from '../workerScript.ts';
 
 export type MirrorMode = 'worker' | 'inline';
 
@@ -35,14 +34,7 @@ interface PendingRequest {
 
 /** Where the worker script is, or null when this build does not have it. */
 function defaultWorkerPath(): string | null {
-  try {
-    // In a CommonJS bundle import.meta is empty; there is no worker file next to us then.
-    if (typeof import.meta.url !== 'string') return null;
-    const path = fileURLToPath(new URL('./mirrorWorker.ts', import.meta.url));
-    return existsSync(path) ? path : null;
-  } catch {
-    return null;
-  }
+  return workerScriptBeside(import.meta.url, 'mirrorWorker.ts');
 }
 
 export class MirrorHost implements IDisposable {

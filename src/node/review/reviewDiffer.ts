@@ -15,13 +15,13 @@
  * only not a minimal one, and its stats say `approximate`.
  */
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ReviewConstants } from '../../common/constants.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
 import { diffStats, unifiedDiff, unifiedDiffDetailed } from './lineDiff.ts';
 import type { DiffJob, DiffJobResult, DiffSideData } from './reviewDiffProtocol.ts';
+import { workerScriptBeside } from '../workerScript.ts';
 
 /** A side of a diff: its text, and optionally the same text as UTF-8 bytes (then sent to the worker as bytes). */
 export type DiffText = string | { text: string; bytes: Uint8Array };
@@ -60,14 +60,7 @@ const linearOnly = { maxEditDistance: 0 } as const;
 const inlineTrial = { maxEditDistance: ReviewConstants.diffInlineTrialMaxEdits } as const;
 
 function defaultWorkerPath(): string | null {
-  try {
-    // A CommonJS bundle has no import.meta.url of its own; its host passes workerPath instead.
-    if (typeof import.meta.url !== 'string') return null;
-    const path = fileURLToPath(new URL('./reviewDiffWorker.ts', import.meta.url));
-    return existsSync(path) ? path : null;
-  } catch {
-    return null;
-  }
+  return workerScriptBeside(import.meta.url, 'reviewDiffWorker.ts');
 }
 
 export class ReviewDiffer implements IDisposable {
