@@ -7,7 +7,8 @@
  */
 import { after, afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -77,6 +78,20 @@ describe('WAL checkpoints in a worker thread (real PTYs, real SQLite)', () => {
     const stored = kit.history.get(sessionId)!.byteCount;
     assert.ok(stored >= 500_000);
     await pollUntil(() => byteCountInMainFile(kit, sessionId) === stored, { timeoutMs: 10_000, what: 'the quiet checkpoint' });
+  });
+
+  it('the bundled worker (dist/main/walCheckpointWorker.cjs, what the Electron app starts) checkpoints too', async (t) => {
+    const bundled = fileURLToPath(new URL('../../../../dist/main/walCheckpointWorker.cjs', import.meta.url));
+    if (!existsSync(bundled)) {
+      t.skip('dist/main/walCheckpointWorker.cjs is missing: `npm run build` makes it (npm test does)');
+      return;
+    }
+    kit = createHistoryKit({ checkpointWorkerPath: bundled });
+    const sessionId = await record(kit, 300_000);
+    assert.equal(kit.history.checkpointsInWorker, true);
+    const outcome = await kit.history.checkpointNow();
+    assert.equal(outcome.checkpointedFrames, outcome.walFrames);
+    assert.equal(byteCountInMainFile(kit, sessionId), kit.history.get(sessionId)!.byteCount);
   });
 
   it('without a worker script, the Hub connection checkpoints by itself (SQLite default)', async () => {
