@@ -20,7 +20,10 @@ import { type ITerminalMirror, type MirrorSnapshot, type ScreenText, TerminalMir
  * flow-control high watermark (chars ≤ bytes), so waiting here never pauses the PTY by itself.
  */
 export const defaultPileBytes = 4 * 1024 * 1024;
-/** Output waits at most this long after the last write before the mirror gets it. */
+/**
+ * Output waits at most this long after the last write before the mirror gets it (default; a
+ * mirror fed through the worker channel waits longer, see mirrorWorker.ts).
+ */
 export const quietMs = 25;
 
 /**
@@ -64,7 +67,7 @@ const spareFloodPilesKeptMs = 2_000;
 const smallPileBytes = 256 * 1024;
 
 /** A mirror in this thread: a TerminalMirror behind a LazyMirror. */
-export function createLocalMirror(options: TerminalMirrorOptions): LazyMirror {
+export function createLocalMirror(options: TerminalMirrorOptions & { quietMs?: number }): LazyMirror {
   return new LazyMirror(new TerminalMirror(options), options);
 }
 
@@ -73,6 +76,8 @@ export interface LazyMirrorOptions {
   scrollback: number;
   /** How much output may wait (default defaultPileBytes); smaller in tests. */
   pileBytes?: number;
+  /** How long output must pause before what waits goes to the mirror (default quietMs). */
+  quietMs?: number;
   /** The mirror's flow-control callback: skipped output is reported here as parsed. */
   onParsed?: ((chars: number) => void) | undefined;
 }
@@ -82,6 +87,7 @@ export class LazyMirror implements ITerminalMirror {
   readonly #onParsed: ((chars: number) => void) | undefined;
   readonly #scrollback: number;
   readonly #pileBytes: number;
+  readonly #quietMs: number;
   readonly #hardPileBytes: number;
   readonly #floodPiles: PilePool;
   /** A skip smaller than this is not worth the copying. */
@@ -102,6 +108,7 @@ export class LazyMirror implements ITerminalMirror {
     this.#rows = options.rows;
     this.#scrollback = options.scrollback;
     this.#pileBytes = options.pileBytes ?? defaultPileBytes;
+    this.#quietMs = options.quietMs ?? quietMs;
     this.#hardPileBytes = 2 * this.#pileBytes;
     this.#floodPiles = PilePool.of(this.#hardPileBytes);
     this.#minSkipBytes = this.#pileBytes / 64;
@@ -239,7 +246,7 @@ export class LazyMirror implements ITerminalMirror {
 
   #restartQuietTimer(): void {
     clearTimeout(this.#quietTimer);
-    this.#quietTimer = setTimeout(() => this.#drain(), quietMs);
+    this.#quietTimer = setTimeout(() => this.#drain(), this.#quietMs);
     // Waiting output must not keep the process alive.
     this.#quietTimer.unref();
   }

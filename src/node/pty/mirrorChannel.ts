@@ -1,6 +1,6 @@
 /**
  * Carries terminal output from the Hub's thread to the mirror worker through one shared ring
- * buffer, in messages of up to batchMaxBytes (or batchDelayMs after the first byte) that only
+ * buffer, in messages of up to batchMaxBytes (or mirrorBatchDelayMs after the first byte) that only
  * say where the bytes are.
  *
  * Why not transfer a buffer per write: every transferred buffer is fresh memory on one thread
@@ -24,7 +24,8 @@ export interface MirrorRing {
 
 export const mirrorRingBytes = 8 * 1024 * 1024;
 const batchMaxBytes = 2 * 1024 * 1024;
-const batchDelayMs = 50;
+/** A batch is posted at most this long after its first byte (so a steady stream arrives in steps this far apart). */
+export const mirrorBatchDelayMs = 50;
 
 interface Batch {
   mirrorId: number;
@@ -69,7 +70,7 @@ export class MirrorChannel {
       this.#batch.chars += chars;
     } else {
       this.#batch = { mirrorId, start, length: bytes.length, chars };
-      this.#timer = setTimeout(() => this.flush(), batchDelayMs);
+      this.#timer = setTimeout(() => this.flush(), mirrorBatchDelayMs);
     }
   }
 

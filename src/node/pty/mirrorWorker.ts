@@ -5,9 +5,9 @@
  * the order they were posted, which keeps writes, resizes and snapshot markers in stream order.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { type MirrorRing, MirrorRingReader } from './mirrorChannel.ts';
+import { type MirrorRing, mirrorBatchDelayMs, MirrorRingReader } from './mirrorChannel.ts';
 import type { MirrorRequest, MirrorResponse } from './mirrorProtocol.ts';
-import { createLocalMirror, type LazyMirror } from './lazyMirror.ts';
+import { createLocalMirror, type LazyMirror, quietMs } from './lazyMirror.ts';
 
 if (!parentPort) throw new Error('mirrorWorker.ts must run as a worker thread');
 const port = parentPort;
@@ -32,6 +32,10 @@ port.on('message', (request: MirrorRequest) => {
           cols: request.cols,
           rows: request.rows,
           scrollback: request.scrollback,
+          // Output comes in channel batches up to mirrorBatchDelayMs apart: a gap that short is a
+          // stream, not a pause. (Shorter, every batch of a flood slower than a batch per delay
+          // looked like the end of output, and each such pause parsed a scrollback's worth of it.)
+          quietMs: mirrorBatchDelayMs + quietMs,
           onParsed: (chars) => send({ type: 'parsed', mirrorId, chars }),
         }),
       );

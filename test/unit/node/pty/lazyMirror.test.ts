@@ -213,6 +213,37 @@ describe('LazyMirror flood skip', () => {
     assert.deepEqual(lazy, full);
   });
 
+  test('a stream that arrives in steps shorter than quietMs is still one flood (the worker channel posts every 50 ms)', async () => {
+    const log = floodLines(8000, (index) => `[${index}] \x1b[36mlinking\x1b[0m target/debug/deps/crate${index}.rlib\r\n`);
+    const bytes = Buffer.from(log);
+    const step = Math.ceil(bytes.length / 24);
+    /** Feeds the log in 24 steps 20 ms apart; returns the skipped bytes once everything is parsed, and the outcome. */
+    const feed = async (quiet: number) => {
+      const lazy = new LazyMirror(new TerminalMirror({ cols, rows, scrollback }), { rows, scrollback, pileBytes, quietMs: quiet });
+      try {
+        for (let offset = 0; offset < bytes.length; offset += step) {
+          const piece = bytes.subarray(offset, offset + step);
+          lazy.write(piece, piece.length);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        return { skipped: lazy.skippedBytes, outcome: await outcome(lazy) };
+      } finally {
+        lazy.dispose();
+      }
+    };
+    const full = new TerminalMirror({ cols, rows, scrollback });
+    full.write(bytes, bytes.length);
+    const expected = await outcome(full);
+    full.dispose();
+    const patient = await feed(200);
+    const hasty = await feed(5);
+    assert.deepEqual(patient.outcome, expected);
+    assert.deepEqual(hasty.outcome, expected);
+    // Each pause a mirror takes for the end of output costs it a full parse of the lines it keeps.
+    assert.ok(patient.skipped > bytes.length * 0.8, `steps shorter than quietMs: skipped ${patient.skipped} of ${bytes.length}`);
+    assert.ok(hasty.skipped < patient.skipped, `steps longer than quietMs skip less (${hasty.skipped} vs ${patient.skipped})`);
+  });
+
   test('output that stops is parsed within quietMs without anyone asking', async () => {
     let parsed = 0;
     const lazy = new LazyMirror(new TerminalMirror({ cols, rows, scrollback, onParsed: (count) => (parsed += count) }), { rows, scrollback, pileBytes });
