@@ -194,11 +194,13 @@ export function findFloodRun(bytes: Uint8Array, keepLineFeeds: number, minSkipBy
 }
 
 function cutRun(bytes: Uint8Array, start: number, end: number, excess: number, keepLineFeeds: number, sgr: number[], minSkipBytes: number): FloodRun | null {
+  // The kept part is a scrollback's worth of lines (~1 MB): its line feeds are found natively.
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // Walk back to the keepLineFeeds-th line feed from the end…
-  let position = end - 1;
-  let seen = 0;
-  for (; position >= start; position--) {
-    if (bytes[position] === LF && ++seen === keepLineFeeds) break;
+  let position = end;
+  for (let seen = 0; seen < keepLineFeeds; seen++) {
+    position = position - 1 < start ? -1 : text.lastIndexOf(LF, position - 1);
+    if (position < start) return null;
   }
   // …and on to the CR LF before it: the cut follows that LF.
   for (position--; position > start; position--) {
