@@ -30,6 +30,9 @@ export interface WalCheckpointerOptions {
   logger: ILogger;
   /** The worker script (bundles emit `walCheckpointWorker.cjs`); default: the source beside this file; null: no worker. */
   workerPath?: string | null;
+  /** Defaults HistoryConstants.checkpointQuietMs / checkpointEveryBytes (smaller in tests). */
+  quietMs?: number;
+  everyBytes?: number;
 }
 
 export interface CheckpointOutcome {
@@ -52,6 +55,8 @@ export class WalCheckpointer implements IDisposable {
   /** No worker script, or the worker stopped: checkpoints stay with the connection for good. */
   #unavailable = false;
   #bytesSinceCheckpoint = 0;
+  /** Something was committed since the last checkpoint began (index blocks count, with 0 bytes of output). */
+  #written = false;
   #quietTimer: NodeJS.Timeout | undefined;
   #running = false;
   #nextRequestId = 1;
@@ -96,12 +101,17 @@ export class WalCheckpointer implements IDisposable {
   noteCommitted(bytes: number): void {
     if (!this.#ensureWorker()) return;
     this.#bytesSinceCheckpoint += bytes;
-    if (this.#bytesSinceCheckpoint >= HistoryConstants.checkpointEveryBytes) {
-      void this.#run();
-      return;
-    }
+    this.#written = true;
+    this.#armQuietTimer();
+    if (this.#bytesSinceCheckpoint >= (this.#options.everyBytes ?? HistoryConstants.checkpointEveryBytes)) void this.#run();
+  }
+
+  #armQuietTimer(): void {
     clearTimeout(this.#quietTimer);
-    this.#quietTimer = setTimeout(() => void this.#run(), HistoryConstants.checkpointQuietMs);
+    this.#quietTimer = setTimeout(() => {
+      this.#quietTimer = undefined;
+      void this.#run();
+    }, this.#options.quietMs ?? HistoryConstants.checkpointQuietMs);
     this.#quietTimer.unref();
   }
 
@@ -110,6 +120,7 @@ export class WalCheckpointer implements IDisposable {
     const worker = this.#ensureWorker();
     if (!worker) return Promise.reject(new Error('no WAL checkpoint worker'));
     this.#bytesSinceCheckpoint = 0;
+    this.#written = false;
     const requestId = this.#nextRequestId++;
     const request: CheckpointRequest = { type: 'checkpoint', requestId };
     return new Promise((resolve, reject) => {
@@ -131,8 +142,6 @@ export class WalCheckpointer implements IDisposable {
   }
 
   async #run(): Promise<void> {
-    clearTimeout(this.#quietTimer);
-    this.#quietTimer = undefined;
     if (this.#running || !this.#worker) return;
     this.#running = true;
     try {
@@ -142,6 +151,8 @@ export class WalCheckpointer implements IDisposable {
     } finally {
       this.#running = false;
     }
+    // Written while it ran, and nothing due to pick that up: once things are quiet.
+    if (!this.#disposed && this.#worker && this.#written && this.#quietTimer === undefined) this.#armQuietTimer();
   }
 
   #onResponse(worker: Worker, response: CheckpointResponse): void {

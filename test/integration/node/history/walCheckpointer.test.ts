@@ -13,7 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { pollUntil } from '../../../helpers/poll.ts';
-import { createHistoryKit, type HistoryKit } from './historyTestKit.ts';
+import { openHistoryDatabase } from '../../../../src/node/history/historyDatabase.ts';
+import { HistoryStore } from '../../../../src/node/history/historyStore.ts';
+import { WalCheckpointer } from '../../../../src/node/history/walCheckpointer.ts';
+import { nullLogger } from '../../../../src/node/logger.ts';
+import { createHistoryKit, type HistoryKit, syntheticSession } from './historyTestKit.ts';
 
 let kit: HistoryKit;
 afterEach(() => kit?.dispose());
@@ -92,6 +96,45 @@ describe('WAL checkpoints in a worker thread (real PTYs, real SQLite)', () => {
     const outcome = await kit.history.checkpointNow();
     assert.equal(outcome.checkpointedFrames, outcome.walFrames);
     assert.equal(byteCountInMainFile(kit, sessionId), kit.history.get(sessionId)!.byteCount);
+  });
+
+  it('during a long flood it checkpoints every `everyBytes`, without waiting for output to be quiet', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-checkpoint-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'switchboard.db');
+    const opened = openHistoryDatabase({ path, logger: nullLogger });
+    assert.ok(opened.ok);
+    const store = new HistoryStore(opened.db);
+    const checkpointer = new WalCheckpointer({ connections: [opened.db], databasePath: path, logger: nullLogger, quietMs: 3_600_000, everyBytes: 1_000_000 }); // quiet never comes within this test
+    after(() => {
+      checkpointer.dispose();
+      opened.db.close();
+    });
+    /** Sessions (by id) the database file alone has: copied without its -wal. */
+    const inMainFile = (): string[] => {
+      const copy = join(dir, `copy-${Math.random()}.db`);
+      copyFileSync(path, copy);
+      const db = new DatabaseSync(copy, { readOnly: true });
+      try {
+        return (db.prepare('SELECT id FROM sessions').all() as Array<{ id: string }>).map((row) => row.id);
+      } catch {
+        return [];
+      } finally {
+        db.close();
+      }
+    };
+    const write = (startedAt: number) => {
+      const session = syntheticSession({ startedAt, chunks: 8, chunkBytes: 16_000 });
+      store.applyBatch([session], 1 << 30);
+      return session.id;
+    };
+    // A flood: each commit 128 KB; the 8th crosses everyBytes and checkpoints at once.
+    const flood: string[] = [];
+    for (let index = 0; index < 8; index++) {
+      flood.push(write(Date.now() + index));
+      checkpointer.noteCommitted(128_000);
+    }
+    await pollUntil(() => flood.every((id) => inMainFile().includes(id)), { timeoutMs: 10_000, what: 'the flood checkpoint' });
   });
 
   it('without a worker script, the Hub connection checkpoints by itself (SQLite default)', async () => {
