@@ -1,4 +1,6 @@
 /**
+ * Worker threads of the Hub: where a worker's script is, and stopping one.
+ *
  * Where a worker thread's script is when the Hub runs from its sources: the file `fileName`
  * beside the module whose `import.meta.url` is given. Null when there is none — a CommonJS
  * bundle (Electron main) has no module URL of its own, and its host passes the bundled worker's
@@ -6,6 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { Worker } from 'node:worker_threads';
 
 export function workerScriptBeside(moduleUrl: unknown, fileName: string): string | null {
   try {
@@ -15,4 +18,16 @@ export function workerScriptBeside(moduleUrl: unknown, fileName: string): string
   } catch {
     return null;
   }
+}
+
+/**
+ * Stop a worker nobody listens to any more. It may still report an error on its way out (a
+ * script that fails while loading, say): an 'error' event without a listener would be thrown as
+ * an uncaught exception and take the Hub down, so one that ignores it stays attached.
+ */
+export function stopWorker(worker: Worker): void {
+  worker.removeAllListeners();
+  worker.on('error', () => {});
+  worker.unref();
+  void worker.terminate();
 }

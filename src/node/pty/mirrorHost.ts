@@ -14,7 +14,7 @@ import type { MirrorRequest, MirrorResponse } from './mirrorProtocol.ts';
 import { createLocalMirror } from './lazyMirror.ts';
 import { MirrorChannel } from './mirrorChannel.ts';
 import type { ITerminalMirror, MirrorSnapshot, ScreenText, TerminalMirrorOptions } from './terminalMirror.ts';
-import { workerScriptBeside } from '../workerScript.ts';
+import { stopWorker, workerScriptBeside } from '../workerScript.ts';
 
 export type MirrorMode = 'worker' | 'inline';
 
@@ -77,11 +77,7 @@ export class MirrorHost implements IDisposable {
     this.#failAll(new Error('terminal mirror disposed'));
     const worker = this.#worker;
     this.#worker = undefined;
-    if (worker) {
-      worker.removeAllListeners();
-      worker.unref();
-      void worker.terminate();
-    }
+    if (worker) stopWorker(worker);
   }
 
   // --- used by WorkerMirror -------------------------------------------------------------------
@@ -174,8 +170,7 @@ export class MirrorHost implements IDisposable {
     this.#worker = undefined;
     this.#channel?.dispose();
     this.#channel = undefined;
-    worker.removeAllListeners();
-    void worker.terminate();
+    stopWorker(worker);
     this.#failAll(new Error(`terminal mirror failed: ${error.message}`), true);
   }
 

@@ -21,7 +21,7 @@ import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
 import { diffStats, unifiedDiff, unifiedDiffDetailed } from './lineDiff.ts';
 import type { DiffJob, DiffJobResult, DiffSideData } from './reviewDiffProtocol.ts';
-import { workerScriptBeside } from '../workerScript.ts';
+import { stopWorker, workerScriptBeside } from '../workerScript.ts';
 
 /** A side of a diff: its text, and optionally the same text as UTF-8 bytes (then sent to the worker as bytes). */
 export type DiffText = string | { text: string; bytes: Uint8Array };
@@ -187,11 +187,7 @@ export class ReviewDiffer implements IDisposable {
     this.#idleTimer = undefined;
     const worker = this.#worker;
     this.#worker = undefined;
-    if (worker) {
-      worker.removeAllListeners();
-      worker.unref();
-      void worker.terminate();
-    }
+    if (worker) stopWorker(worker);
     for (const job of [...this.#jobs.values()]) job.settle(null);
   }
 }
