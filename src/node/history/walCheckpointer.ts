@@ -4,15 +4,15 @@
  * SQLite's automatic checkpoint runs inside the COMMIT that crosses its threshold: on the Hub's
  * thread, which also reads every PTY. It copies the WAL into the database file and fsyncs both —
  * measured here at ~150 ms of blocked thread per 50 MB recorded, during which a flooding
- * terminal's reader stands still. So the Hub's connection does not checkpoint; a worker thread
+ * terminal's reader stands still. So the Hub's connections do not checkpoint; a worker thread
  * runs PASSIVE checkpoints on its own connection (they never block a writer or a reader):
  *
- * - once recording has been quiet for `quietMs` (output usually comes in bursts), and
- * - during a long flood, whenever `maxPendingBytes` were committed since the last one, so the WAL
- *   (and crash recovery, which replays it) stays bounded.
+ * - once writes have been quiet for HistoryConstants.checkpointQuietMs (output comes in bursts), and
+ * - during a long flood, whenever checkpointEveryBytes of output were committed since the last
+ *   one, so the WAL (and crash recovery, which replays it) stays bounded.
  *
- * Without the worker (its script missing, it failed or died) the Hub's connection checkpoints
- * by itself again (SQLite's default), so nothing grows without bound.
+ * Without the worker (its script missing, it failed or died) the Hub's connections checkpoint
+ * by themselves again (SQLite's default), so nothing grows without bound.
  */
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
