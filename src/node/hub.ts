@@ -139,8 +139,7 @@ export class Hub implements IDisposable {
       logger: this.#logger.child('history'),
       // A pane whose Claude Code is connected gets the transcript as an @-mention, not a paste.
       atMention: async (terminalId, { path }) => await this.#ideBridge.atMention(terminalId, { filePath: path }),
-      // A bundle emits its workers together (scripts/buildElectron.ts).
-      ...(options.mirrorWorkerPath ? { checkpointWorkerPath: join(dirname(options.mirrorWorkerPath), 'walCheckpointWorker.cjs') } : {}),
+      ...(options.mirrorWorkerPath ? { checkpointWorkerPath: bundledWorkerBesideMirror(options.mirrorWorkerPath, 'walCheckpointWorker.cjs') } : {}),
     });
     const historyHandlers = createHistoryMethods(this.#history);
     this.#store.add(this.#history.onDidChange((change) => this.#broadcast('history.changed', change)));
@@ -435,7 +434,12 @@ export class Hub implements IDisposable {
 /** The review diff worker script for a bundle (see HubOptions.reviewDiffWorkerPath); undefined: the default. */
 function reviewDiffWorkerPathFor(options: HubOptions): string | undefined {
   if (options.reviewDiffWorkerPath) return options.reviewDiffWorkerPath;
-  return options.mirrorWorkerPath ? join(dirname(options.mirrorWorkerPath), 'reviewDiffWorker.cjs') : undefined;
+  return options.mirrorWorkerPath ? bundledWorkerBesideMirror(options.mirrorWorkerPath, 'reviewDiffWorker.cjs') : undefined;
+}
+
+/** A bundle emits its workers together (scripts/buildElectron.ts): `fileName` beside the mirror worker. */
+function bundledWorkerBesideMirror(mirrorWorkerPath: string, fileName: string): string {
+  return join(dirname(mirrorWorkerPath), fileName);
 }
 
 /** Where the IDE bridge's lock file goes (see HubOptions.ideLockDir). */

@@ -392,9 +392,8 @@ export class HistoryService implements IDisposable {
   // --- internals ------------------------------------------------------------------------------
 
   #commit(writes: SessionWrites[]) {
-    const store = this.#recordingStore;
-    if (!store) throw new ApiError('INTERNAL', `History is not available: ${this.#reason ?? 'the database is not open'}`);
-    return store.applyBatch(writes, this.#maxSessionBytes());
+    if (!this.#recordingStore) throw this.#unavailable();
+    return this.#recordingStore.applyBatch(writes, this.#maxSessionBytes());
   }
 
   #deleteNow(ids: string[]): void {
@@ -424,8 +423,12 @@ export class HistoryService implements IDisposable {
   }
 
   #requireStore(): HistoryStore {
-    if (!this.#store) throw new ApiError('INTERNAL', `History is not available: ${this.#reason ?? 'the database is not open'}`);
+    if (!this.#store) throw this.#unavailable();
     return this.#store;
+  }
+
+  #unavailable(): ApiError {
+    return new ApiError('INTERNAL', `History is not available: ${this.#reason ?? 'the database is not open'}`);
   }
 
   #requireSession(id: string): HistorySession {

@@ -8,7 +8,6 @@ export interface CheckpointWorkerData {
 export type CheckpointRequest = { type: 'checkpoint'; requestId: number };
 
 export type CheckpointResponse =
-  | { type: 'ready' }
   /** `PRAGMA wal_checkpoint(PASSIVE)`: frames in the WAL, and how many of them are in the database now. */
   | { type: 'done'; requestId: number; walFrames: number; checkpointedFrames: number }
   | { type: 'failed'; requestId: number; message: string }

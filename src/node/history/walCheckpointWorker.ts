@@ -17,7 +17,6 @@ try {
   db = new DatabaseSync(data.databasePath, { timeout: data.busyTimeoutMs });
   // As the Hub's connection: the WAL is synced before the copy, the database file after it.
   db.exec('PRAGMA synchronous = NORMAL');
-  reply({ type: 'ready' });
 } catch (error) {
   reply({ type: 'unavailable', message: error instanceof Error ? error.message : String(error) });
 }

@@ -21,7 +21,8 @@ import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
 import { HistoryConstants } from './historyConstants.ts';
 import type { CheckpointRequest, CheckpointResponse, CheckpointWorkerData } from './walCheckpointProtocol.ts';
-import { workerScriptBeside } from '../workerScript.ts';
+import { stopWorker, workerScriptBeside } from '../workerScript.ts';
+import { describe } from './historyDatabase.ts';
 
 export interface WalCheckpointerOptions {
   /** The Hub's connections: their automatic checkpoints are turned off while the worker runs. */
@@ -138,7 +139,7 @@ export class WalCheckpointer implements IDisposable {
     this.#worker = null;
     this.#failWaiting('the history database is closing');
     // The Hub's connection, closed next, checkpoints what is left (it is the last one open).
-    if (worker) void worker.terminate();
+    if (worker) stopWorker(worker);
   }
 
   async #run(): Promise<void> {
@@ -147,7 +148,7 @@ export class WalCheckpointer implements IDisposable {
     try {
       await this.checkpointNow();
     } catch (error) {
-      if (!this.#disposed) this.#logger.warn('WAL checkpoint failed; retrying with the next commit', { error: error instanceof Error ? error.message : String(error) });
+      if (!this.#disposed) this.#logger.warn('WAL checkpoint failed; retrying with the next commit', { error: describe(error) });
     } finally {
       this.#running = false;
     }
@@ -158,8 +159,6 @@ export class WalCheckpointer implements IDisposable {
   #onResponse(worker: Worker, response: CheckpointResponse): void {
     if (worker !== this.#worker) return;
     switch (response.type) {
-      case 'ready':
-        return;
       case 'unavailable':
         this.#onWorkerGone(worker, response.message);
         return;
@@ -182,7 +181,7 @@ export class WalCheckpointer implements IDisposable {
     this.#failWaiting(`the WAL checkpoint worker stopped: ${reason}`);
     if (this.#disposed) return;
     this.#logger.warn('the WAL checkpoint worker stopped; the history database checkpoints on the Hub thread again', { reason });
-    void worker.terminate();
+    stopWorker(worker);
     this.#setAutoCheckpoint(sqliteDefaultAutoCheckpoint);
   }
 
@@ -196,7 +195,7 @@ export class WalCheckpointer implements IDisposable {
       try {
         if (db.isOpen) db.exec(`PRAGMA wal_autocheckpoint = ${pages}`);
       } catch (error) {
-        this.#logger.warn('cannot set wal_autocheckpoint', { pages, error: error instanceof Error ? error.message : String(error) });
+        this.#logger.warn('cannot set wal_autocheckpoint', { pages, error: describe(error) });
       }
     }
   }
