@@ -1,8 +1,9 @@
 /**
  * The full-text indexer over a real SQLite file: blocks are exact byte ranges of output (so a hit's
- * snippet, cut from those bytes, marks the word), words on chunk boundaries are found, indexing
- * resumes where it stopped (also inside a chunk) without indexing anything twice, and a live
- * session becomes searchable once its output pauses.
+ * snippet, cut from those bytes, marks the word), a multi-MB backlog is indexed whole in bounded
+ * slices, words on chunk boundaries are found, indexing resumes where it stopped (also inside a
+ * chunk) without indexing anything twice, and a live session becomes searchable once its output
+ * pauses.
  */
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -85,6 +86,22 @@ describe('History full-text indexer', () => {
     }
     assert.equal(store.search('élan', 1000).length, blocks.length, 'accented words too');
     assert.equal(store.search('32m', 10).length, 0, 'escape sequences are not text');
+  });
+
+  it('indexes a backlog of many MB in bounded slices: every block tiles the output and every marker is found', () => {
+    const store = openStore();
+    const { text, markers } = logText(100_000, 997);
+    const write = sessionOf(text);
+    store.applyBatch([write], 1 << 30);
+    let writes = 0;
+    new HistoryIndexer({ store, logger: nullLogger, onDidWrite: () => writes++ }).indexAll();
+    const blocks = store.db.prepare('SELECT offset, end_offset FROM search_blocks WHERE source = 0 ORDER BY offset').all() as Array<{ offset: number; end_offset: number }>;
+    assert.equal(blocks[0]!.offset, 0);
+    for (let index = 1; index < blocks.length; index++) assert.equal(blocks[index]!.offset, blocks[index - 1]!.end_offset, `block ${index} follows the one before`);
+    assert.equal(blocks.at(-1)!.end_offset, Buffer.byteLength(text));
+    for (const marker of markers) assert.equal(store.search(marker, 10).length, 1, marker);
+    assert.ok(writes >= 1);
+    assert.deepEqual(store.sessionsToIndex(10), []);
   });
 
   it('finds a word that straddles two stored chunks', () => {
