@@ -27,6 +27,13 @@ export const HistoryConstants = {
    * the timer, so a flood cannot grow the Hub's memory without bound between two ticks.
    */
   maxPendingBytes: 16 * MiB,
+  /**
+   * Pending output is copied into reusable slabs of this size (byteArena.ts): a fresh buffer per
+   * batch cost a flood more in malloc, page faults and V8's sweeper than the copy itself. At most
+   * recordSpareSlabs stay allocated between transactions (a flood needs one or two per 16 ms).
+   */
+  recordSlabBytes: 1 * MiB,
+  recordSpareSlabs: 4,
   /** After a failed write (disk full, I/O error), recording stays paused this long before it tries again. */
   retryAfterFailureMs: 15_000,
   /** Full-text index: text blocks are cut near this many bytes of output, at a line or word boundary. */

@@ -29,6 +29,7 @@ import { DisposableStore, type IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
 import type { CommandEvent, PtySession } from '../pty/ptySession.ts';
+import { ByteArena } from './byteArena.ts';
 import { HistoryConstants } from './historyConstants.ts';
 import { describe } from './historyDatabase.ts';
 import { type BatchResult, newSessionId, type NewSession, type RecordedCommand, type RecordedEvent, type SessionPatch, type SessionWrites } from './historyStore.ts';
@@ -98,6 +99,8 @@ export class HistoryRecorder implements IDisposable {
   #enabled = false;
   #paused = false;
   #pendingBytes = 0;
+  /** Copies of pending output; they live until the transaction that stores them. */
+  readonly #copies = new ByteArena({ slabBytes: HistoryConstants.recordSlabBytes, maxSpareSlabs: HistoryConstants.recordSpareSlabs });
   #timer: NodeJS.Timeout | undefined;
   #disposed = false;
 
@@ -188,6 +191,15 @@ export class HistoryRecorder implements IDisposable {
 
   /** Write everything pending now, in one transaction. Returns false when the write failed. */
   flush(): boolean {
+    try {
+      return this.#write();
+    } finally {
+      // The transaction stored (or, failing, dropped) every copy of output: their memory is reused.
+      if (!this.#holdsOutput()) this.#copies.reset();
+    }
+  }
+
+  #write(): boolean {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#paused) return false; // resume() retries
@@ -377,7 +389,7 @@ export class HistoryRecorder implements IDisposable {
       recording.pieceAt = performance.now() - recording.startPerf;
     }
     // The view is reused by the batcher after this call: copy.
-    recording.pieces.push(Buffer.from(bytes));
+    recording.pieces.push(this.#copies.copy(bytes));
     recording.pieceBytes += bytes.byteLength;
     this.#pendingBytes += bytes.byteLength;
     if (recording.pieceBytes >= HistoryConstants.maxChunkBytes) this.#closeChunk(recording);
@@ -430,7 +442,7 @@ export class HistoryRecorder implements IDisposable {
 
   #closeChunk(recording: Recording): void {
     if (recording.pieceBytes === 0) return;
-    const data = recording.pieces.length === 1 ? recording.pieces[0]! : Buffer.concat(recording.pieces, recording.pieceBytes);
+    const data = recording.pieces.length === 1 ? recording.pieces[0]! : this.#copies.concat(recording.pieces, recording.pieceBytes);
     recording.events.push({ kind: 'output', at: recording.pieceAt, offset: recording.pieceOffset, data });
     recording.pieces = [];
     recording.pieceBytes = 0;
@@ -479,6 +491,14 @@ export class HistoryRecorder implements IDisposable {
     recording.commands = [];
     recording.patch = null;
     recording.inputMarked = false;
+  }
+
+  /** Whether output copied into #copies still waits to be written. */
+  #holdsOutput(): boolean {
+    for (const recording of this.#recordings.values()) {
+      if (recording.pieceBytes > 0 || recording.events.some((event) => event.kind === 'output')) return true;
+    }
+    return false;
   }
 
   #hasPending(): boolean {
