@@ -13,7 +13,8 @@ import { spawn } from 'node-pty';
 import { TerminalConstants } from '../../src/common/constants.ts';
 import { nullLogger } from '../../src/node/logger.ts';
 import { PtyHost } from '../../src/node/pty/ptyHost.ts';
-import type { BenchCase } from '../benchCase.ts';
+import type { BenchCase, BenchResult } from '../benchCase.ts';
+import { machineBusyMsSince, machineCores, readMachineCpu } from '../machineCpu.ts';
 
 const cols = 120;
 const rows = 40;
@@ -32,14 +33,20 @@ export const ptyFloodCase: BenchCase = {
       const bare: number[] = [];
       const pipeline: number[] = [];
       const delivered: number[] = [];
+      const bareCpu: number[] = [];
+      const pipelineCpu: number[] = [];
       const host = new PtyHost({ logger: nullLogger, defaultCwd: dir });
       try {
         // One untimed warm-up of each so JIT and page cache do not favour whichever runs second.
         await bareRead(file);
         await pipelineRead(host, file);
         for (let round = 0; round < rounds; round++) {
+          let cpu = readMachineCpu();
           bare.push(await bareRead(file));
+          pushCpu(bareCpu, machineBusyMsSince(cpu), sizeBytes);
+          cpu = readMachineCpu();
           const rates = await pipelineRead(host, file);
+          pushCpu(pipelineCpu, machineBusyMsSince(cpu), sizeBytes);
           pipeline.push(rates.parsed);
           delivered.push(rates.delivered);
           log(`round ${round + 1}: bare ${mbps(bare.at(-1)!)} MB/s, pipeline ${mbps(rates.parsed)} MB/s (${mbps(rates.delivered)} MB/s until the subscriber had it all)`);
@@ -51,6 +58,16 @@ export const ptyFloodCase: BenchCase = {
       const pipelineMedian = median(pipeline);
       const deliveredMedian = median(delivered);
       const ceiling = await headlessParseRate(file);
+      const cpuBudget: BenchResult[] =
+        bareCpu.length > 0 && pipelineCpu.length > 0
+          ? [
+              // What the ratio is made of on this machine: all cores' busy time per MB, and the rate the
+              // pipeline could reach if every core worked for it (cores / CPU per MB).
+              { label: 'machine CPU per MB (all processes), bare', value: median(bareCpu), unit: 'ms/MB' },
+              { label: 'machine CPU per MB (all processes), Hub', value: median(pipelineCpu), unit: 'ms/MB' },
+              { label: `Hub pipeline ceiling, ${machineCores} cores all busy`, value: (machineCores * 1000) / median(pipelineCpu), unit: 'MB/s' },
+            ]
+          : [];
       return [
         { label: 'bare node-pty reader (median)', value: bareMedian / 1e6, unit: 'MB/s' },
         { label: 'Hub pipeline: mirror + lossless subscriber', value: pipelineMedian / 1e6, unit: 'MB/s' },
@@ -60,6 +77,7 @@ export const ptyFloodCase: BenchCase = {
         { label: 'ratio of that / bare', value: deliveredMedian / bareMedian, unit: 'x', digits: 2 },
         // The pipeline cannot beat the mirror: this is @xterm/headless alone on the same bytes.
         { label: 'reference: @xterm/headless parse alone', value: ceiling / 1e6, unit: 'MB/s' },
+        ...cpuBudget,
       ];
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -156,6 +174,11 @@ function floodText(size: number): string {
     length += Buffer.byteLength(line);
   }
   return lines.join('');
+}
+
+/** Busy CPU ms per MB of one run, when the machine reports it. */
+function pushCpu(into: number[], busyMs: number | null, bytes: number): void {
+  if (busyMs !== null) into.push(busyMs / (bytes / 1e6));
 }
 
 function median(values: number[]): number {
