@@ -89,7 +89,7 @@ export function sessionWrites(text: Buffer, startedAt: number, chunkBytes: numbe
 }
 
 /** Write `text` as one session in batches of `chunksPerBatch` chunks (one transaction each), like the recorder does. */
-export function ingest(store: HistoryStore, text: Buffer, startedAt: number, chunkBytes: number, chunksPerBatch: number, maxSessionBytes: number): string {
+export function ingest(store: HistoryStore, text: Buffer, startedAt: number, chunkBytes: number, chunksPerBatch: number, maxSessionBytes: number, onCommitted?: (bytes: number) => void): string {
   const all = sessionWrites(text, startedAt, chunkBytes);
   for (let index = 0; index < all.events.length; index += chunksPerBatch) {
     const first = index === 0;
@@ -98,6 +98,7 @@ export function ingest(store: HistoryStore, text: Buffer, startedAt: number, chu
     if (first) batch.create = all.create!;
     if (last) batch.patch = all.patch!;
     store.applyBatch([batch], maxSessionBytes);
+    onCommitted?.(batch.events.reduce((sum, event) => sum + (event.kind === 'output' ? event.data.byteLength : 0), 0));
   }
   return all.id;
 }
