@@ -71,7 +71,7 @@ export class HistoryIndexer implements IDisposable {
   }
 
   /**
-   * Index everything now (tests, benchmarks, the CLI): pending text of live sessions included. It
+   * Index everything now (tests, benchmarks): pending text of live sessions included. It
    * runs the timer's bounded slices back to back rather than one unbounded slice, so a big backlog
    * never holds all its text in memory at once (50 MB of output grew the heap by ~300 MB).
    */

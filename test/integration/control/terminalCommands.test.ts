@@ -33,10 +33,16 @@ describe('terminal commands', () => {
     assert.equal(typeof screen.cursor.y, 'number');
 
     await client.request({ cmd: 'exec', terminalId: id, command: 'seq 1 30' });
-    const withScrollback = await client.request({ cmd: 'readScreen', terminalId: id, scrollback: true });
+    // The prompt after `seq` may still be on its way when exec answers: compare reads taken while
+    // the screen did not change (the same full read before and after the partial one).
+    const { withScrollback, someScrollback } = await pollUntil(async () => {
+      const before = await client.request({ cmd: 'readScreen', terminalId: id, scrollback: true });
+      const some = await client.request({ cmd: 'readScreen', terminalId: id, scrollback: 3 });
+      const after = await client.request({ cmd: 'readScreen', terminalId: id, scrollback: true });
+      return JSON.stringify(before.lines) === JSON.stringify(after.lines) ? { withScrollback: after, someScrollback: some } : undefined;
+    }, { what: 'the screen to settle after seq' });
     assert.ok(withScrollback.lines.length > 10);
     assert.ok(withScrollback.lines.includes('1'));
-    const someScrollback = await client.request({ cmd: 'readScreen', terminalId: id, scrollback: 3 });
     assert.equal(someScrollback.lines.length, 13);
     assert.deepEqual(someScrollback.lines.slice(10), withScrollback.lines.slice(-3));
 
