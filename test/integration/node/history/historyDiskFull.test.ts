@@ -62,10 +62,23 @@ describe('History on a full disk', () => {
     if (!mounted) for (const db of [history.database!, history.recordingDatabase!]) db.exec('PRAGMA max_page_count = 300');
   });
 
-  after(() => {
+  after(async () => {
     host.dispose();
     history.dispose();
-    if (mounted) execFileSync('umount', [temp.dataDir]);
+    // The WAL checkpoint worker closes its connection as it stops, a moment after dispose().
+    if (mounted) {
+      await pollUntil(
+        () => {
+          try {
+            execFileSync('umount', [temp.dataDir], { stdio: 'ignore' });
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        { what: 'the full disk to unmount' },
+      );
+    }
     temp.dispose();
   });
 
