@@ -118,7 +118,14 @@ export class TerminalMirror implements ITerminalMirror {
     if (this.#disposed || data.length === 0) return;
     this.#pendingWrites.push(chars);
     this.#pendingChars += chars;
-    this.#terminal.write(data, parsed ? () => (this.#onWriteParsed(), this.#disposed || parsed()) : this.#onWriteParsed);
+    if (!parsed) {
+      this.#terminal.write(data, this.#onWriteParsed);
+      return;
+    }
+    this.#terminal.write(data, () => {
+      this.#onWriteParsed();
+      if (!this.#disposed) parsed();
+    });
   }
 
   /**
