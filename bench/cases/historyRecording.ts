@@ -106,8 +106,8 @@ async function flood(host: PtyHost, history: HistoryService, file: string): Prom
   const commitLagMs = performance.now() - ended;
   // And indexes it now, so that this run's indexing (off the hot path, in slices) does not slow the next run.
   history.indexNow();
-  // And copies the WAL into the database file (the worker would do so once things are quiet).
-  if (history.checkpointsInWorker) await history.checkpointNow();
+  // And copies the WAL into the database file and shrinks it, as the worker does once things are quiet.
+  if (history.checkpointsInWorker) await history.checkpointNow({ shrinkWal: true });
   attachment.dispose();
   await host.close(session.id);
   return { bytesPerSecond: bytes / ((ended - started) / 1000), commitLagMs, cpuMsPerMB: (cpu.user + cpu.system) / 1000 / (bytes / 1e6) };

@@ -81,6 +81,12 @@ export const HistoryConstants = {
    */
   checkpointQuietMs: 500,
   checkpointEveryBytes: 96 * MiB,
+  /**
+   * A WAL file larger than this is given back to the file system: by the checkpoint worker once
+   * output is quiet (then to nothing), or — without the worker — by the COMMIT that restarts the
+   * WAL (`PRAGMA journal_size_limit`, down to this size).
+   */
+  walKeepBytes: 64 * MiB,
   /** The recording connection's page cache, in KiB (see openRecordingConnection). */
   recordingCacheKiB: 2 * 1024,
   /** Statement time SQLite may wait for a lock held by another connection (a CLI reading the file). */

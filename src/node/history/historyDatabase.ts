@@ -88,7 +88,7 @@ function configureConnection(db: DatabaseSync, cacheKiB: number): void {
   db.exec(`
     PRAGMA synchronous = NORMAL;
     PRAGMA foreign_keys = OFF;
-    PRAGMA journal_size_limit = ${64 * HistoryConstants.bytesPerMiB};
+    PRAGMA journal_size_limit = ${HistoryConstants.walKeepBytes};
     PRAGMA cache_size = -${cacheKiB};
   `);
 }

@@ -29,7 +29,7 @@ import { HistoryConstants } from './historyConstants.ts';
 import { describe, openHistoryDatabase, openRecordingConnection } from './historyDatabase.ts';
 import { HistoryIndexer } from './historyIndexer.ts';
 import { type CommittedBatch, HistoryRecorder } from './historyRecorder.ts';
-import { WalCheckpointer } from './walCheckpointer.ts';
+import { type CheckpointOutcome, WalCheckpointer } from './walCheckpointer.ts';
 import { type AtMentionDelivery, pastePointer, writeReferenceFile } from './historyReference.ts';
 import { type CommandsParams, HistoryStore, type ListParams, newSessionId, type ReadResult, type RecordedEvent, type SessionWrites } from './historyStore.ts';
 
@@ -234,12 +234,14 @@ export class HistoryService implements IDisposable {
   }
 
   /**
-   * Copy the WAL into the database file now, in the checkpoint worker (tests, benchmarks). Rejects
-   * when there is no worker (the connection then checkpoints by itself) or the checkpoint failed.
+   * Copy the WAL into the database file now, in the checkpoint worker (tests, benchmarks); with
+   * `shrinkWal`, also give a large WAL file's space back, as the checkpoint once output is quiet
+   * does. Rejects when there is no worker (the connection then checkpoints by itself) or the
+   * checkpoint failed.
    */
-  checkpointNow(): Promise<{ walFrames: number; checkpointedFrames: number }> {
+  checkpointNow(options: { shrinkWal?: boolean } = {}): Promise<CheckpointOutcome> {
     if (!this.#checkpointer) return Promise.reject(new Error('History is not open'));
-    return this.#checkpointer.checkpointNow();
+    return this.#checkpointer.checkpointNow(options);
   }
 
   /** Whether WAL checkpoints run in the worker thread (false: on the Hub's connection). */

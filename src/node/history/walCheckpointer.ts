@@ -11,8 +11,13 @@
  * - during a long flood, whenever checkpointEveryBytes of output were committed since the last
  *   one, so the WAL (and crash recovery, which replays it) stays bounded.
  *
+ * The WAL file's size is the worker's too. SQLite truncates a WAL grown past `journal_size_limit`
+ * in the first COMMIT after a checkpoint — on the Hub's thread again (~30 ms for the ~150 MB a
+ * flood leaves). So while the worker runs, the Hub's connections never truncate, and the quiet
+ * checkpoint shrinks a WAL larger than HistoryConstants.walKeepBytes once it has copied all of it.
+ *
  * Without the worker (its script missing, it failed or died) the Hub's connections checkpoint
- * by themselves again (SQLite's default), so nothing grows without bound.
+ * and truncate by themselves again (SQLite's way), so nothing grows without bound.
  */
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
@@ -34,12 +39,16 @@ export interface WalCheckpointerOptions {
   /** Defaults HistoryConstants.checkpointQuietMs / checkpointEveryBytes (smaller in tests). */
   quietMs?: number;
   everyBytes?: number;
+  /** Default HistoryConstants.walKeepBytes (smaller in tests). */
+  shrinkWalAboveBytes?: number;
 }
 
 export interface CheckpointOutcome {
   /** Frames in the WAL when the checkpoint ran, and how many of them are now in the database file. */
   walFrames: number;
   checkpointedFrames: number;
+  /** The WAL file was truncated to nothing (asked for, it was large, and nobody was using it). */
+  walShrunk: boolean;
 }
 
 /** SQLite's default for `PRAGMA wal_autocheckpoint` (pages), restored when the worker is gone. */
@@ -82,14 +91,18 @@ export class WalCheckpointer implements IDisposable {
       this.#logger.warn('WAL checkpoint worker script not found; the history database checkpoints on the Hub thread', { path: configured });
       return null;
     }
-    const workerData: CheckpointWorkerData = { databasePath: this.#options.databasePath, busyTimeoutMs: HistoryConstants.busyTimeoutMs };
+    const workerData: CheckpointWorkerData = {
+      databasePath: this.#options.databasePath,
+      busyTimeoutMs: HistoryConstants.busyTimeoutMs,
+      shrinkWalAboveBytes: this.#options.shrinkWalAboveBytes ?? HistoryConstants.walKeepBytes,
+    };
     const worker = new Worker(path, { workerData });
     worker.unref();
     worker.on('message', (response: CheckpointResponse) => this.#onResponse(worker, response));
     worker.on('error', (error) => this.#onWorkerGone(worker, error.message));
     worker.on('exit', (code) => this.#onWorkerGone(worker, `exited with code ${code}`));
     this.#worker = worker;
-    this.#setAutoCheckpoint(0);
+    this.#configureConnections({ inWorker: true });
     return worker;
   }
 
@@ -104,26 +117,29 @@ export class WalCheckpointer implements IDisposable {
     this.#bytesSinceCheckpoint += bytes;
     this.#written = true;
     this.#armQuietTimer();
-    if (this.#bytesSinceCheckpoint >= (this.#options.everyBytes ?? HistoryConstants.checkpointEveryBytes)) void this.#run();
+    if (this.#bytesSinceCheckpoint >= (this.#options.everyBytes ?? HistoryConstants.checkpointEveryBytes)) void this.#run({ shrinkWal: false });
   }
 
   #armQuietTimer(): void {
     clearTimeout(this.#quietTimer);
     this.#quietTimer = setTimeout(() => {
       this.#quietTimer = undefined;
-      void this.#run();
+      void this.#run({ shrinkWal: true });
     }, this.#options.quietMs ?? HistoryConstants.checkpointQuietMs);
     this.#quietTimer.unref();
   }
 
-  /** Checkpoint now (tests, tools). Rejects without a worker or when the checkpoint failed. */
-  checkpointNow(): Promise<CheckpointOutcome> {
+  /**
+   * Checkpoint now (tests, tools); `shrinkWal` as the quiet checkpoint does. Rejects without a
+   * worker or when the checkpoint failed.
+   */
+  checkpointNow(options: { shrinkWal?: boolean } = {}): Promise<CheckpointOutcome> {
     const worker = this.#ensureWorker();
     if (!worker) return Promise.reject(new Error('no WAL checkpoint worker'));
     this.#bytesSinceCheckpoint = 0;
     this.#written = false;
     const requestId = this.#nextRequestId++;
-    const request: CheckpointRequest = { type: 'checkpoint', requestId };
+    const request: CheckpointRequest = { type: 'checkpoint', requestId, shrinkWal: options.shrinkWal ?? false };
     return new Promise((resolve, reject) => {
       this.#waiting.set(requestId, { resolve, reject });
       worker.ref(); // a checkpoint in flight keeps its answer coming
@@ -142,11 +158,11 @@ export class WalCheckpointer implements IDisposable {
     if (worker) stopWorker(worker);
   }
 
-  async #run(): Promise<void> {
+  async #run(options: { shrinkWal: boolean }): Promise<void> {
     if (this.#running || !this.#worker) return;
     this.#running = true;
     try {
-      await this.checkpointNow();
+      await this.checkpointNow(options);
     } catch (error) {
       if (!this.#disposed) this.#logger.warn('WAL checkpoint failed; retrying with the next commit', { error: describe(error) });
     } finally {
@@ -167,7 +183,7 @@ export class WalCheckpointer implements IDisposable {
         const waiting = this.#waiting.get(response.requestId);
         this.#waiting.delete(response.requestId);
         if (this.#waiting.size === 0) worker.unref();
-        if (response.type === 'done') waiting?.resolve({ walFrames: response.walFrames, checkpointedFrames: response.checkpointedFrames });
+        if (response.type === 'done') waiting?.resolve({ walFrames: response.walFrames, checkpointedFrames: response.checkpointedFrames, walShrunk: response.walShrunk });
         else waiting?.reject(new Error(response.message));
       }
     }
@@ -182,7 +198,7 @@ export class WalCheckpointer implements IDisposable {
     if (this.#disposed) return;
     this.#logger.warn('the WAL checkpoint worker stopped; the history database checkpoints on the Hub thread again', { reason });
     stopWorker(worker);
-    this.#setAutoCheckpoint(sqliteDefaultAutoCheckpoint);
+    this.#configureConnections({ inWorker: false });
   }
 
   #failWaiting(message: string): void {
@@ -190,12 +206,15 @@ export class WalCheckpointer implements IDisposable {
     this.#waiting.clear();
   }
 
-  #setAutoCheckpoint(pages: number): void {
+  /** Checkpoints and WAL truncation: the worker's, or (without it) each connection's, SQLite's way. */
+  #configureConnections({ inWorker }: { inWorker: boolean }): void {
+    const autoCheckpointPages = inWorker ? 0 : sqliteDefaultAutoCheckpoint;
+    const journalSizeLimit = inWorker ? -1 : HistoryConstants.walKeepBytes;
     for (const db of this.#options.connections) {
       try {
-        if (db.isOpen) db.exec(`PRAGMA wal_autocheckpoint = ${pages}`);
+        if (db.isOpen) db.exec(`PRAGMA wal_autocheckpoint = ${autoCheckpointPages}; PRAGMA journal_size_limit = ${journalSizeLimit};`);
       } catch (error) {
-        this.#logger.warn('cannot set wal_autocheckpoint', { pages, error: describe(error) });
+        this.#logger.warn('cannot configure checkpoints of a connection', { inWorker, error: describe(error) });
       }
     }
   }

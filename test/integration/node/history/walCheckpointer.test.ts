@@ -3,7 +3,9 @@
  * the Hub's connection stops checkpointing once the worker runs, the worker's checkpoints put
  * the recorded output into the database file itself (a copy of that file without its WAL has
  * it), by themselves once recording is quiet; and without a worker — no script, or a worker that
- * dies — the connection checkpoints by itself again.
+ * dies — the connection checkpoints by itself again. The WAL file's size is the worker's as well:
+ * the Hub's connections never truncate it (that stalled the Hub's thread), the worker shrinks it
+ * when nobody uses it.
  */
 import { after, afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { pollUntil } from '../../../helpers/poll.ts';
-import { openHistoryDatabase } from '../../../../src/node/history/historyDatabase.ts';
+import { openHistoryDatabase, openRecordingConnection } from '../../../../src/node/history/historyDatabase.ts';
+import { HistoryConstants } from '../../../../src/node/history/historyConstants.ts';
 import { HistoryStore } from '../../../../src/node/history/historyStore.ts';
 import { WalCheckpointer } from '../../../../src/node/history/walCheckpointer.ts';
 import { nullLogger } from '../../../../src/node/logger.ts';
@@ -57,6 +60,17 @@ function autoCheckpointPages(kit: HistoryKit): number {
   return main!;
 }
 
+/** `PRAGMA journal_size_limit` of the Hub's connections (main and recording), which must agree. */
+function journalSizeLimit(kit: HistoryKit): number {
+  const [main, recording] = [kit.history.database!, kit.history.recordingDatabase!].map((db) => (db.prepare('PRAGMA journal_size_limit').get() as { journal_size_limit: number }).journal_size_limit);
+  assert.equal(main, recording);
+  return main!;
+}
+
+function walBytes(databasePath: string): number {
+  return existsSync(`${databasePath}-wal`) ? statSync(`${databasePath}-wal`).size : 0;
+}
+
 describe('WAL checkpoints in a worker thread (real PTYs, real SQLite)', () => {
   it('the worker copies the WAL into the database file; the Hub connection does not checkpoint', async () => {
     kit = createHistoryKit();
@@ -65,6 +79,7 @@ describe('WAL checkpoints in a worker thread (real PTYs, real SQLite)', () => {
     const sessionId = await record(kit, bytes);
     assert.equal(kit.history.checkpointsInWorker, true);
     assert.equal(autoCheckpointPages(kit), 0, 'the Hub connection leaves checkpoints to the worker');
+    assert.equal(journalSizeLimit(kit), -1, 'and truncating the WAL');
     assert.ok(statSync(`${kit.history.databasePath}-wal`).size > bytes, 'the output is in the WAL');
     const outcome = await kit.history.checkpointNow();
     assert.ok(outcome.walFrames > bytes / 16_384, `the WAL had the output's pages (${outcome.walFrames} frames)`);
@@ -137,11 +152,87 @@ describe('WAL checkpoints in a worker thread (real PTYs, real SQLite)', () => {
     await pollUntil(() => flood.every((id) => inMainFile().includes(id)), { timeoutMs: 10_000, what: 'the flood checkpoint' });
   });
 
+  it('the Hub\'s COMMITs never truncate the WAL; the worker shrinks it once nobody uses it, never waiting for anyone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-shrink-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'switchboard.db');
+    const opened = openHistoryDatabase({ path, logger: nullLogger });
+    assert.ok(opened.ok);
+    const store = new HistoryStore(opened.db);
+    const recording = store.onConnection(openRecordingConnection(path));
+    const reader = new DatabaseSync(path, { readOnly: true });
+    const shrinkWalAboveBytes = 1_000_000;
+    const checkpointer = new WalCheckpointer({ connections: [opened.db, recording.db], databasePath: path, logger: nullLogger, quietMs: 3_600_000, shrinkWalAboveBytes });
+    after(() => {
+      checkpointer.dispose();
+      reader.close();
+      recording.db.close();
+      opened.db.close();
+    });
+    const write = (chunks: number) => {
+      const session = syntheticSession({ startedAt: Date.now(), chunks, chunkBytes: 16_000 });
+      recording.applyBatch([session], 1 << 30);
+      checkpointer.noteCommitted(chunks * 16_000);
+      return session.id;
+    };
+
+    const flood = write(200); // 3.2 MB
+    for (const db of [opened.db, recording.db]) {
+      assert.equal((db.prepare('PRAGMA journal_size_limit').get() as { journal_size_limit: number }).journal_size_limit, -1, 'the Hub\'s connections never truncate');
+    }
+    const grown = walBytes(path);
+    assert.ok(grown > 3_000_000, `the flood is in the WAL (${grown} bytes)`);
+    const copied = await checkpointer.checkpointNow();
+    assert.equal(copied.checkpointedFrames, copied.walFrames);
+    assert.equal(copied.walShrunk, false, 'a checkpoint during a flood only copies');
+    // The next COMMIT restarts the WAL from its start: SQLite would truncate the file in it.
+    write(1);
+    assert.equal(walBytes(path), grown, 'the Hub\'s COMMIT left the file as it was');
+
+    // A reader still on the old WAL: the worker does not wait for it, and leaves the file.
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM sessions').get();
+    const whileRead = await checkpointer.checkpointNow({ shrinkWal: true });
+    assert.equal(whileRead.walShrunk, false);
+    assert.equal(walBytes(path), grown);
+    reader.exec('COMMIT');
+
+    const shrunk = await checkpointer.checkpointNow({ shrinkWal: true });
+    assert.equal(shrunk.walShrunk, true);
+    assert.equal(walBytes(path), 0, 'the WAL file gave its space back');
+    assert.equal(store.get(flood)!.byteCount, 200 * 16_000, 'nothing was lost');
+    // Recording goes on into a fresh WAL; a small one is left as it is.
+    const later = write(2);
+    assert.equal(store.get(later)!.byteCount, 32_000);
+    assert.equal((await checkpointer.checkpointNow({ shrinkWal: true })).walShrunk, false, `${walBytes(path)} bytes stay`);
+  });
+
+  it('the checkpoint once output is quiet shrinks a large WAL', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-shrink-quiet-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'switchboard.db');
+    const opened = openHistoryDatabase({ path, logger: nullLogger });
+    assert.ok(opened.ok);
+    const store = new HistoryStore(opened.db);
+    const checkpointer = new WalCheckpointer({ connections: [opened.db], databasePath: path, logger: nullLogger, quietMs: 100, shrinkWalAboveBytes: 1_000_000 });
+    after(() => {
+      checkpointer.dispose();
+      opened.db.close();
+    });
+    const session = syntheticSession({ startedAt: Date.now(), chunks: 100, chunkBytes: 16_000 });
+    store.applyBatch([session], 1 << 30);
+    checkpointer.noteCommitted(1_600_000);
+    assert.ok(walBytes(path) > 1_600_000);
+    await pollUntil(() => walBytes(path) === 0, { timeoutMs: 10_000, what: 'the quiet checkpoint shrinking the WAL' });
+    assert.equal(store.get(session.id)!.byteCount, 1_600_000);
+  });
+
   it('without a worker script, the Hub connection checkpoints by itself (SQLite default)', async () => {
     kit = createHistoryKit({ checkpointWorkerPath: join('/nonexistent', 'walCheckpointWorker.ts') });
     const sessionId = await record(kit, 200_000);
     assert.equal(kit.history.checkpointsInWorker, false);
     assert.equal(autoCheckpointPages(kit), 1000);
+    assert.equal(journalSizeLimit(kit), HistoryConstants.walKeepBytes, 'the COMMIT that restarts the WAL truncates it, SQLite\'s way');
     await assert.rejects(kit.history.checkpointNow(), /no WAL checkpoint worker/);
     assert.equal(kit.history.read(sessionId, 0, 6)!.data.toString('utf8'), 'a line');
   });
@@ -154,6 +245,7 @@ describe('WAL checkpoints in a worker thread (real PTYs, real SQLite)', () => {
     kit = createHistoryKit({ checkpointWorkerPath: dying });
     const first = await record(kit, 100_000);
     await pollUntil(() => autoCheckpointPages(kit) === 1000, { timeoutMs: 10_000, what: 'automatic checkpoints back on' });
+    assert.equal(journalSizeLimit(kit), HistoryConstants.walKeepBytes);
     assert.equal(kit.history.checkpointsInWorker, false);
     const second = await record(kit, 100_000);
     assert.ok(kit.history.get(first)!.byteCount >= 100_000);
