@@ -4,7 +4,10 @@
  *
  * When it runs: once output has been quiet for HistoryConstants.indexQuietMs, and during a
  * long flood at least every indexMaxDeferMs, each time for a slice of at most indexSliceMs, so
- * neither terminals nor the Hub's other work wait for it.
+ * neither terminals nor the Hub's other work wait for it. A slice's budget covers writing its
+ * blocks into FTS5 too, which costs about three times reading and stripping them: it stops
+ * reading once the time spent plus the expected cost of inserting what it read reaches the budget
+ * (measured: slices that only budgeted the reading blocked the Hub for ~45 ms during a flood).
  *
  * Blocks are the text of exact byte ranges of output, cut at line breaks near searchBlockChars
  * bytes, so a hit's snippet can be cut from the raw bytes later (the text is not stored twice).
@@ -26,6 +29,11 @@ import type { HistoryStore } from './historyStore.ts';
 const indexLiveDelayMs = 1_000;
 /** Sessions looked at per slice. */
 const sessionsPerSlice = 32;
+/**
+ * Expected FTS5 insert cost per char of block text until the first insert was measured
+ * (pessimistic for this kind of machine: ~12 ns measured on 2 vCPUs).
+ */
+const initialInsertMsPerChar = 25e-6;
 
 interface SessionState {
   /** Raw offset where reading continues. */
@@ -45,13 +53,18 @@ export interface HistoryIndexerOptions {
   logger: ILogger;
   /** Blocks were written to the index (the WAL grew). */
   onDidWrite?: () => void;
+  /** Clock for the slices' budgets (ms); default performance.now. */
+  now?: () => number;
 }
 
 export class HistoryIndexer implements IDisposable {
   readonly #store: HistoryStore;
   readonly #logger: ILogger;
   readonly #onDidWrite: (() => void) | undefined;
+  readonly #now: () => number;
   readonly #states = new Map<string, SessionState>();
+  /** What inserting one char of block text into FTS5 costs (ms), as the last sizeable insert measured. */
+  #insertMsPerChar = initialInsertMsPerChar;
   #lastWriteAt = Number.NEGATIVE_INFINITY;
   #lastRunAt = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -62,11 +75,12 @@ export class HistoryIndexer implements IDisposable {
     this.#store = options.store;
     this.#logger = options.logger;
     this.#onDidWrite = options.onDidWrite;
+    this.#now = options.now ?? (() => performance.now());
   }
 
   /** Output was stored: index it once things are quiet. */
   noteWritten(): void {
-    this.#lastWriteAt = performance.now();
+    this.#lastWriteAt = this.#now();
     this.#scheduleIn(HistoryConstants.indexQuietMs);
   }
 
@@ -94,7 +108,7 @@ export class HistoryIndexer implements IDisposable {
 
   #scheduleIn(ms: number): void {
     if (this.#disposed) return;
-    const due = performance.now() + ms;
+    const due = this.#now() + ms;
     if (this.#timer !== undefined && this.#timerDue <= due) return;
     clearTimeout(this.#timer);
     this.#timerDue = due;
@@ -105,7 +119,7 @@ export class HistoryIndexer implements IDisposable {
 
   #onTimer(): void {
     this.#timer = undefined;
-    const now = performance.now();
+    const now = this.#now();
     const quietFor = now - this.#lastWriteAt;
     if (quietFor < HistoryConstants.indexQuietMs && now - this.#lastRunAt < HistoryConstants.indexMaxDeferMs) {
       this.#scheduleIn(Math.min(HistoryConstants.indexQuietMs - quietFor, HistoryConstants.indexMaxDeferMs - (now - this.#lastRunAt)));
@@ -125,21 +139,32 @@ export class HistoryIndexer implements IDisposable {
     else if (this.#hasWaitingText()) this.#scheduleIn(indexLiveDelayMs);
   }
 
+  /**
+   * The latest insert is the estimate (tiny ones say little: mostly fixed costs). One slowed by
+   * a GC pause only makes the next slice read less; one that measured fast is still a true cost.
+   */
+  #learnInsertCost(ms: number, chars: number): void {
+    if (chars >= HistoryConstants.searchBlockChars) this.#insertMsPerChar = ms / chars;
+  }
+
   #hasWaitingText(): boolean {
     for (const state of this.#states.values()) if (state.text.length > 0) return true;
     return false;
   }
 
-  /** Index for at most `budgetMs`. Returns whether work is left. */
+  /** Index for at most `budgetMs`, inserting the blocks included. Returns whether work is left. */
   #slice(budgetMs: number, flushLive: boolean): boolean {
-    const deadline = performance.now() + budgetMs;
+    const deadline = this.#now() + budgetMs;
+    /** Chars this slice read (into blocks or pending text) and has not inserted yet. */
+    let pendingChars = 0;
+    const outOfBudget = () => this.#now() + pendingChars * this.#insertMsPerChar >= deadline;
     const sessions = this.#store.sessionsToIndex(sessionsPerSlice);
     const listed = new Set(sessions.map((session) => session.id));
     // Sessions fully indexed (or deleted) need no state; a live one keeps its pending text.
     for (const [id, state] of this.#states) if (!listed.has(id) && state.text.length === 0) this.#states.delete(id);
     let more = sessions.length === sessionsPerSlice;
     for (const session of sessions) {
-      if (performance.now() >= deadline) return true;
+      if (outOfBudget()) return true;
       let state = this.#states.get(session.id);
       const resumeAt = Math.max(session.indexedOffset, session.firstOffset);
       if (!state || state.textOffset < resumeAt) {
@@ -161,18 +186,24 @@ export class HistoryIndexer implements IDisposable {
           emit(state, blocks);
           state.nextOffset = state.textOffset = chunk.offset;
         }
+        const textBefore = state.text.length;
+        const blocksBefore = blocks.length;
         consumeChunk(state, blocks, chunk.offset, chunk.at + session.startedAt, chunk.data);
-        if (performance.now() >= deadline) {
+        pendingChars += state.text.length - textBefore + textLength(blocks, blocksBefore);
+        if (outOfBudget()) {
           outOfTime = true;
           break;
         }
       }
       const atEnd = state.nextOffset >= session.endOffset;
-      const quiet = performance.now() - this.#lastWriteAt >= indexLiveDelayMs;
+      const quiet = this.#now() - this.#lastWriteAt >= indexLiveDelayMs;
       // The end of what is stored: a finished session's last text goes in; a live one's once output paused.
       if (atEnd && (!session.live || flushLive || quiet)) emit(state, blocks);
       if (blocks.length > 0 || state.textOffset > session.indexedOffset) {
+        const insertStarted = this.#now();
         this.#store.indexBlocks(session.id, blocks, state.textOffset);
+        this.#learnInsertCost(this.#now() - insertStarted, textLength(blocks, 0));
+        pendingChars = 0;
         this.#onDidWrite?.();
       }
       if (!session.live && atEnd) this.#states.delete(session.id);
@@ -224,6 +255,13 @@ function emit(state: SessionState, blocks: Block[]): void {
   if (state.text.trim().length > 0) blocks.push({ offset: state.textOffset, endOffset: state.nextOffset, at: state.textAt, text: state.text });
   state.text = '';
   state.textOffset = state.nextOffset;
+}
+
+/** Chars of text in blocks[from…]. */
+function textLength(blocks: readonly Block[], from: number): number {
+  let chars = 0;
+  for (let index = from; index < blocks.length; index++) chars += blocks[index]!.text.length;
+  return chars;
 }
 
 /** Index of the last `byte` in data[from, to), or -1. */

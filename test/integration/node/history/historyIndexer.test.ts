@@ -138,6 +138,36 @@ describe('History full-text indexer', () => {
     assert.equal((store.db.prepare('SELECT count(*) AS n FROM search_blocks').get() as { n: number }).n, blocks.length);
   });
 
+  it('a slice\'s budget covers inserting what it read: a slow FTS5 insert makes the next slices read less', () => {
+    const store = openStore();
+    const { text, markers } = logText(40_000, 997); // ~2.6 MB, ~1.6 M chars of text
+    store.applyBatch([sessionOf(text)], 1 << 30);
+    // A clock that only moves while blocks are inserted, 0.4 µs per char: reading looks free, so
+    // only the insert estimate can end a slice. (Budgeting the reading alone read everything at once.)
+    let clock = 0;
+    const insertMsPerChar = 4e-4;
+    const slices: number[] = [];
+    const indexBlocks = store.indexBlocks.bind(store);
+    store.indexBlocks = (sessionId, blocks, indexedOffset) => {
+      const chars = blocks.reduce((sum, block) => sum + block.text.length, 0);
+      slices.push(chars);
+      clock += chars * insertMsPerChar;
+      indexBlocks(sessionId, blocks, indexedOffset);
+    };
+    new HistoryIndexer({ store, logger: nullLogger, now: () => clock }).indexAll();
+
+    const totalChars = slices.reduce((sum, chars) => sum + chars, 0);
+    assert.ok(totalChars > 1_500_000, `the text was indexed (${totalChars} chars; every marker is checked below)`);
+    assert.ok(slices.length > 20, `in many slices (${slices.length})`);
+    // The first slice trusts the initial estimate; from the second on, the measured cost keeps
+    // each slice within its budget, give or take one stored chunk.
+    const budgetChars = HistoryConstants.indexSliceMs / insertMsPerChar;
+    for (const [index, chars] of slices.slice(1).entries()) {
+      assert.ok(chars <= budgetChars + HistoryConstants.maxChunkBytes, `slice ${index + 2} read ${chars} chars (budget ${budgetChars})`);
+    }
+    for (const marker of markers) assert.equal(store.search(marker, 5).length, 1, marker);
+  });
+
   it('makes a live session searchable once its output pauses', async () => {
     const store = openStore();
     const write = sessionOf('$ echo pausedword\r\npausedword\r\n$ ', true);
