@@ -3,7 +3,7 @@
  * checkpoint) on its own connection, so the copy and its fsyncs never stall the Hub's thread —
  * the thread that reads every PTY. When asked (output has been quiet), it also shrinks a large WAL
  * file: otherwise the Hub's next COMMIT would truncate it (measured: ~30 ms of blocked Hub thread
- * for a WAL grown to ~150 MB by a flood). See walCheckpointer.ts for when it runs.
+ * after a 50 MB flood had grown the WAL to ~73 MB). See walCheckpointer.ts for when it runs.
  */
 import { statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';

@@ -12,8 +12,8 @@
  *   one, so the WAL (and crash recovery, which replays it) stays bounded.
  *
  * The WAL file's size is the worker's too. SQLite truncates a WAL grown past `journal_size_limit`
- * in the first COMMIT after a checkpoint — on the Hub's thread again (~30 ms for the ~150 MB a
- * flood leaves). So while the worker runs, the Hub's connections never truncate, and the quiet
+ * in the first COMMIT after a checkpoint — on the Hub's thread again (~30 ms after a 50 MB flood
+ * left a ~73 MB WAL). So while the worker runs, the Hub's connections never truncate, and the quiet
  * checkpoint shrinks a WAL larger than HistoryConstants.walKeepBytes once it has copied all of it.
  *
  * Without the worker (its script missing, it failed or died) the Hub's connections checkpoint
