@@ -119,6 +119,9 @@ describe('History in the UI', () => {
     // Full-text search: the hit's snippet marks the word (as a <mark> element, not HTML from the store).
     const hit = await searchUntilFound(view, unique);
     assert.match(await hit.locator('mark').first().innerText(), new RegExp(unique));
+    // For a person to look at: SWITCHBOARD_SCREENSHOTS=/some/dir node --test test/e2e/history.test.ts
+    const shots = process.env.SWITCHBOARD_SCREENSHOTS;
+    if (shots) await page.screenshot({ path: join(shots, 'history-search.png') });
 
     // From the keyboard: ↓ from the search box to the first result, Enter opens the session at the match.
     await view.getByRole('searchbox', { name: 'Search history' }).focus();
@@ -165,6 +168,7 @@ describe('History in the UI', () => {
       'failure',
       'success',
     ]);
+    if (shots) await page.screenshot({ path: join(shots, 'history-replayed.png') });
 
     // Export as asciicast v2: a header line, then one JSON event per line.
     const [castDownload] = await Promise.all([page.waitForEvent('download'), viewer.getByRole('button', { name: 'Export .cast' }).click()]);
