@@ -96,6 +96,48 @@ function escapeSequenceLength(bytes: Uint8Array, index: number): number {
   return 1;
 }
 
+/**
+ * What a scan notes about its current run, in typed arrays reused by every scan of the thread (a
+ * flood's pile holds ~50 000 lines; growing fresh JS arrays for them cost the mirror worker more in
+ * allocation and GC than the scan itself): each line feed's position with the run's excess up to
+ * it — so a cut needs no second pass over the bytes it keeps — and each SGR sequence's [start, end).
+ */
+class RunNotes {
+  lineFeedAt = new Int32Array(1024);
+  excessAt = new Int32Array(1024);
+  lineFeeds = 0;
+  sgr = new Int32Array(1024);
+  sgrLength = 0;
+
+  reset(): void {
+    this.lineFeeds = 0;
+    this.sgrLength = 0;
+  }
+
+  addLineFeed(position: number, excess: number): void {
+    if (this.lineFeeds === this.lineFeedAt.length) {
+      this.lineFeedAt = grown(this.lineFeedAt);
+      this.excessAt = grown(this.excessAt);
+    }
+    this.lineFeedAt[this.lineFeeds] = position;
+    this.excessAt[this.lineFeeds++] = excess;
+  }
+
+  addSgr(from: number, to: number): void {
+    if (this.sgrLength + 2 > this.sgr.length) this.sgr = grown(this.sgr);
+    this.sgr[this.sgrLength++] = from;
+    this.sgr[this.sgrLength++] = to;
+  }
+}
+
+function grown(array: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const larger = new Int32Array(array.length * 2);
+  larger.set(array);
+  return larger;
+}
+
+const notes = new RunNotes();
+
 function isContinuation(byte: number | undefined): boolean {
   return byte !== undefined && (byte & 0xc0) === 0x80;
 }
@@ -137,11 +179,9 @@ export function findFloodRun(bytes: Uint8Array, keepLineFeeds: number, minSkipBy
   const words = new Int32Array(bytes.buffer, bytes.byteOffset + wordsFrom, Math.max(0, (length - wordsFrom) >> 2));
   const wordsEnd = wordsFrom + words.length * 4;
   let start = 0;
-  let lineFeeds = 0;
   /** Bytes of the current run beyond one per UTF-16 code unit (UTF-8 sequences are longer). */
   let excess = 0;
-  /** SGR sequences of the current run as [start, end) pairs. */
-  let sgr: number[] = [];
+  notes.reset();
   let index = 0;
   while (index < length) {
     let byte = bytes[index]!;
@@ -160,7 +200,7 @@ export function findFloodRun(bytes: Uint8Array, keepLineFeeds: number, minSkipBy
     while (byte >= 0x20 && byte <= 0x7e && ++index < length) byte = bytes[index]!;
     if (index >= length) break;
     if (byte === LF) {
-      lineFeeds++;
+      notes.addLineFeed(index, excess);
       index++;
       continue;
     }
@@ -171,7 +211,7 @@ export function findFloodRun(bytes: Uint8Array, keepLineFeeds: number, minSkipBy
     let sequence = 0;
     if (byte === ESC) {
       sequence = inLineCsiLength(bytes, index);
-      if (sequence > 0 && bytes[index + sequence - 1] === LOWER_M) sgr.push(index, index + sequence);
+      if (sequence > 0 && bytes[index + sequence - 1] === LOWER_M) notes.addSgr(index, index + sequence);
     } else if (byte >= 0xc2) {
       sequence = printableUtf8Length(bytes, index);
       excess += sequence === 4 ? 2 : sequence - 1;
@@ -181,43 +221,28 @@ export function findFloodRun(bytes: Uint8Array, keepLineFeeds: number, minSkipBy
       continue;
     }
     // Not plain output: the run ends here.
-    const run = lineFeeds > keepLineFeeds ? cutRun(bytes, start, index, excess, keepLineFeeds, sgr, minSkipBytes) : null;
+    const run = notes.lineFeeds > keepLineFeeds ? cutRun(bytes, start, index, keepLineFeeds, minSkipBytes) : null;
     if (run) return run;
     // The next run starts after this byte, or after the whole sequence it starts.
     index += byte === ESC ? escapeSequenceLength(bytes, index) : 1;
     start = index;
-    lineFeeds = 0;
     excess = 0;
-    sgr = [];
+    notes.reset();
   }
-  return lineFeeds > keepLineFeeds ? cutRun(bytes, start, length, excess, keepLineFeeds, sgr, minSkipBytes) : null;
+  return notes.lineFeeds > keepLineFeeds ? cutRun(bytes, start, length, keepLineFeeds, minSkipBytes) : null;
 }
 
-function cutRun(bytes: Uint8Array, start: number, end: number, excess: number, keepLineFeeds: number, sgr: number[], minSkipBytes: number): FloodRun | null {
-  // The kept part is a scrollback's worth of lines (~1 MB): its line feeds are found natively.
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  // Walk back to the keepLineFeeds-th line feed from the end…
-  let position = end;
-  for (let seen = 0; seen < keepLineFeeds; seen++) {
-    position = position - 1 < start ? -1 : text.lastIndexOf(LF, position - 1);
-    if (position < start) return null;
-  }
-  // …and on to the CR LF before it: the cut follows that LF.
-  for (position--; position > start; position--) {
-    if (bytes[position] === LF && bytes[position - 1] === CR) break;
-  }
-  if (position <= start) return null;
-  const cut = position + 1;
-  const replay = collectReplay(bytes, sgr, cut);
+/** Cut the run [start, end) that `notes` describe, keeping its last `keepLineFeeds` line feeds and the CR LF before them. */
+function cutRun(bytes: Uint8Array, start: number, end: number, keepLineFeeds: number, minSkipBytes: number): FloodRun | null {
+  // The keepLineFeeds-th line feed from the end stays; the cut follows the CR LF before it.
+  let lineFeed = notes.lineFeeds - keepLineFeeds - 1;
+  while (lineFeed >= 0 && bytes[notes.lineFeedAt[lineFeed]! - 1] !== CR) lineFeed--;
+  if (lineFeed < 0 || notes.lineFeedAt[lineFeed]! - 1 < start) return null;
+  const cut = notes.lineFeedAt[lineFeed]! + 1;
+  const replay = collectReplay(bytes, cut);
   if (cut - start - replay.length < minSkipBytes) return null;
-  // The run's excess minus that of the (shorter) part after the cut.
-  let keptExcess = 0;
-  for (let index = cut; index < end; index++) {
-    const byte = bytes[index]!;
-    if ((byte & 0xc0) === 0x80) keptExcess++;
-    else if (byte >= 0xf0) keptExcess--;
-  }
-  return { start, cut, end, replay, cutChars: cut - start - (excess - keptExcess) };
+  // Everything before the cut is plain (valid UTF-8): its length in chars is exact.
+  return { start, cut, end, replay, cutChars: cut - start - notes.excessAt[lineFeed]! };
 }
 
 /**
@@ -225,10 +250,11 @@ function cutRun(bytes: Uint8Array, start: number, end: number, excess: number, k
  * SGR parameter sets attributes to fixed values (none toggles), so a sequence applied again later
  * overrides everything its earlier application did: dropping the earlier one changes nothing.
  */
-function collectReplay(bytes: Uint8Array, sgr: number[], cut: number): Uint8Array {
+function collectReplay(bytes: Uint8Array, cut: number): Uint8Array {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const sgr = notes.sgr;
   let last = 0;
-  while (last < sgr.length && sgr[last]! < cut) last += 2;
+  while (last < notes.sgrLength && sgr[last]! < cut) last += 2;
   const seen = new Set<number | string>();
   /** [start, end) pairs of the sequences kept, last occurrence first. */
   const kept: number[] = [];
