@@ -22,9 +22,12 @@ const rendererIndex = join(__dirname, '..', 'renderer', 'index.html');
 const rendererUrl = pathToFileURL(rendererIndex).href;
 const preloadPath = join(__dirname, '..', 'preload', 'preload.cjs');
 
-// Same data dir as the CLI computes (paths.ts): <appData>/Switchboard, whatever package.json's name.
+// Same data dir as the CLI computes (paths.ts): <appData>/Switchboard, whatever package.json's name,
+// or SWITCHBOARD_HOME. Electron keeps its own files there too, and with them its single-instance
+// lock: one app per data dir, and a run with a SWITCHBOARD_HOME of its own is an app of its own.
 app.setName(AppConstants.appName);
-app.setPath('userData', join(app.getPath('appData'), AppConstants.appName));
+const dataDir = process.env.SWITCHBOARD_HOME ? resolve(process.env.SWITCHBOARD_HOME) : join(app.getPath('appData'), AppConstants.appName);
+app.setPath('userData', dataDir);
 
 const bridges = new Map<number, WindowBridge>();
 let hub: Hub | undefined;
@@ -104,7 +107,6 @@ async function startApp(): Promise<void> {
     app.exit(2);
     return;
   }
-  const dataDir = process.env.SWITCHBOARD_HOME ? resolve(process.env.SWITCHBOARD_HOME) : app.getPath('userData');
   // Shells source the integration scripts by path, so a packaged app keeps them unpacked (asarUnpack).
   const shellIntegrationDir = app.isPackaged ? join(process.resourcesPath, 'app.asar.unpacked', 'assets', 'shell-integration') : undefined;
   hub = new Hub({
@@ -168,7 +170,23 @@ app.on('will-quit', (event) => {
   });
 });
 
-app.whenReady().then(startApp, (error: unknown) => {
-  logger.error('electron failed to start', { error });
-  app.exit(1);
-});
+// Starting the app again (a second click, `npm start` in another shell) brings this window to the
+// front instead of a second app that would find the data dir's control socket taken and fail.
+if (app.requestSingleInstanceLock()) {
+  app.on('second-instance', () => {
+    const [window] = BrowserWindow.getAllWindows();
+    if (!window) {
+      if (hub) createWindow(hub);
+      return;
+    }
+    if (window.isMinimized()) window.restore();
+    window.focus();
+  });
+  app.whenReady().then(startApp, (error: unknown) => {
+    logger.error('electron failed to start', { error });
+    app.exit(1);
+  });
+} else {
+  logger.info('Switchboard is already running with this data dir; its window was brought to the front', { dataDir });
+  app.quit();
+}

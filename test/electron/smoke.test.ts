@@ -1,40 +1,49 @@
 /**
  * The desktop app for real: Playwright launches Electron with the built main/preload/renderer,
- * and the test runs one command through the preload bridge. Skipped, with the reason printed,
+ * and the test runs one command through the preload bridge; a second start with the same data dir
+ * hands over to the running app. Skipped, with the reason printed,
  * where no Electron binary is installed (ELECTRON_SKIP_BINARY_DOWNLOAD machines).
  */
-import { it } from 'node:test';
+import { it, type TestContext } from 'node:test';
+import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findElectronBinary } from '../../scripts/start.ts';
+import { pollUntil } from '../helpers/poll.ts';
 import { createTempHome, testEnv } from '../helpers/tempHome.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const mainBundle = join(root, 'dist', 'main', 'main.cjs');
 
-it('opens the window and runs a command in a terminal', async (t) => {
+/** The Electron binary, or null after telling `t` why the test is skipped (no binary, or nothing built). */
+function electronOrSkip(t: TestContext): string | null {
   const electronBinary = findElectronBinary();
   if (!electronBinary) {
     t.skip('no Electron binary: node_modules/electron has no downloaded dist (ELECTRON_SKIP_BINARY_DOWNLOAD)');
-    return;
+    return null;
   }
   for (const file of [mainBundle, join(root, 'dist', 'preload', 'preload.cjs'), join(root, 'dist', 'renderer', 'index.html')]) {
     if (!existsSync(file)) {
       t.skip(`not built: ${file} is missing (run npm run build)`);
-      return;
+      return null;
     }
   }
+  return electronBinary;
+}
+
+function appEnv(temp: ReturnType<typeof createTempHome>): Record<string, string> {
+  return { ...testEnv(temp.home), SWITCHBOARD_HOME: temp.dataDir, ...(process.env.DISPLAY ? { DISPLAY: process.env.DISPLAY } : {}) };
+}
+
+it('opens the window and runs a command in a terminal', async (t) => {
+  const electronBinary = electronOrSkip(t);
+  if (!electronBinary) return;
   const { _electron } = await import('playwright-core');
   const temp = createTempHome();
   t.after(() => temp.dispose());
-  const app = await _electron.launch({
-    executablePath: electronBinary,
-    args: [mainBundle, temp.workspace],
-    env: { ...testEnv(temp.home), SWITCHBOARD_HOME: temp.dataDir, ...(process.env.DISPLAY ? { DISPLAY: process.env.DISPLAY } : {}) },
-    timeout: 30_000,
-  });
+  const app = await _electron.launch({ executablePath: electronBinary, args: [mainBundle, temp.workspace], env: appEnv(temp), timeout: 30_000 });
   t.after(() => app.close());
   const window = await app.firstWindow();
   await window.waitForLoadState('domcontentloaded');
@@ -63,4 +72,29 @@ it('opens the window and runs a command in a terminal', async (t) => {
     return text;
   });
   assert.match(output, /smoke-42/);
+});
+
+it('starting it again with the same data dir brings the running window forward instead of a second app', async (t) => {
+  const electronBinary = electronOrSkip(t);
+  if (!electronBinary) return;
+  const { _electron } = await import('playwright-core');
+  const temp = createTempHome();
+  t.after(() => temp.dispose());
+  const app = await _electron.launch({ executablePath: electronBinary, args: [mainBundle, temp.workspace], env: appEnv(temp), timeout: 30_000 });
+  t.after(() => app.close());
+  const window = await app.firstWindow();
+  await window.waitForLoadState('domcontentloaded');
+  await app.evaluate(({ app: electronApp }) => {
+    (globalThis as { secondStarts?: number }).secondStarts = 0;
+    electronApp.on('second-instance', () => ((globalThis as { secondStarts?: number }).secondStarts! += 1));
+  });
+
+  const second = spawn(electronBinary, [mainBundle, temp.workspace], { env: appEnv(temp), stdio: 'ignore' });
+  const exitCode = await new Promise<number | null>((resolve) => second.on('exit', (code) => resolve(code)));
+  assert.equal(exitCode, 0, 'the second start ends at once, without an error');
+  await pollUntil(async () => (await app.evaluate(() => (globalThis as { secondStarts?: number }).secondStarts)) === 1, { what: 'the running app to hear of the second start' });
+  assert.equal((await app.windows()).length, 1);
+  // And the running app still works.
+  const result = await window.evaluate(async () => (await (window as any).switchboard.call('terminal.list', {})).ok);
+  assert.equal(result, true);
 });
