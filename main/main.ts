@@ -130,8 +130,22 @@ async function startApp(): Promise<void> {
   }
   installAppSecurity(logger.child('security'));
   createWindow(hub);
+  const activeHub = hub;
   app.on('activate', () => {
-    if (hub && BrowserWindow.getAllWindows().length === 0) createWindow(hub);
+    if (quitting === 'no' && BrowserWindow.getAllWindows().length === 0) createWindow(activeHub);
+  });
+  // Starting the app again (a second click, `npm start` in another shell) lands here: the window
+  // comes forward (the folders that start was given are not added). Only now, once the Hub runs
+  // and the window security is in place; a start before that finds the first window opening.
+  app.on('second-instance', () => {
+    if (quitting !== 'no') return;
+    const [window] = BrowserWindow.getAllWindows();
+    if (!window) {
+      createWindow(activeHub);
+      return;
+    }
+    if (window.isMinimized()) window.restore();
+    window.focus();
   });
 }
 
@@ -170,23 +184,14 @@ app.on('will-quit', (event) => {
   });
 });
 
-// Starting the app again (a second click, `npm start` in another shell) brings this window to the
-// front instead of a second app that would find the data dir's control socket taken and fail.
+// One app per data dir: a second start hands over to the running app ('second-instance' in
+// startApp) instead of finding the data dir's control socket taken and failing.
 if (app.requestSingleInstanceLock()) {
-  app.on('second-instance', () => {
-    const [window] = BrowserWindow.getAllWindows();
-    if (!window) {
-      if (hub) createWindow(hub);
-      return;
-    }
-    if (window.isMinimized()) window.restore();
-    window.focus();
-  });
   app.whenReady().then(startApp, (error: unknown) => {
     logger.error('electron failed to start', { error });
     app.exit(1);
   });
 } else {
-  logger.info('Switchboard is already running with this data dir; its window was brought to the front', { dataDir });
+  logger.info('Switchboard already runs with this data dir; it was asked to bring its window forward', { dataDir });
   app.quit();
 }
