@@ -34,6 +34,12 @@ const sessionsPerSlice = 32;
  * (pessimistic for this kind of machine: ~12 ns measured on 2 vCPUs).
  */
 const initialInsertMsPerChar = 25e-6;
+/**
+ * Inserts at least this long update the estimate. Smaller ones are mostly fixed costs; but it must
+ * stay below what one stored chunk yields (16 000 bytes are ~5 000 chars of CJK text), or an
+ * estimate raised by one slow insert (a GC pause) would never come down again.
+ */
+const minCharsToLearnFrom = 1024;
 
 interface SessionState {
   /** Raw offset where reading continues. */
@@ -140,11 +146,11 @@ export class HistoryIndexer implements IDisposable {
   }
 
   /**
-   * The latest insert is the estimate (tiny ones say little: mostly fixed costs). One slowed by
-   * a GC pause only makes the next slice read less; one that measured fast is still a true cost.
+   * The latest sizeable insert is the estimate. One slowed by a GC pause only makes the next slice
+   * read less (and that slice's insert corrects it); one that measured fast is still a true cost.
    */
   #learnInsertCost(ms: number, chars: number): void {
-    if (chars >= HistoryConstants.searchBlockChars) this.#insertMsPerChar = ms / chars;
+    if (chars >= minCharsToLearnFrom) this.#insertMsPerChar = ms / chars;
   }
 
   #hasWaitingText(): boolean {

@@ -69,6 +69,8 @@ export class WalCheckpointer implements IDisposable {
   #written = false;
   #quietTimer: NodeJS.Timeout | undefined;
   #running = false;
+  /** The quiet checkpoint (the one that shrinks the WAL) came while another ran: it runs after it. */
+  #shrinkAfterRunning = false;
   #nextRequestId = 1;
   readonly #waiting = new Map<number, { resolve: (outcome: CheckpointOutcome) => void; reject: (error: Error) => void }>();
   #disposed = false;
@@ -159,7 +161,12 @@ export class WalCheckpointer implements IDisposable {
   }
 
   async #run(options: { shrinkWal: boolean }): Promise<void> {
-    if (this.#running || !this.#worker) return;
+    if (!this.#worker) return;
+    if (this.#running) {
+      // A flood's checkpoint still copying when output went quiet: the WAL is shrunk after it.
+      if (options.shrinkWal) this.#shrinkAfterRunning = true;
+      return;
+    }
     this.#running = true;
     try {
       await this.checkpointNow(options);
@@ -168,8 +175,14 @@ export class WalCheckpointer implements IDisposable {
     } finally {
       this.#running = false;
     }
+    if (this.#disposed || !this.#worker) return;
+    if (this.#shrinkAfterRunning) {
+      this.#shrinkAfterRunning = false;
+      void this.#run({ shrinkWal: true });
+      return;
+    }
     // Written while it ran, and nothing due to pick that up: once things are quiet.
-    if (!this.#disposed && this.#worker && this.#written && this.#quietTimer === undefined) this.#armQuietTimer();
+    if (this.#written && this.#quietTimer === undefined) this.#armQuietTimer();
   }
 
   #onResponse(worker: Worker, response: CheckpointResponse): void {

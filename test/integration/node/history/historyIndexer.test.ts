@@ -168,6 +168,33 @@ describe('History full-text indexer', () => {
     for (const marker of markers) assert.equal(store.search(marker, 5).length, 1, marker);
   });
 
+  it('one slow insert (a GC pause) shrinks the next slice only: the estimate recovers, also for CJK text', () => {
+    const store = openStore();
+    // ~3 MB of CJK lines: a stored chunk of 16 000 bytes is only ~5 300 chars of text.
+    const text = Array.from({ length: 40_000 }, (_, index) => `行${index} 日本語のテキストです 構築中\r\n`).join('');
+    store.applyBatch([sessionOf(text)], 1 << 30);
+    let clock = 0;
+    const insertMsPerChar = 1e-4;
+    const slices: number[] = [];
+    const indexBlocks = store.indexBlocks.bind(store);
+    store.indexBlocks = (sessionId, blocks, indexedOffset) => {
+      const chars = blocks.reduce((sum, block) => sum + block.text.length, 0);
+      slices.push(chars);
+      // The second insert is held up by a pause that has nothing to do with its size.
+      clock += chars * insertMsPerChar + (slices.length === 2 ? 5_000 : 0);
+      indexBlocks(sessionId, blocks, indexedOffset);
+    };
+    new HistoryIndexer({ store, logger: nullLogger, now: () => clock }).indexAll();
+
+    const budgetChars = HistoryConstants.indexSliceMs / insertMsPerChar;
+    // Right after the pause one small slice; from the next one on, full slices again.
+    assert.ok(slices[2]! < budgetChars / 4, `the slice after the pause read little (${slices[2]} chars)`);
+    for (const [index, chars] of slices.slice(3, -1).entries()) {
+      assert.ok(chars > budgetChars / 2, `slice ${index + 4} read ${chars} chars again (budget ${budgetChars}); all: ${slices.join(', ')}`);
+    }
+    assert.equal(store.search('構築中', 1).length, 1);
+  });
+
   it('makes a live session searchable once its output pauses', async () => {
     const store = openStore();
     const write = sessionOf('$ echo pausedword\r\npausedword\r\n$ ', true);

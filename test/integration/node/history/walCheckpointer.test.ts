@@ -227,6 +227,25 @@ describe('WAL checkpoints in a worker thread (real PTYs, real SQLite)', () => {
     assert.equal(store.get(session.id)!.byteCount, 1_600_000);
   });
 
+  it('output going quiet while a flood\'s checkpoint still runs: the WAL is shrunk after it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-shrink-after-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'switchboard.db');
+    const opened = openHistoryDatabase({ path, logger: nullLogger });
+    assert.ok(opened.ok);
+    const store = new HistoryStore(opened.db);
+    // The commit crosses everyBytes (a checkpoint starts, without shrinking) and is the last one:
+    // the quiet timer fires 1 ms later, while that checkpoint still waits for the worker to start.
+    const checkpointer = new WalCheckpointer({ connections: [opened.db], databasePath: path, logger: nullLogger, quietMs: 1, everyBytes: 1, shrinkWalAboveBytes: 1_000_000 });
+    after(() => {
+      checkpointer.dispose();
+      opened.db.close();
+    });
+    store.applyBatch([syntheticSession({ startedAt: Date.now(), chunks: 100, chunkBytes: 16_000 })], 1 << 30);
+    checkpointer.noteCommitted(1_600_000);
+    await pollUntil(() => walBytes(path) === 0, { timeoutMs: 10_000, what: 'the WAL shrunk once the running checkpoint ended' });
+  });
+
   it('without a worker script, the Hub connection checkpoints by itself (SQLite default)', async () => {
     kit = createHistoryKit({ checkpointWorkerPath: join('/nonexistent', 'walCheckpointWorker.ts') });
     const sessionId = await record(kit, 200_000);
