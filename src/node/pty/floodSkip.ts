@@ -214,7 +214,7 @@ export function findFloodRun(bytes: Uint8Array, keepLineFeeds: number, minSkipBy
       if (sequence > 0 && bytes[index + sequence - 1] === LOWER_M) notes.addSgr(index, index + sequence);
     } else if (byte >= 0xc2) {
       sequence = printableUtf8Length(bytes, index);
-      excess += sequence === 4 ? 2 : sequence - 1;
+      if (sequence > 0) excess += sequence === 4 ? 2 : sequence - 1;
     }
     if (sequence > 0) {
       index += sequence;

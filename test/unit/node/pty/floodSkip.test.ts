@@ -20,6 +20,15 @@ describe('findFloodRun', () => {
     assert.equal(run.cutChars, bytes.subarray(0, run.cut).toString().length);
   });
 
+  test('a run that ends at a broken UTF-8 sequence still counts the chars it cuts exactly', () => {
+    // The lead byte of a 3-byte sequence whose rest comes in a later write ends the run.
+    const bytes = Buffer.concat([Buffer.from(lines(50, (index) => `é ${index}\r\n`)), Buffer.from([0xe2, 0x82])]);
+    const run = findFloodRun(bytes, 10, 1);
+    assert.ok(run);
+    assert.equal(run.end, bytes.length - 2);
+    assert.equal(run.cutChars, bytes.subarray(0, run.cut).toString().length);
+  });
+
   test('no run when there are too few line feeds or too little to gain', () => {
     assert.equal(findFloodRun(Buffer.from(lines(50, (index) => `${index}\r\n`)), 100, 1), null);
     assert.equal(findFloodRun(Buffer.from(lines(500, (index) => `${index}\r\n`)), 100, 1_000_000), null);
