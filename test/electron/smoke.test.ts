@@ -37,9 +37,8 @@ function appEnv(temp: ReturnType<typeof createTempHome>): Record<string, string>
   return { ...testEnv(temp.home), SWITCHBOARD_HOME: temp.dataDir, ...(process.env.DISPLAY ? { DISPLAY: process.env.DISPLAY } : {}) };
 }
 
-it('opens the window and runs a command in a terminal', async (t) => {
-  const electronBinary = electronOrSkip(t);
-  if (!electronBinary) return;
+/** The app on a fresh temp home, its first window loaded; closed and removed after the test. */
+async function launchApp(t: TestContext, electronBinary: string) {
   const { _electron } = await import('playwright-core');
   const temp = createTempHome();
   t.after(() => temp.dispose());
@@ -47,6 +46,13 @@ it('opens the window and runs a command in a terminal', async (t) => {
   t.after(() => app.close());
   const window = await app.firstWindow();
   await window.waitForLoadState('domcontentloaded');
+  return { app, window, temp };
+}
+
+it('opens the window and runs a command in a terminal', async (t) => {
+  const electronBinary = electronOrSkip(t);
+  if (!electronBinary) return;
+  const { window } = await launchApp(t, electronBinary);
 
   // The page sees exactly the bridge and nothing of Node.
   const exposure = await window.evaluate(() => ({
@@ -77,13 +83,7 @@ it('opens the window and runs a command in a terminal', async (t) => {
 it('starting it again with the same data dir brings the running window forward instead of a second app', async (t) => {
   const electronBinary = electronOrSkip(t);
   if (!electronBinary) return;
-  const { _electron } = await import('playwright-core');
-  const temp = createTempHome();
-  t.after(() => temp.dispose());
-  const app = await _electron.launch({ executablePath: electronBinary, args: [mainBundle, temp.workspace], env: appEnv(temp), timeout: 30_000 });
-  t.after(() => app.close());
-  const window = await app.firstWindow();
-  await window.waitForLoadState('domcontentloaded');
+  const { app, window, temp } = await launchApp(t, electronBinary);
   await app.evaluate(({ app: electronApp }) => {
     (globalThis as { secondStarts?: number }).secondStarts = 0;
     electronApp.on('second-instance', () => ((globalThis as { secondStarts?: number }).secondStarts! += 1));

@@ -63,6 +63,24 @@ function logText(lines: number, every: number): { text: string; markers: string[
   return { text: parts.join(''), markers };
 }
 
+/**
+ * A clock that moves only while blocks are inserted, `msPerChar` per char of their text plus
+ * `pauseMs(insertNumber)`: reading looks free, so only the indexer's insert estimate can end a
+ * slice. Returns the clock and the chars of each insert (one per slice for a single session).
+ */
+function insertClock(store: HistoryStore, msPerChar: number, pauseMs: (insert: number) => number = () => 0): { now: () => number; slices: number[] } {
+  let clock = 0;
+  const slices: number[] = [];
+  const indexBlocks = store.indexBlocks.bind(store);
+  store.indexBlocks = (sessionId, blocks, indexedOffset) => {
+    const chars = blocks.reduce((sum, block) => sum + block.text.length, 0);
+    slices.push(chars);
+    clock += chars * msPerChar + pauseMs(slices.length);
+    indexBlocks(sessionId, blocks, indexedOffset);
+  };
+  return { now: () => clock, slices };
+}
+
 describe('History full-text indexer', () => {
   it('indexes exact byte ranges: every marker is found once, with its snippet marked', () => {
     const store = openStore();
@@ -142,19 +160,10 @@ describe('History full-text indexer', () => {
     const store = openStore();
     const { text, markers } = logText(40_000, 997); // ~2.6 MB, ~1.6 M chars of text
     store.applyBatch([sessionOf(text)], 1 << 30);
-    // A clock that only moves while blocks are inserted, 0.4 µs per char: reading looks free, so
-    // only the insert estimate can end a slice. (Budgeting the reading alone read everything at once.)
-    let clock = 0;
+    // Inserts cost 0.4 µs per char. (Budgeting the reading alone read everything at once.)
     const insertMsPerChar = 4e-4;
-    const slices: number[] = [];
-    const indexBlocks = store.indexBlocks.bind(store);
-    store.indexBlocks = (sessionId, blocks, indexedOffset) => {
-      const chars = blocks.reduce((sum, block) => sum + block.text.length, 0);
-      slices.push(chars);
-      clock += chars * insertMsPerChar;
-      indexBlocks(sessionId, blocks, indexedOffset);
-    };
-    new HistoryIndexer({ store, logger: nullLogger, now: () => clock }).indexAll();
+    const { now, slices } = insertClock(store, insertMsPerChar);
+    new HistoryIndexer({ store, logger: nullLogger, now }).indexAll();
 
     const totalChars = slices.reduce((sum, chars) => sum + chars, 0);
     assert.ok(totalChars > 1_500_000, `the text was indexed (${totalChars} chars; every marker is checked below)`);
@@ -173,18 +182,10 @@ describe('History full-text indexer', () => {
     // ~3 MB of CJK lines: a stored chunk of 16 000 bytes is only ~5 300 chars of text.
     const text = Array.from({ length: 40_000 }, (_, index) => `行${index} 日本語のテキストです 構築中\r\n`).join('');
     store.applyBatch([sessionOf(text)], 1 << 30);
-    let clock = 0;
     const insertMsPerChar = 1e-4;
-    const slices: number[] = [];
-    const indexBlocks = store.indexBlocks.bind(store);
-    store.indexBlocks = (sessionId, blocks, indexedOffset) => {
-      const chars = blocks.reduce((sum, block) => sum + block.text.length, 0);
-      slices.push(chars);
-      // The second insert is held up by a pause that has nothing to do with its size.
-      clock += chars * insertMsPerChar + (slices.length === 2 ? 5_000 : 0);
-      indexBlocks(sessionId, blocks, indexedOffset);
-    };
-    new HistoryIndexer({ store, logger: nullLogger, now: () => clock }).indexAll();
+    // The second insert is held up by a pause that has nothing to do with its size.
+    const { now, slices } = insertClock(store, insertMsPerChar, (insert) => (insert === 2 ? 5_000 : 0));
+    new HistoryIndexer({ store, logger: nullLogger, now }).indexAll();
 
     const budgetChars = HistoryConstants.indexSliceMs / insertMsPerChar;
     // Right after the pause one small slice; from the next one on, full slices again.

@@ -67,6 +67,19 @@ function journalSizeLimit(kit: HistoryKit): number {
   return main!;
 }
 
+/** A history database in a temp dir of its own; closed and removed after the tests. */
+function tempDatabase(prefix: string): { dir: string; path: string; db: DatabaseSync; store: HistoryStore } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const path = join(dir, 'switchboard.db');
+  const opened = openHistoryDatabase({ path, logger: nullLogger });
+  assert.ok(opened.ok);
+  after(() => {
+    opened.db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { dir, path, db: opened.db, store: new HistoryStore(opened.db) };
+}
+
 function walBytes(databasePath: string): number {
   return existsSync(`${databasePath}-wal`) ? statSync(`${databasePath}-wal`).size : 0;
 }
@@ -114,17 +127,9 @@ describe('WAL checkpoints in a worker thread (real PTYs, real SQLite)', () => {
   });
 
   it('during a long flood it checkpoints every `everyBytes`, without waiting for output to be quiet', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sb-checkpoint-'));
-    after(() => rmSync(dir, { recursive: true, force: true }));
-    const path = join(dir, 'switchboard.db');
-    const opened = openHistoryDatabase({ path, logger: nullLogger });
-    assert.ok(opened.ok);
-    const store = new HistoryStore(opened.db);
-    const checkpointer = new WalCheckpointer({ connections: [opened.db], databasePath: path, logger: nullLogger, quietMs: 3_600_000, everyBytes: 1_000_000 }); // quiet never comes within this test
-    after(() => {
-      checkpointer.dispose();
-      opened.db.close();
-    });
+    const { dir, path, db, store } = tempDatabase('sb-checkpoint-');
+    const checkpointer = new WalCheckpointer({ connections: [db], databasePath: path, logger: nullLogger, quietMs: 3_600_000, everyBytes: 1_000_000 }); // quiet never comes within this test
+    after(() => checkpointer.dispose());
     /** Sessions (by id) the database file alone has: copied without its -wal. */
     const inMainFile = (): string[] => {
       const copy = join(dir, `copy-${Math.random()}.db`);
@@ -153,21 +158,15 @@ describe('WAL checkpoints in a worker thread (real PTYs, real SQLite)', () => {
   });
 
   it('the Hub\'s COMMITs never truncate the WAL; the worker shrinks it once nobody uses it, never waiting for anyone', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sb-shrink-'));
-    after(() => rmSync(dir, { recursive: true, force: true }));
-    const path = join(dir, 'switchboard.db');
-    const opened = openHistoryDatabase({ path, logger: nullLogger });
-    assert.ok(opened.ok);
-    const store = new HistoryStore(opened.db);
+    const { path, db, store } = tempDatabase('sb-shrink-');
     const recording = store.onConnection(openRecordingConnection(path));
     const reader = new DatabaseSync(path, { readOnly: true });
     const shrinkWalAboveBytes = 1_000_000;
-    const checkpointer = new WalCheckpointer({ connections: [opened.db, recording.db], databasePath: path, logger: nullLogger, quietMs: 3_600_000, shrinkWalAboveBytes });
+    const checkpointer = new WalCheckpointer({ connections: [db, recording.db], databasePath: path, logger: nullLogger, quietMs: 3_600_000, shrinkWalAboveBytes });
     after(() => {
       checkpointer.dispose();
       reader.close();
       recording.db.close();
-      opened.db.close();
     });
     const write = (chunks: number) => {
       const session = syntheticSession({ startedAt: Date.now(), chunks, chunkBytes: 16_000 });
@@ -177,8 +176,8 @@ describe('WAL checkpoints in a worker thread (real PTYs, real SQLite)', () => {
     };
 
     const flood = write(200); // 3.2 MB
-    for (const db of [opened.db, recording.db]) {
-      assert.equal((db.prepare('PRAGMA journal_size_limit').get() as { journal_size_limit: number }).journal_size_limit, -1, 'the Hub\'s connections never truncate');
+    for (const connection of [db, recording.db]) {
+      assert.equal((connection.prepare('PRAGMA journal_size_limit').get() as { journal_size_limit: number }).journal_size_limit, -1, 'the Hub\'s connections never truncate');
     }
     const grown = walBytes(path);
     assert.ok(grown > 3_000_000, `the flood is in the WAL (${grown} bytes)`);
@@ -208,17 +207,9 @@ describe('WAL checkpoints in a worker thread (real PTYs, real SQLite)', () => {
   });
 
   it('the checkpoint once output is quiet shrinks a large WAL', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sb-shrink-quiet-'));
-    after(() => rmSync(dir, { recursive: true, force: true }));
-    const path = join(dir, 'switchboard.db');
-    const opened = openHistoryDatabase({ path, logger: nullLogger });
-    assert.ok(opened.ok);
-    const store = new HistoryStore(opened.db);
-    const checkpointer = new WalCheckpointer({ connections: [opened.db], databasePath: path, logger: nullLogger, quietMs: 100, shrinkWalAboveBytes: 1_000_000 });
-    after(() => {
-      checkpointer.dispose();
-      opened.db.close();
-    });
+    const { path, db, store } = tempDatabase('sb-shrink-quiet-');
+    const checkpointer = new WalCheckpointer({ connections: [db], databasePath: path, logger: nullLogger, quietMs: 100, shrinkWalAboveBytes: 1_000_000 });
+    after(() => checkpointer.dispose());
     const session = syntheticSession({ startedAt: Date.now(), chunks: 100, chunkBytes: 16_000 });
     store.applyBatch([session], 1 << 30);
     checkpointer.noteCommitted(1_600_000);
@@ -228,19 +219,11 @@ describe('WAL checkpoints in a worker thread (real PTYs, real SQLite)', () => {
   });
 
   it('output going quiet while a flood\'s checkpoint still runs: the WAL is shrunk after it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sb-shrink-after-'));
-    after(() => rmSync(dir, { recursive: true, force: true }));
-    const path = join(dir, 'switchboard.db');
-    const opened = openHistoryDatabase({ path, logger: nullLogger });
-    assert.ok(opened.ok);
-    const store = new HistoryStore(opened.db);
+    const { path, db, store } = tempDatabase('sb-shrink-after-');
     // The commit crosses everyBytes (a checkpoint starts, without shrinking) and is the last one:
     // the quiet timer fires 1 ms later, while that checkpoint still waits for the worker to start.
-    const checkpointer = new WalCheckpointer({ connections: [opened.db], databasePath: path, logger: nullLogger, quietMs: 1, everyBytes: 1, shrinkWalAboveBytes: 1_000_000 });
-    after(() => {
-      checkpointer.dispose();
-      opened.db.close();
-    });
+    const checkpointer = new WalCheckpointer({ connections: [db], databasePath: path, logger: nullLogger, quietMs: 1, everyBytes: 1, shrinkWalAboveBytes: 1_000_000 });
+    after(() => checkpointer.dispose());
     store.applyBatch([syntheticSession({ startedAt: Date.now(), chunks: 100, chunkBytes: 16_000 })], 1 << 30);
     checkpointer.noteCommitted(1_600_000);
     await pollUntil(() => walBytes(path) === 0, { timeoutMs: 10_000, what: 'the WAL shrunk once the running checkpoint ended' });
