@@ -8,9 +8,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { type MirrorRing, mirrorBatchDelayMs, MirrorRingReader } from './mirrorChannel.ts';
 import type { MirrorRequest, MirrorResponse } from './mirrorProtocol.ts';
 import { createLocalMirror, type LazyMirror, quietMs } from './lazyMirror.ts';
+import { backgroundNice, lowerThreadPriority } from '../threadPriority.ts';
 
 if (!parentPort) throw new Error('mirrorWorker.ts must run as a worker thread');
 const port = parentPort;
+// Parsing may lag (flow control bounds it); reading the PTYs and the programs writing to them
+// must not wait for it (threadPriority.ts says what this gains).
+lowerThreadPriority(backgroundNice);
 const ring = new MirrorRingReader((workerData as { ring: MirrorRing }).ring);
 const mirrors = new Map<number, LazyMirror>();
 
