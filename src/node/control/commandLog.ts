@@ -40,7 +40,23 @@ interface Claim {
   terminalId: string;
   fromOffset: number;
   commandLine: string;
+  typedLine: string;
   resolve: (entry: LoggedCommand) => void;
+}
+
+/**
+ * Whether `reported`, the command line a shell reported, can be the run of `typed`, the line an
+ * exec typed. Shells report the line as typed (zsh, fish; bash from its history), bash only its
+ * first simple command when the line did not enter history (history off), and shells without
+ * OSC 633 E nothing — which matches anything, as offsets are all there is then. Without this
+ * check an exec typed right after another line (a new terminal's first command, typed before its
+ * first prompt) took that line's event: its output and exit code.
+ */
+export function isReportOfTypedLine(reported: string, typed: string): boolean {
+  const line = reported.trim();
+  const mine = typed.trim();
+  if (line === '' || line === mine) return true;
+  return mine.startsWith(line) && /^[\s;&|]/.test(mine.slice(line.length));
 }
 
 export class CommandLog implements IDisposable {
@@ -116,14 +132,14 @@ export class CommandLog implements IDisposable {
   }
 
   /**
-   * The next command the shell reports for `terminalId` that started at or after `fromOffset` is
-   * an exec's: it is logged under `commandLine` (the wrapper the shell saw may differ) and handed
-   * to the returned promise.
+   * The next command the shell reports for `terminalId` that started at or after `fromOffset`
+   * and whose line is `typedLine` (isReportOfTypedLine) is an exec's: it is logged under
+   * `commandLine` (the `eval` form the shell saw may differ) and handed to the returned promise.
    */
-  claimNext(terminalId: string, fromOffset: number, commandLine: string): { promise: Promise<LoggedCommand>; dispose(): void } {
+  claimNext(terminalId: string, fromOffset: number, commandLine: string, typedLine: string): { promise: Promise<LoggedCommand>; dispose(): void } {
     let claim!: Claim;
     const promise = new Promise<LoggedCommand>((resolve) => {
-      claim = { terminalId, fromOffset, commandLine, resolve };
+      claim = { terminalId, fromOffset, commandLine, typedLine, resolve };
     });
     this.#claims.add(claim);
     return { promise, dispose: () => this.#claims.delete(claim) };
@@ -157,7 +173,7 @@ export class CommandLog implements IDisposable {
     if (this.#ignoredTokens.some((token) => event.commandLine.includes(token))) return;
     let claimed: Claim | undefined;
     for (const claim of this.#claims) {
-      if (claim.terminalId === session.id && event.startOffset >= claim.fromOffset) {
+      if (claim.terminalId === session.id && event.startOffset >= claim.fromOffset && isReportOfTypedLine(event.commandLine, claim.typedLine)) {
         claimed = claim;
         break;
       }

@@ -9,8 +9,10 @@
  *   the output between the two markers.
  *
  * Execs of one terminal run one at a time, in arrival order. A terminal showing a full-screen
- * program (alt screen) is refused rather than typed into. The timeout counts from the request,
- * queueing included; a timed-out exec that has not started yet is never typed.
+ * program (alt screen) is refused rather than typed into. While the shell reports a command that
+ * is not a shell itself (a build, `sleep`, a Python REPL: runsAShell), the exec waits for the
+ * shell's prompt rather than type into that program. The timeout counts from the request,
+ * queueing and waiting included; a timed-out exec that has not started yet is never typed.
  */
 import { randomBytes } from 'node:crypto';
 import { ControlConstants } from '../../common/constants.ts';
@@ -19,7 +21,7 @@ import type { ILogger } from '../logger.ts';
 import type { PtySession } from '../pty/ptySession.ts';
 import type { CommandLog, LoggedCommand } from './commandLog.ts';
 import { ControlError } from './protocol.ts';
-import { evalCommand, isTypeableAsIs, sentinelLine, sentinelMarkers, shellFlavorOf } from './shellCommandLine.ts';
+import { evalCommand, isTypeableAsIs, runsAShell, sentinelLine, sentinelMarkers, shellFlavorOf } from './shellCommandLine.ts';
 import { readScreenOrNull, type TerminalInput } from './terminalInput.ts';
 import { readPlainOutput } from './terminalOutput.ts';
 
@@ -27,6 +29,11 @@ export interface ExecOptions {
   timeoutMs: number;
   /** Called once the command was typed (for the audit log: queued execs that time out are not). */
   onTyped?: () => void;
+}
+
+interface ExecProgress {
+  /** The running command the exec waits to end, if it does. */
+  waitingFor: string | null;
 }
 
 export class ExecRunner implements IDisposable {
@@ -47,7 +54,12 @@ export class ExecRunner implements IDisposable {
     if (this.#disposed) return Promise.reject(new ControlError('the control server is shutting down', 'CONNECTION_CLOSED'));
     const controller = new AbortController();
     this.#running.add(controller);
-    const timer = setTimeout(() => controller.abort(new ControlError(`exec timeout after ${options.timeoutMs}ms`, 'TIMEOUT')), options.timeoutMs);
+    /** What this exec waits for, when it times out: said in the error. */
+    const progress: ExecProgress = { waitingFor: null };
+    const timer = setTimeout(() => {
+      const busy = progress.waitingFor === null ? '' : `: terminal ${session.id} is still running \`${progress.waitingFor}\` (exec types its command once the shell is back at its prompt)`;
+      controller.abort(new ControlError(`exec timeout after ${options.timeoutMs}ms${busy}`, 'TIMEOUT'));
+    }, options.timeoutMs);
     const signal = controller.signal;
     const id = session.id;
 
@@ -60,7 +72,7 @@ export class ExecRunner implements IDisposable {
     const tail = previous.then(async () => {
       if (signal.aborted) return; // timed out while queued: never typed
       try {
-        settle.resolve(await this.#execute(session, command, signal, options.onTyped));
+        settle.resolve(await this.#execute(session, command, signal, progress, options.onTyped));
       } catch (error) {
         settle.reject(error);
       }
@@ -84,7 +96,7 @@ export class ExecRunner implements IDisposable {
     this.#running.clear();
   }
 
-  async #execute(session: PtySession, command: string, signal: AbortSignal, onTyped: (() => void) | undefined): Promise<LoggedCommand> {
+  async #execute(session: PtySession, command: string, signal: AbortSignal, progress: ExecProgress, onTyped: (() => void) | undefined): Promise<LoggedCommand> {
     const id = session.id;
     if (session.exitStatus) throw new ControlError(`terminal ${id} has exited`, 'TERMINAL_EXITED');
     // Also flushes output read so far into the ring, so `session.offset` below is current.
@@ -93,15 +105,40 @@ export class ExecRunner implements IDisposable {
     signal.throwIfAborted();
     if (session.exitStatus) throw new ControlError(`terminal ${id} has exited`, 'TERMINAL_EXITED');
 
-    const info = session.info;
-    const flavor = shellFlavorOf(info.file, info.runningCommand);
-    const useMarks = info.shellIntegration && info.runningCommand === null;
     const ended = this.#whenEnded(session);
     try {
+      const running = session.info.runningCommand;
+      if (session.info.shellIntegration && running !== null && !runsAShell(running)) {
+        progress.waitingFor = running;
+        await this.#untilCommandEnds(session, signal, ended.promise);
+        progress.waitingFor = null;
+        const after = await readScreenOrNull(session, this.#logger);
+        if (after?.altScreen) throw new ControlError(`terminal ${id} is running a full-screen program`);
+        signal.throwIfAborted();
+      }
+      const info = session.info;
+      const flavor = shellFlavorOf(info.file, info.runningCommand);
+      const useMarks = info.shellIntegration && info.runningCommand === null;
       if (useMarks) return await this.#viaShellIntegration(session, command, flavor, signal, ended.promise, onTyped);
       return await this.#viaSentinel(session, command, flavor, signal, ended.promise, onTyped);
     } finally {
       ended.dispose();
+    }
+  }
+
+  /** Resolves once the shell reports no running command (the one running now ended). */
+  async #untilCommandEnds(session: PtySession, signal: AbortSignal, ended: Promise<never>): Promise<void> {
+    let listener: IDisposable | undefined;
+    const back = new Promise<void>((resolve) => {
+      listener = session.onDidChangeInfo((info) => {
+        if (info.runningCommand === null) resolve();
+      });
+      if (session.info.runningCommand === null) resolve();
+    });
+    try {
+      await Promise.race([back, ended, aborted(signal)]);
+    } finally {
+      listener?.dispose();
     }
   }
 
@@ -115,9 +152,10 @@ export class ExecRunner implements IDisposable {
   ): Promise<LoggedCommand> {
     const line = isTypeableAsIs(command, flavor) ? command : evalCommand(command, flavor);
     const typedAt = await this.#input.type(session, line + '\r', signal);
-    // Claimed only now, from the offset of the write: a command someone else typed while this
-    // exec waited for its turn to type is not mistaken for ours.
-    const claim = this.#commandLog.claimNext(session.id, typedAt, command);
+    // Claimed only now, from the offset of the write, and by its line: a command someone else
+    // typed while this exec waited for its turn, or typed before it and run after it was typed,
+    // is not mistaken for ours.
+    const claim = this.#commandLog.claimNext(session.id, typedAt, command, line);
     try {
       onTyped?.();
       const entry = await Promise.race([claim.promise, ended, aborted(signal)]);

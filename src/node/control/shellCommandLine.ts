@@ -14,11 +14,9 @@
  * functions behave exactly as if typed; its stdin is the terminal.
  */
 import { basename } from 'node:path';
+import { sentinelOscNumber } from '../../common/terminal/execSentinel.ts';
 
 export type ShellFlavor = 'bash' | 'zsh' | 'fish' | 'sh';
-
-/** Private OSC number of the exec sentinel; terminals ignore OSCs they do not know. */
-export const sentinelOscNumber = 6973;
 
 const posixShells = new Set(['sh', 'dash', 'ash', 'ksh', 'mksh', 'posh', 'yash', 'busybox']);
 
@@ -36,6 +34,26 @@ function flavorOfProgram(program: string): ShellFlavor | null {
 export function shellFlavorOf(file: string, runningCommand: string | null): ShellFlavor {
   const firstWord = runningCommand?.trim().split(/\s+/)[0];
   return (firstWord ? flavorOfProgram(firstWord) : null) ?? flavorOfProgram(file) ?? 'sh';
+}
+
+/** Programs whose input goes to a shell, here or on another machine. */
+const loginPrograms = new Set(['ssh', 'mosh', 'su']);
+
+/**
+ * Whether what a terminal runs now reads typed lines as a shell: a nested shell (`bash`,
+ * `docker exec -it app sh`, `sudo -u deploy bash`, `sudo -i`) or a login elsewhere (`ssh host`).
+ * Into these `exec` types its command as into the terminal's own shell; any other running
+ * program (a build, `sleep`, a Python REPL) would take the line as its input, so exec waits for
+ * it to end instead.
+ */
+export function runsAShell(runningCommand: string): boolean {
+  const words = runningCommand.trim().split(/\s+/).filter((word) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word));
+  const first = words[0];
+  if (first === undefined) return false;
+  const program = basename(first);
+  if (flavorOfProgram(program) !== null || loginPrograms.has(program)) return true;
+  if ((program === 'sudo' || program === 'doas') && words.some((word) => word === '-i' || word === '-s' || word === 'su')) return true;
+  return words.slice(1).some((word) => flavorOfProgram(word) !== null);
 }
 
 /** printf's builtin in each shell (dash has no `builtin`; `command` finds its builtin printf). */

@@ -194,6 +194,53 @@ describe('exec', () => {
     await client.request({ cmd: 'close', terminalId: id });
   });
 
+  for (const shell of ['bashIntegrated', 'zshIntegrated', 'fishIntegrated'] as const) {
+    it(`gets its own output when a line typed before it runs after it was typed (${shell})`, async () => {
+      const id = await terminal(shell);
+      await client.request({ cmd: 'send', terminalId: id, text: 'sleep 0.4' });
+      await pollUntil(async () => (await client.request({ cmd: 'list' })).terminals.find((terminal: Frame) => terminal.id === id).runningCommand === 'sleep 0.4', {
+        what: 'sleep to run',
+      });
+      // Typed ahead: the shell runs it once sleep ends, after the exec below has typed its line.
+      await client.request({ cmd: 'send', terminalId: id, text: 'echo typed-ahead' });
+      const before = (await client.request({ cmd: 'poll' })).cursor;
+      const event = await exec(id, shell.startsWith('fish') ? 'echo mine; false' : 'echo mine; (exit 4)');
+      assert.equal(event.output, 'mine\n');
+      assert.equal(event.exitCode, shell.startsWith('fish') ? 1 : 4);
+      const events = (await client.request({ cmd: 'poll', since: before })).events as Frame[];
+      const typedAhead = events.find((entry) => entry.terminalId === id && entry.commandLine === 'echo typed-ahead');
+      assert.equal(typedAhead?.output, 'typed-ahead\n', JSON.stringify(events));
+      await client.request({ cmd: 'close', terminalId: id });
+    });
+  }
+
+  it('waits for a running program to end instead of typing into it, and says so when it times out', async () => {
+    const id = await terminal('bashIntegrated');
+    // `cat` reads the terminal like a REPL would: a typed line would become its input.
+    await client.request({ cmd: 'send', terminalId: id, text: 'cat' });
+    await pollUntil(async () => (await client.request({ cmd: 'list' })).terminals.find((terminal: Frame) => terminal.id === id).runningCommand === 'cat', { what: 'cat to run' });
+    const timedOut = await client.request({ cmd: 'exec', terminalId: id, command: 'echo not-for-cat', timeoutMs: 600 });
+    assert.equal(timedOut.ok, false);
+    assert.equal(timedOut.code, 'TIMEOUT');
+    assert.equal(
+      timedOut.error,
+      `exec timeout after 600ms: terminal ${id} is still running \`cat\` (exec types its command once the shell is back at its prompt)`,
+    );
+    const waiting = client.request({ cmd: 'exec', terminalId: id, command: 'echo after-cat', timeoutMs: 20_000 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    let log = (await client.request({ cmd: 'readLog', terminalId: id, offset: 0 })).bytes as string;
+    assert.equal(log.includes('after-cat'), false, 'nothing typed into cat');
+    await client.request({ cmd: 'send', terminalId: id, text: '\x04', newline: false });
+    const response = await waiting;
+    assert.equal(response.ok, true, response.error);
+    assert.equal(response.event.output, 'after-cat\n');
+    assert.equal(response.event.source, 'shell');
+    log = (await client.request({ cmd: 'readLog', terminalId: id, offset: 0 })).bytes as string;
+    assert.equal(log.includes('not-for-cat'), false, 'the timed-out exec was never typed');
+    assert.equal(log.includes('6973'), false, 'no sentinel wrapper was typed');
+    await client.request({ cmd: 'close', terminalId: id });
+  });
+
   it('uses the sentinel inside a nested shell and does not double-log it', async () => {
     const id = await terminal('bashIntegrated');
     await client.request({ cmd: 'send', terminalId: id, text: 'sh' });

@@ -5,11 +5,13 @@ import {
   evalCommand,
   isTypeableAsIs,
   printfEncode,
+  runsAShell,
   sentinelLine,
   sentinelMarkers,
   shellFlavorOf,
   type ShellFlavor,
 } from '../../../../src/node/control/shellCommandLine.ts';
+import { isReportOfTypedLine } from '../../../../src/node/control/commandLog.ts';
 
 const tricky = [
   'echo plain',
@@ -90,5 +92,32 @@ describe('evalCommand and sentinelLine run the exact command in every shell', ()
 describe('lines that run nothing', () => {
   it('are never typed as-is (the shell would report no command)', () => {
     for (const command of ['   ', '# just a comment', '  # indented comment']) assert.equal(isTypeableAsIs(command, 'bash'), false, JSON.stringify(command));
+  });
+});
+
+describe('runsAShell: whether exec may type into what a terminal runs', () => {
+  it('types into nested shells and logins elsewhere', () => {
+    for (const command of ['bash', 'sh', 'zsh -l', '/usr/bin/fish', 'ssh build-host', 'mosh me@box', 'su - deploy', 'sudo -i', 'sudo -u deploy bash', 'docker exec -it app sh', 'FOO=1 bash']) {
+      assert.equal(runsAShell(command), true, command);
+    }
+  });
+  it('waits for other programs, which would take the line as their input', () => {
+    for (const command of ['python3', 'cat', 'sleep 30', 'npm run build', 'sudo apt upgrade', 'node', 'FOO=1 make', '']) {
+      assert.equal(runsAShell(command), false, command);
+    }
+  });
+});
+
+describe("isReportOfTypedLine: which shell-reported command is an exec's", () => {
+  it('matches the line as typed, bash\'s first simple command, or an unknown line', () => {
+    assert.equal(isReportOfTypedLine('echo mine; false', 'echo mine; false'), true);
+    assert.equal(isReportOfTypedLine(' echo mine; false ', 'echo mine; false'), true);
+    assert.equal(isReportOfTypedLine('echo mine', 'echo mine; false'), true);
+    assert.equal(isReportOfTypedLine('', 'echo mine'), true);
+  });
+  it('does not take the report of another line', () => {
+    assert.equal(isReportOfTypedLine('echo created-0', 'echo exec-0; false'), false);
+    assert.equal(isReportOfTypedLine('echo mi', 'echo mine'), false);
+    assert.equal(isReportOfTypedLine('echo mine; false', 'echo mine'), false);
   });
 });
