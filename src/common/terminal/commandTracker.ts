@@ -21,6 +21,15 @@ export interface CommandEvent {
   endedAt: number;
 }
 
+/** A command the shell began running (OSC 633/133 C); its CommandEvent follows when it ends. */
+export interface CommandStart {
+  commandLine: string;
+  cwd: string | null;
+  /** Where its output begins (as CommandEvent.startOffset). */
+  startOffset: number;
+  startedAt: number;
+}
+
 /** Where a mark sits in the output stream, in absolute byte offsets. */
 export interface MarkPosition {
   /** Offset of the ESC that starts the sequence. */
@@ -41,12 +50,7 @@ export interface CommandTrackerOptions {
   isLocalHost: (host: string) => boolean;
 }
 
-interface RunningCommand {
-  commandLine: string;
-  cwd: string | null;
-  startOffset: number;
-  startedAt: number;
-}
+type RunningCommand = CommandStart;
 
 export class CommandTracker implements IDisposable {
   readonly #options: CommandTrackerOptions;
@@ -62,6 +66,9 @@ export class CommandTracker implements IDisposable {
   readonly onDidChange: Event<void> = this.#onDidChange.event;
   readonly #onDidFinishCommand = new Emitter<CommandEvent>();
   readonly onDidFinishCommand: Event<CommandEvent> = this.#onDidFinishCommand.event;
+  readonly #onDidStartCommand = new Emitter<CommandStart>();
+  /** Every command start, also of a command that ends within the same batch of output (onDidChange may then show no change). */
+  readonly onDidStartCommand: Event<CommandStart> = this.#onDidStartCommand.event;
 
   constructor(options: CommandTrackerOptions) {
     this.#options = options;
@@ -114,6 +121,7 @@ export class CommandTracker implements IDisposable {
           startedAt: now,
         };
         this.#pendingCommandLine = null;
+        this.#onDidStartCommand.fire({ ...this.#running });
         this.#onDidChange.fire();
         return;
       }
@@ -151,6 +159,7 @@ export class CommandTracker implements IDisposable {
   dispose(): void {
     this.#onDidChange.dispose();
     this.#onDidFinishCommand.dispose();
+    this.#onDidStartCommand.dispose();
   }
 
   #markIntegrated(): boolean {

@@ -13,7 +13,7 @@ import { ApiError } from '../../common/api/errors.ts';
 import { TerminalConstants } from '../../common/constants.ts';
 import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
-import { CommandTracker, type CommandEvent } from '../../common/terminal/commandTracker.ts';
+import { CommandTracker, type CommandEvent, type CommandStart } from '../../common/terminal/commandTracker.ts';
 import { OscParser, type OscParserHandler } from '../../common/terminal/oscParser.ts';
 import { parseTerminalMark } from '../../common/terminal/terminalMarks.ts';
 import type { ILogger } from '../logger.ts';
@@ -24,7 +24,7 @@ import { OutputRing, type RingRead } from './outputRing.ts';
 import { sessionProcessGroups, sessionProcessGroupsSync, signalProcessGroups } from './processGroups.ts';
 import type { ITerminalMirror, ScreenText, TerminalMirrorOptions } from './terminalMirror.ts';
 
-export type { CommandEvent } from '../../common/terminal/commandTracker.ts';
+export type { CommandEvent, CommandStart } from '../../common/terminal/commandTracker.ts';
 
 export interface OutputSubscriber {
   /** Lossless subscribers take part in flow control: the PTY waits for their acks. */
@@ -147,6 +147,9 @@ export class PtySession implements IDisposable {
   readonly onDidWrite: Event<{ data: string }> = this.#onDidWrite.event;
   readonly #onDidCommand = new Emitter<CommandEvent>();
   readonly onDidCommand: Event<CommandEvent> = this.#onDidCommand.event;
+  readonly #onDidStartCommand = new Emitter<CommandStart>();
+  /** The shell began a command (shell integration); onDidCommand follows when it ends. */
+  readonly onDidStartCommand: Event<CommandStart> = this.#onDidStartCommand.event;
   readonly #onDidExit = new Emitter<ExitStatus>();
   readonly onDidExit: Event<ExitStatus> = this.#onDidExit.event;
   readonly #onDidChangeInfo = new Emitter<TerminalInfo>();
@@ -201,6 +204,7 @@ export class PtySession implements IDisposable {
     this.#tracker = new CommandTracker({ nonce: options.nonce, initialCwd: options.cwd, isLocalHost: options.isLocalHost });
     this.#tracker.onDidChange(() => this.#syncTrackerInfo());
     this.#tracker.onDidFinishCommand((event) => this.#onDidCommand.fire(event));
+    this.#tracker.onDidStartCommand((start) => this.#onDidStartCommand.fire(start));
     this.#batcher = new OutputBatcher({
       maxBytes: TerminalConstants.batchMaxBytes,
       maxDelayMs: TerminalConstants.batchMaxDelayMs,
@@ -359,6 +363,7 @@ export class PtySession implements IDisposable {
     this.#onDidOutput.dispose();
     this.#onDidWrite.dispose();
     this.#onDidCommand.dispose();
+    this.#onDidStartCommand.dispose();
     this.#onDidExit.dispose();
     this.#onDidChangeInfo.dispose();
     this.#onDidNotify.dispose();

@@ -229,6 +229,16 @@ describe('claws/2 bus on the control socket', () => {
     assert.equal(end.payload.exitCode, 3);
     assert.equal(end.payload.terminalId, id);
     assert.match(end.payload.commandLine, /sleep 0\.2/);
+    // A command that starts and ends within one batch of output is announced too, start first.
+    for (const command of ['true', 'false', 'true']) {
+      const done = await driver.request({ cmd: 'exec', terminalId: id, command });
+      assert.equal(done.ok, true, done.error);
+      const fastStart = await watcher.waitFor(isPush(`command.${id}.start`));
+      const fastEnd = await watcher.waitFor(isPush(`command.${id}.end`));
+      assert.equal(fastStart.payload.commandLine, command);
+      assert.equal(fastEnd.payload.commandLine, command);
+      assert.ok(fastStart.sequence < fastEnd.sequence, 'start before end');
+    }
 
     await driver.request({ cmd: 'send', terminalId: id, text: 'exit 7' });
     const exit = await watcher.waitFor(isPush(`terminal.${id}.exit`));

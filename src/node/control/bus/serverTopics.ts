@@ -3,13 +3,15 @@
  * starting and ending, terminals exiting. Follows the PtyHost and the CommandLog.
  *
  * - `system.terminal.created` / `system.terminal.closed`: PtyHost add/remove.
- * - `command.<id>.start`: the shell reports a running command (shell integration).
+ * - `command.<id>.start`: the shell began a command (shell integration) — every one, also a
+ *   command that ends within the same batch of output; an exec's sentinel wrapper is not announced.
  * - `command.<id>.end`: a command event was logged (shell integration, or an exec's sentinel);
  *   the payload is the event as `poll` returns it.
  * - `terminal.<id>.exit`: the terminal's process ended.
  */
 import type { TerminalInfo } from '../../../common/api/contract.ts';
 import type { IDisposable } from '../../../common/lifecycle.ts';
+import { isExecSentinelLine } from '../../../common/terminal/execSentinel.ts';
 import type { PtyHost } from '../../pty/ptyHost.ts';
 import type { CommandLog } from '../commandLog.ts';
 import { commandEventBody } from '../commands/services.ts';
@@ -21,8 +23,7 @@ export interface ServerTopicsOptions {
 }
 
 interface FollowedTerminal {
-  runningCommand: string | null;
-  exitListener: IDisposable | undefined;
+  listeners: IDisposable[];
 }
 
 export class ServerTopics implements IDisposable {
@@ -44,9 +45,8 @@ export class ServerTopics implements IDisposable {
         this.#follow(info);
         publish('system.terminal.created', terminalPayload(info));
       }),
-      ptyHost.onDidChangeTerminal((info) => this.#onChange(info)),
       ptyHost.onDidRemoveTerminal(({ id }) => {
-        this.#terminals.get(id)?.exitListener?.dispose();
+        for (const listener of this.#terminals.get(id)?.listeners ?? []) listener.dispose();
         this.#terminals.delete(id);
         publish('system.terminal.closed', { terminalId: id });
       }),
@@ -58,27 +58,29 @@ export class ServerTopics implements IDisposable {
   dispose(): void {
     for (const listener of this.#listeners) listener.dispose();
     this.#listeners.length = 0;
-    for (const terminal of this.#terminals.values()) terminal.exitListener?.dispose();
+    for (const terminal of this.#terminals.values()) for (const listener of terminal.listeners) listener.dispose();
     this.#terminals.clear();
   }
 
   #follow(info: TerminalInfo): void {
     if (this.#terminals.has(info.id)) return;
     const session = this.#options.ptyHost.get(info.id);
-    const exitListener = session?.onDidExit((status) =>
-      this.#options.publish(`terminal.${info.id}.exit`, { terminalId: info.id, exitCode: status.exitCode, signal: status.signal }),
-    );
-    this.#terminals.set(info.id, { runningCommand: info.runningCommand, exitListener });
-  }
-
-  #onChange(info: TerminalInfo): void {
-    const followed = this.#terminals.get(info.id);
-    if (!followed) return;
-    const running = info.runningCommand;
-    if (running !== null && running !== followed.runningCommand) {
-      this.#options.publish(`command.${info.id}.start`, { terminalId: info.id, terminalName: info.name, commandLine: running, cwd: info.cwd, startedAt: Date.now() });
-    }
-    followed.runningCommand = running;
+    if (!session) return;
+    const { publish } = this.#options;
+    const listeners = [
+      session.onDidStartCommand((start) => {
+        if (isExecSentinelLine(start.commandLine)) return;
+        publish(`command.${info.id}.start`, {
+          terminalId: info.id,
+          terminalName: session.info.name,
+          commandLine: start.commandLine,
+          cwd: start.cwd ?? session.info.cwd,
+          startedAt: start.startedAt,
+        });
+      }),
+      session.onDidExit((status) => publish(`terminal.${info.id}.exit`, { terminalId: info.id, exitCode: status.exitCode, signal: status.signal })),
+    ];
+    this.#terminals.set(info.id, { listeners });
   }
 }
 
