@@ -26,6 +26,7 @@ import { basename } from 'node:path';
 import type { TerminalInfo } from '../../common/api/contract.ts';
 import { Emitter, type Event } from '../../common/event.ts';
 import { DisposableStore, type IDisposable } from '../../common/lifecycle.ts';
+import { isExecSentinelLine } from '../../common/terminal/execSentinel.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
 import type { CommandEvent, PtySession } from '../pty/ptySession.ts';
@@ -411,7 +412,9 @@ export class HistoryRecorder implements IDisposable {
   }
 
   #onCommand(recording: Recording, event: CommandEvent): void {
-    if (!recording.sessionId) return;
+    // An exec's wrapper, reported by a shell whose integration started after it was typed: the
+    // command the agent ran is in the output; the wrapper around it is not a command of the session.
+    if (!recording.sessionId || isExecSentinelLine(event.commandLine)) return;
     recording.commandCount++;
     recording.commands.push({ ...event });
     this.#schedule();

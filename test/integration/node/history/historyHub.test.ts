@@ -140,6 +140,9 @@ describe('History through the Hub (real PTYs, real SQLite)', () => {
     const info = await client.call('terminal.create', { file: 'bash', env: testEnv(temp.home), name: 'with-commands' });
     await pollUntil(async () => (await client.call('terminal.list', {})).find((t) => t.id === info.id)?.shellIntegration, { what: 'shell integration', timeoutMs: 20_000 });
     await client.call('terminal.write', { id: info.id, data: 'echo first-output-line\r' });
+    // An exec's sentinel wrapper, as typed into a shell whose integration came up after it: the
+    // wrapper is not a command of the session.
+    await client.call('terminal.write', { id: info.id, data: ` builtin printf '\\033]6973;S;0123abcd;%s\\007' "$PWD"; eval 'echo wrapped'; builtin printf '\\033]6973;E;0123abcd;%s\\007' "$?"\r` });
     await client.call('terminal.write', { id: info.id, data: 'false\r' });
     await pollUntil(async () => (await client.call('terminal.list', {})).find((t) => t.id === info.id)?.lastCommand?.commandLine === 'false', { what: 'two commands', timeoutMs: 20_000 });
     const sessionId = hub.history.sessionOfTerminal(info.id);
