@@ -163,6 +163,8 @@ describe('terminal panes in browser mode', () => {
     const before = await width();
 
     const divider = (await page.getByRole('separator').boundingBox())!;
+    // A rule a person can see between the panes, not a 0-px gap.
+    assert.ok(divider.width >= 1 && divider.height > 100, `divider ${divider.width}×${divider.height}`);
     const x = divider.x + divider.width / 2;
     const y = divider.y + divider.height / 2;
     await page.mouse.move(x, y);
