@@ -6,6 +6,7 @@
 import { type CliCommand, type CliIo, CliUsageError, ExitCode, type CliOption, type ParsedCommandArgs } from './command.ts';
 import { ControlClient, ControlClientError, resolveControlSocketPath } from './controlClient.ts';
 import { resolveTerminalId } from './terminalRef.ts';
+import { withAuthHint } from './authHint.ts';
 import { switchboardVersion } from './version.ts';
 
 export const socketOption: Record<string, CliOption> = {
@@ -66,7 +67,7 @@ export function defineControlCommand(spec: ControlCommandSpec): CliCommand {
 
 export function reportControlError(io: CliIo, verb: string, error: ControlClientError): number {
   // One line, whatever the server put in its message (validation errors can span lines).
-  const message = error.message.replace(/\s*\n\s*/g, '; ');
+  const message = withAuthHint(error.message.replace(/\s*\n\s*/g, '; '));
   // "Not running" is about the app, not the verb, so it reads the same from every verb.
   io.stderr(error.code === 'NOT_RUNNING' ? `switchboard: ${message}\n` : `switchboard ${verb}: ${message}\n`);
   return error.code === 'TIMEOUT' ? ExitCode.timeout : ExitCode.failure;

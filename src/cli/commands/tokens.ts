@@ -28,7 +28,7 @@ function status(token: ControlTokenInfo, now: number): string {
 export const tokensCommand = defineControlCommand({
   name: 'tokens',
   summary: 'List, create or revoke access tokens for the control socket.',
-  usage: 'tokens list | create NAME --scope read|drive [--terminal ID]... [--expires-days N] | revoke TOKEN_ID',
+  usage: 'tokens list | create NAME --scope read|drive [--terminal TERMINAL]... [--expires-days N] | revoke TOKEN_ID',
   details: [
     'Tokens matter when the "controlTokenAuth" setting is on: then every control connection must',
     'authenticate with one. A `read` token may list and read terminals; a `drive` token may also type',
@@ -39,10 +39,10 @@ export const tokensCommand = defineControlCommand({
   allowPositionals: true,
   options: {
     scope: { type: 'string', valueName: 'read|drive', description: 'create: what the token may do' },
-    terminal: { type: 'string', multiple: true, valueName: 'ID', description: 'create: limit the token to this terminal (repeatable)' },
+    terminal: { type: 'string', multiple: true, valueName: 'TERMINAL', description: 'create: limit the token to this terminal: id, unique prefix or name (repeatable)' },
     'expires-days': { type: 'string', valueName: 'N', description: 'create: the token expires after N days' },
   },
-  async run({ args, io, client }) {
+  async run({ args, io, client, terminalId }) {
     const [action] = requirePositionals(args, ['list|create|revoke'], { rest: true });
     switch (action) {
       case 'list': {
@@ -72,8 +72,12 @@ export const tokensCommand = defineControlCommand({
       case 'create': {
         const [, name] = requirePositionals(args, ['create', 'NAME']);
         const scope = args.values.scope;
+        if (scope === undefined) throw new CliUsageError('--scope is required: read or drive');
         if (scope !== 'read' && scope !== 'drive') throw new CliUsageError('--scope must be read or drive');
-        const terminals = args.values.terminal as string[] | undefined;
+        // Like every verb, --terminal takes an id, a unique prefix or a name; a token for a
+        // terminal that does not exist would let nothing through.
+        const terminalRefs = args.values.terminal as string[] | undefined;
+        const terminals = terminalRefs && (await Promise.all(terminalRefs.map((ref) => terminalId(ref))));
         const expiresInDays = intOption(args, 'expires-days', { min: 1, max: 3650 });
         const fields: Record<string, unknown> = { name, scopes: [scope] };
         if (terminals && terminals.length > 0) fields.terminals = terminals;

@@ -1,5 +1,6 @@
 /** How every Switchboard MCP tool answers: text content, and failures as tool errors (never a crash). */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { withAuthHint } from '../authHint.ts';
 
 export function text(body: string): CallToolResult {
   return { content: [{ type: 'text', text: body }] };
@@ -10,6 +11,6 @@ export async function guarded(handler: () => Promise<CallToolResult>): Promise<C
   try {
     return await handler();
   } catch (error) {
-    return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true };
+    return { content: [{ type: 'text', text: withAuthHint(error instanceof Error ? error.message : String(error)) }], isError: true };
   }
 }

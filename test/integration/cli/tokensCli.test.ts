@@ -38,7 +38,7 @@ describe('switchboard tokens', () => {
     try {
       const refused = await cli(['ls']);
       assert.equal(refused.status, 1);
-      assert.match(refused.stderr, /auth:required/);
+      assert.match(refused.stderr, /auth:required — this Switchboard requires an access token: pass --token or set SWITCHBOARD_TOKEN/);
       assert.equal((await cli(['ls', '--token', readSecret])).status, 0);
       assert.equal((await cli(['ls'], { SWITCHBOARD_TOKEN: readSecret })).status, 0);
       const forbidden = await cli(['new'], { SWITCHBOARD_TOKEN: readSecret });
@@ -56,5 +56,23 @@ describe('switchboard tokens', () => {
     }
     const usage = await cli(['tokens', 'create', 'x', '--scope', 'admin']);
     assert.equal(usage.status, 2);
+    const noScope = await cli(['tokens', 'create', 'x']);
+    assert.equal(noScope.status, 2);
+    assert.match(noScope.stderr, /--scope is required: read or drive/);
+  });
+
+  it('limits a token to terminals given by name or id prefix, and refuses an unknown one', async () => {
+    const build = await api.call('terminal.create', { name: 'build-box', file: 'bash', args: ['--norc', '--noprofile'] });
+    try {
+      const byName = await cli(['tokens', 'create', 'limited', '--scope', 'read', '--terminal', 'build-box', '--terminal', build.id.slice(0, 6), '--json']);
+      assert.equal(byName.status, 0, byName.stderr);
+      assert.deepEqual(JSON.parse(byName.stdout).token.terminals, [build.id]);
+      const unknown = await cli(['tokens', 'create', 'nothing', '--scope', 'read', '--terminal', 'no-such-terminal']);
+      assert.equal(unknown.status, 1);
+      assert.match(unknown.stderr, /no-such-terminal/);
+      assert.ok(!(await cli(['tokens', 'list'])).stdout.includes('nothing'), 'no token was made');
+    } finally {
+      await api.call('terminal.close', { id: build.id });
+    }
   });
 });
