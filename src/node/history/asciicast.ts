@@ -147,11 +147,13 @@ export function exportCast(session: HistorySession, events: Iterable<ExportEvent
   return lines.join('\n') + '\n';
 }
 
-/** Plain text of raw output: ANSI stripped, CR LF → LF, a lone CR (progress lines) → LF. */
+/** Plain text of raw output: ANSI stripped, CR LF → LF, a lone CR (progress lines) → LF unless it starts a line. */
 export class PlainTextExporter {
   readonly #decoder = new StringDecoder('utf8');
   readonly #stripper = new AnsiStripper();
   #carryCr = false;
+  /** The text so far ends a line (or there is none yet). */
+  #atLineStart = true;
 
   push(bytes: Uint8Array): string {
     return this.#clean(this.#decoder.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)));
@@ -159,7 +161,7 @@ export class PlainTextExporter {
 
   end(): string {
     const rest = this.#clean(this.#decoder.end());
-    const cr = this.#carryCr ? '\n' : '';
+    const cr = this.#carryCr && !this.#atLineStart ? '\n' : '';
     this.#carryCr = false;
     return rest + cr;
   }
@@ -169,7 +171,13 @@ export class PlainTextExporter {
     // A CR at the very end may be the first half of a CR LF in the next chunk.
     this.#carryCr = stripped.endsWith('\r');
     if (this.#carryCr) stripped = stripped.slice(0, -1);
-    return normalizeNewlines(stripped).replace(/\r/g, '\n');
+    // A CR at the start of a line has nothing to overwrite and adds no line (bash ends the line
+    // of each command with CR LF, ESC[?2004l, CR); elsewhere it starts a progress line anew.
+    let lines = normalizeNewlines(stripped).replace(/\n\r+/g, '\n');
+    if (this.#atLineStart) lines = lines.replace(/^\r+/, '');
+    lines = lines.replace(/\r+/g, '\n');
+    if (lines.length > 0) this.#atLineStart = lines.endsWith('\n');
+    return lines;
   }
 }
 

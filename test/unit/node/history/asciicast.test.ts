@@ -82,6 +82,14 @@ describe('asciicast export', () => {
     const text = parts.map((part) => exporter.push(Buffer.from(part))).join('') + exporter.end();
     assert.equal(text, 'bold line\nprogress 10%\nprogress 100%\ndone\n');
   });
+
+  it('plain text: a CR that starts a line adds no blank line (bash after each command line)', () => {
+    const exporter = new PlainTextExporter();
+    // What bash writes around a command: the typed line's CR LF, bracketed paste off, CR; then output.
+    const parts = ['~/proj$ ls\r', '\n\x1b[?2004l\r', 'a.txt  b.txt\r\n', '\r', '~/proj$ '];
+    const text = parts.map((part) => exporter.push(Buffer.from(part))).join('') + exporter.end();
+    assert.equal(text, '~/proj$ ls\na.txt  b.txt\n~/proj$ ');
+  });
 });
 
 describe('asciicast import validation', () => {
