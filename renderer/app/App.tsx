@@ -4,6 +4,7 @@ import type { IHubClient } from '../../src/common/api/hubClient.ts';
 import { Sidebar } from '../features/sidebar/Sidebar.tsx';
 import { TerminalWorkspace } from '../features/terminals/TerminalWorkspace.tsx';
 import { NewTerminalDialog } from '../features/terminals/NewTerminalDialog.tsx';
+import { ConfirmCloseDialog } from '../features/terminals/ConfirmCloseDialog.tsx';
 import { SettingsView } from '../features/settings/SettingsView.tsx';
 import { HistoryView } from '../features/history/HistoryView.tsx';
 import { ReviewView } from '../features/review/ReviewView.tsx';
@@ -122,6 +123,7 @@ function WorkbenchLayout({ connected }: { connected: boolean }) {
       </main>
       {dialog === 'newTerminal' && <NewTerminalDialog />}
       {dialog === 'shortcuts' && <ShortcutsDialog />}
+      <ConfirmCloseDialog />
       <SendToClaudePicker />
     </div>
   );

@@ -40,6 +40,27 @@ import { ColorSchemeTracker } from './theme.ts';
 export type MainView = 'terminals' | 'activity' | 'history' | 'review' | 'settings';
 export type Dialog = 'newTerminal' | 'shortcuts' | null;
 
+/** Terminals waiting for "close anyway?": closing them would end what still runs there. */
+export interface PendingClose {
+  terminalIds: string[];
+  /** The busy ones: name and what runs. */
+  busy: Array<{ name: string; running: string }>;
+}
+
+/** Programs that are a shell at their prompt when nothing else runs in them. */
+const shellPrograms = new Set(['bash', 'zsh', 'fish', 'sh', 'dash', 'ksh', 'mksh', 'tcsh', 'csh', 'nu', 'pwsh', 'xonsh', 'elvish']);
+
+/** What still runs in a terminal that closing it would end, or null when it is idle or exited. */
+export function busyWith(info: TerminalInfo): string | null {
+  if (info.state !== 'running') return null;
+  if (info.runningCommand !== null) return info.runningCommand;
+  const program = info.file.split(/[\\/]/).pop()!.replace(/^-/, '');
+  // Without shell integration a shell may be busy too, but there is no telling; a program that
+  // is not a shell (`claude`, `npm run dev` started as the terminal's command) is what it runs.
+  if (shellPrograms.has(program)) return null;
+  return [program, ...info.args].join(' ');
+}
+
 /**
  * Save the layout this long after the last change: a drag or a burst of splits becomes one
  * write, and it is short enough that a reload right after a change still finds it saved.
@@ -69,6 +90,7 @@ export class Workbench extends Disposable {
 
   readonly view = this.register(new ObservableValue<MainView>('terminals'));
   readonly dialog = this.register(new ObservableValue<Dialog>(null));
+  readonly pendingClose = this.register(new ObservableValue<PendingClose | null>(null));
   readonly renamingTerminalId = this.register(new ObservableValue<string | null>(null));
   readonly searchTerminalId = this.register(new ObservableValue<string | null>(null));
   /** Bumped to ask the focused pane to take keyboard focus (after a click elsewhere, a dialog…). */
@@ -164,8 +186,13 @@ export class Workbench extends Disposable {
 
   // ---- terminals ------------------------------------------------------------------------------
 
-  /** Starts a terminal in a new tab, or beside/below a pane when `split` is given. Resolves with it (undefined if it could not start). */
-  async newTerminal(options: { cwd?: string; split?: { targetId: string; direction: SplitDirection } } = {}): Promise<TerminalInfo | undefined> {
+  /**
+   * Starts a terminal in a new tab, or beside/below a pane when `split` is given. Resolves with it
+   * (undefined if it could not start: the error is reported, or with `throwErrors` thrown).
+   */
+  async newTerminal(
+    options: { cwd?: string; split?: { targetId: string; direction: SplitDirection }; throwErrors?: boolean } = {},
+  ): Promise<TerminalInfo | undefined> {
     const params: CreateTerminalParams = {};
     if (options.cwd) params.cwd = options.cwd;
     const size = this.#estimateNewPaneSize(options.split);
@@ -174,6 +201,7 @@ export class Workbench extends Disposable {
     try {
       info = await this.client.call('terminal.create', params);
     } catch (error) {
+      if (options.throwErrors) throw error;
       this.errors.report('Could not start a terminal', error);
       return undefined;
     }
@@ -215,7 +243,32 @@ export class Workbench extends Disposable {
   closeTab(tabId: string): void {
     const tab = this.layout.value.tabs.find((candidate) => candidate.id === tabId);
     if (!tab) return;
-    for (const terminalId of terminalIdsOf(tab.root)) this.closeTerminal(terminalId);
+    this.requestClose(terminalIdsOf(tab.root));
+  }
+
+  /**
+   * Close terminals as a person asked to (close button, shortcut, tab ×): when one still runs a
+   * command or program, ask first (pendingClose), as ending it cannot be undone.
+   */
+  requestClose(terminalIds: readonly string[]): void {
+    const busy = terminalIds.flatMap((id) => {
+      const info = this.terminals.value.get(id);
+      const running = info ? busyWith(info) : null;
+      return info && running !== null ? [{ name: info.name, running }] : [];
+    });
+    if (busy.length === 0) {
+      for (const id of terminalIds) this.closeTerminal(id);
+      return;
+    }
+    this.pendingClose.set({ terminalIds: [...terminalIds], busy });
+  }
+
+  /** The person confirmed (true) or cancelled the pending close. */
+  settlePendingClose(confirmed: boolean): void {
+    const pending = this.pendingClose.value;
+    this.pendingClose.set(null);
+    if (pending && confirmed) for (const id of pending.terminalIds) this.closeTerminal(id);
+    else this.requestPaneFocus();
   }
 
   /**
@@ -353,7 +406,7 @@ export class Workbench extends Disposable {
         void this.splitFocused('down');
         return;
       case 'terminal.close':
-        this.closeTerminal();
+        if (focused) this.requestClose([focused]);
         return;
       case 'terminal.rename':
         if (focused) this.renamingTerminalId.set(focused);

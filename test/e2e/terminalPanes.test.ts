@@ -3,6 +3,7 @@
  * split, host full-screen programs, show exit codes, and survive a page reload.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import {
   openFreshApp as openSharedFreshApp,
@@ -152,6 +153,56 @@ describe('terminal panes in browser mode', () => {
     await item.locator('.terminal-item-main').click();
     await waitForPaneText(page, second!, 'ding');
     await pollUntil(async () => (await item.locator('.attention-badge').count()) === 0, { what: 'the badge to clear once the pane is shown' });
+  });
+
+  it('asks before closing a terminal that still runs a command; Cancel keeps it', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    await page.getByRole('button', { name: 'Split right', exact: true }).click();
+    const [, secondPane] = await waitForPanes(page, 2);
+    await waitForPaneText(page, secondPane!, '$');
+    await typeInPane(page, firstPane, 'sleep 300');
+    const item = page.locator(`[data-terminal-item="${firstPane}"]`);
+    await pollUntil(async () => /sleep 300/.test(await item.innerText()), { what: 'the sidebar to show sleep running' });
+
+    await page.locator(`[data-terminal-id="${firstPane}"] .pane-body`).click();
+    await page.keyboard.press('Control+Shift+X');
+    const dialog = page.getByRole('dialog', { name: 'Close the terminal?' });
+    await dialog.waitFor();
+    assert.match(await dialog.innerText(), /sleep 300/);
+    // For a person to look at: SWITCHBOARD_SCREENSHOTS=/some/dir node --test test/e2e/terminalPanes.test.ts
+    if (process.env.SWITCHBOARD_SCREENSHOTS) await page.screenshot({ path: join(process.env.SWITCHBOARD_SCREENSHOTS, 'confirm-close.png') });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    assert.equal(await page.locator(`[data-terminal-id="${firstPane}"]`).count(), 1, 'Cancel keeps the terminal');
+
+    await page.locator(`[data-terminal-id="${firstPane}"] .pane-body`).click();
+    await page.keyboard.press('Control+Shift+X');
+    await dialog.getByRole('button', { name: 'Close terminal' }).click();
+    await pollUntil(async () => (await page.locator(`[data-terminal-id="${firstPane}"]`).count()) === 0, { what: 'the confirmed close' });
+
+    // An idle shell closes at once.
+    await page.locator(`[data-terminal-id="${secondPane}"] .pane-body`).click();
+    await page.keyboard.press('Control+Shift+X');
+    await pollUntil(async () => (await page.locator(`[data-terminal-id="${secondPane}"]`).count()) === 0, { what: 'the idle pane to close' });
+    assert.equal(await page.getByRole('dialog').count(), 0);
+  });
+
+  it('keeps the new-terminal dialog open with the error beside a folder that does not exist', async (t) => {
+    const { page } = await openFreshApp(t);
+    await page.getByRole('button', { name: 'Choose folder' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New terminal in a folder' });
+    const input = dialog.getByLabel('Working directory');
+    await input.fill('/no/such/folder-here');
+    await input.press('Enter');
+    await pollUntil(async () => (await dialog.getByRole('alert').count()) === 1, { what: 'the error in the dialog' });
+    assert.equal(await dialog.getByRole('alert').innerText(), 'No such folder: /no/such/folder-here');
+    assert.equal(await input.getAttribute('aria-invalid'), 'true');
+    if (process.env.SWITCHBOARD_SCREENSHOTS) await page.screenshot({ path: join(process.env.SWITCHBOARD_SCREENSHOTS, 'new-terminal-error.png') });
+    assert.equal(await page.locator('.toast').count(), 0, 'no toast besides');
+    await input.fill('/tmp');
+    await input.press('Enter');
+    await dialog.waitFor({ state: 'detached' });
+    await waitForPanes(page, 2);
   });
 
   it('resizes a split by dragging its divider and keeps the size across a reload', async (t) => {

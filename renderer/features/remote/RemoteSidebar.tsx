@@ -134,7 +134,7 @@ function RemoteTerminalItem({ info, shown, current }: { info: TerminalInfo; show
         className="terminal-item-end"
         aria-label={exited ? `Remove ${info.name}` : `End ${info.name}`}
         title={exited ? 'Remove from the list' : 'End this terminal (on the machine too)'}
-        onClick={() => workbench.closeTerminal(info.id)}
+        onClick={() => workbench.requestClose([info.id])}
       >
         <CloseIcon width={12} height={12} />
       </button>

@@ -6,6 +6,7 @@
 import { useEffect } from 'react';
 import { useObservable } from '../../app/observable.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
+import { ConfirmCloseDialog } from '../terminals/ConfirmCloseDialog.tsx';
 import { NewTerminalDialog } from '../terminals/NewTerminalDialog.tsx';
 import { TerminalWorkspace } from '../terminals/TerminalWorkspace.tsx';
 import { ShortcutsDialog } from '../shortcuts/ShortcutsDialog.tsx';
@@ -36,6 +37,7 @@ export function RemoteWorkbenchLayout({ connected }: { connected: boolean }) {
       </main>
       {dialog === 'newTerminal' && <NewTerminalDialog />}
       {dialog === 'shortcuts' && <ShortcutsDialog />}
+      <ConfirmCloseDialog />
     </div>
   );
 }

@@ -80,7 +80,7 @@ export function TerminalListItem({ info, shown, current }: { info: TerminalInfo;
           className="terminal-item-end"
           aria-label={exited ? `Remove ${info.name}` : `End ${info.name}`}
           title={exited ? 'Remove from the list' : 'End this terminal'}
-          onClick={() => workbench.closeTerminal(info.id)}
+          onClick={() => workbench.requestClose([info.id])}
         >
           <CloseIcon width={12} height={12} />
         </button>

@@ -1,8 +1,9 @@
-import { useEffect, useId, useRef } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useObservable } from '../../app/observable.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
 import { expandHome, shortenPath } from '../../app/paths.ts';
 import { Dialog } from '../../app/Dialog.tsx';
+import { errorMessage } from '../../app/errorList.ts';
 
 /** Start a terminal in a folder the user types or picks from the workspace and open terminals. */
 export function NewTerminalDialog() {
@@ -20,10 +21,23 @@ export function NewTerminalDialog() {
     inputRef.current?.select();
   }, []);
 
-  const submit = (value: string) => {
+  const [error, setError] = useState<string | null>(null);
+  const [starting, setStarting] = useState(false);
+  const errorId = useId();
+
+  // The dialog stays open until the terminal started: a folder that does not exist is said here,
+  // beside what was typed, so it can be corrected.
+  const submit = async (value: string) => {
     const cwd = expandHome(value.trim(), homeDir);
-    workbench.closeDialog();
-    void workbench.newTerminal(cwd ? { cwd } : {});
+    setStarting(true);
+    try {
+      await workbench.newTerminal({ ...(cwd ? { cwd } : {}), throwErrors: true });
+      workbench.closeDialog();
+    } catch (failure) {
+      setError(errorMessage(failure));
+      setStarting(false);
+      inputRef.current?.select();
+    }
   };
 
   return (
@@ -32,7 +46,7 @@ export function NewTerminalDialog() {
         className="dialog-form"
         onSubmit={(event) => {
           event.preventDefault();
-          submit(inputRef.current?.value ?? '');
+          void submit(inputRef.current?.value ?? '');
         }}
       >
         <label className="field">
@@ -46,7 +60,15 @@ export function NewTerminalDialog() {
             defaultValue={shortenPath(initial, homeDir)}
             list={listId}
             placeholder={workspaceFolders[0] ?? '/path/to/folder'}
+            aria-invalid={error !== null}
+            aria-describedby={error ? errorId : undefined}
+            onChange={() => setError(null)}
           />
+          {error && (
+            <p id={errorId} className="field-error" role="alert">
+              {error}
+            </p>
+          )}
         </label>
         <datalist id={listId}>
           {suggestions.map((path) => (
@@ -57,7 +79,7 @@ export function NewTerminalDialog() {
           <button type="button" className="secondary-button" onClick={() => workbench.closeDialog()}>
             Cancel
           </button>
-          <button type="submit" className="primary-button">
+          <button type="submit" className="primary-button" disabled={starting}>
             Start
           </button>
         </div>

@@ -76,7 +76,7 @@ export function TabBar() {
           aria-label="Close terminal"
           title={tooltipFor('terminal.close')}
           disabled={!hasFocusedPane}
-          onClick={() => workbench.closeTerminal()}
+          onClick={() => workbench.focusedTerminalId && workbench.requestClose([workbench.focusedTerminalId])}
         >
           <TrashIcon />
         </button>
