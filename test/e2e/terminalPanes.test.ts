@@ -205,6 +205,26 @@ describe('terminal panes in browser mode', () => {
     await waitForPanes(page, 2);
   });
 
+  it('keeps tab titles readable with many tabs: the strip scrolls and shows the active tab', async (t) => {
+    const { page } = await openFreshApp(t);
+    for (let count = 2; count <= 14; count++) {
+      await page.getByRole('button', { name: 'New terminal', exact: true }).click();
+      await pollUntil(async () => (await page.getByRole('tab').count()) === count, { what: `${count} tabs` });
+    }
+    const strip = (await page.getByRole('tablist').boundingBox())!;
+    for (const tab of await page.getByRole('tab').all()) {
+      const title = tab.locator('.tab-title');
+      const fits = await title.evaluate((element) => element.scrollWidth <= element.clientWidth);
+      assert.ok(fits, `"${await title.innerText()}" is shown whole`);
+    }
+    const active = (await page.getByRole('tab', { selected: true }).boundingBox())!;
+    assert.ok(active.x >= strip.x - 1 && active.x + active.width <= strip.x + strip.width + 1, 'the active tab is in view');
+    const add = (await page.getByRole('button', { name: 'New terminal', exact: true }).boundingBox())!;
+    const paneActions = (await page.getByRole('toolbar', { name: 'Pane actions' }).boundingBox())!;
+    assert.ok(add.x >= strip.x + strip.width - 1 && add.x + add.width <= paneActions.x + 1, 'the new-terminal button stays in view, right of the tabs');
+    if (process.env.SWITCHBOARD_SCREENSHOTS) await page.screenshot({ path: join(process.env.SWITCHBOARD_SCREENSHOTS, 'many-tabs.png') });
+  });
+
   it('resizes a split by dragging its divider and keeps the size across a reload', async (t) => {
     const { page, firstPane } = await openFreshApp(t);
     await page.getByRole('button', { name: 'Split right', exact: true }).click();

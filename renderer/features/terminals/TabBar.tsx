@@ -1,9 +1,9 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { TerminalInfo } from '../../../src/common/api/contract.ts';
 import { useObservable } from '../../app/observable.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
 import { tooltipFor } from '../../app/keybindings.ts';
-import { ChevronDownIcon, CloseIcon, PlusIcon, SplitDownIcon, SplitRightIcon, TrashIcon } from '../../app/icons.tsx';
+import { CloseIcon, FolderIcon, PlusIcon, SplitDownIcon, SplitRightIcon, TrashIcon } from '../../app/icons.tsx';
 import { terminalIdsOf, type LayoutTab } from './layoutModel.ts';
 import { StatusDot } from '../sidebar/StatusDot.tsx';
 import { NotRecordedMark, RecordingToggle } from '../history/RecordingIndicators.tsx';
@@ -17,9 +17,24 @@ export function TabBar() {
   const hasFocusedPane = workbench.focusedTerminalId !== null;
   const activeTabId = layout.tabs.some((tab) => tab.id === layout.activeTabId) ? layout.activeTabId : layout.tabs[0]?.id;
 
+  const listRef = useRef<HTMLDivElement>(null);
+  // Tabs keep a readable width and the strip scrolls: bring the active tab into view.
+  useEffect(() => {
+    listRef.current?.querySelector('.tab[data-active="true"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [activeTabId, layout.tabs.length]);
+
   return (
     <div className="tab-bar">
-      <div className="tab-list" role="tablist" aria-label="Terminal tabs">
+      <div
+        ref={listRef}
+        className="tab-list"
+        role="tablist"
+        aria-label="Terminal tabs"
+        onWheel={(event) => {
+          // A mouse wheel scrolls the strip sideways (a vertical wheel cannot otherwise).
+          if (event.deltaY !== 0 && Math.abs(event.deltaX) < Math.abs(event.deltaY)) event.currentTarget.scrollLeft += event.deltaY;
+        }}
+      >
         {layout.tabs.map((tab, index) => (
           <TabItem
             key={tab.id}
@@ -30,6 +45,8 @@ export function TabBar() {
             terminals={terminals}
           />
         ))}
+      </div>
+      <div className="tab-actions">
         <button
           type="button"
           className="icon-button tab-add"
@@ -46,7 +63,7 @@ export function TabBar() {
           title={tooltipFor('terminal.newInFolder')}
           onClick={() => workbench.dialog.set('newTerminal')}
         >
-          <ChevronDownIcon />
+          <FolderIcon width={15} height={15} />
         </button>
       </div>
       <div className="pane-actions" role="toolbar" aria-label="Pane actions">
