@@ -3,6 +3,7 @@
  * shortcuts, errors from the Hub, rename, search, settings, and a lost connection.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import {
   openApp,
@@ -106,7 +107,19 @@ describe('the app around the panes', () => {
     await search.waitFor();
     await search.fill('row-1');
     // row-1, row-10 … row-19: eleven matches, most of them scrolled out of view.
-    await pollUntil(async () => /of 11/.test(await page.locator('.search-count').innerText()), { what: 'the match count' });
+    // The newest match first (row-19, nearest the bottom); Enter steps up to older ones.
+    await pollUntil(async () => (await page.locator('.search-count').innerText()) === '11 of 11', { what: 'the match nearest the bottom' });
+    await search.press('Enter');
+    await pollUntil(async () => (await page.locator('.search-count').innerText()) === '10 of 11', { what: 'Enter to go to the previous match' });
+    await search.press('Shift+Enter');
+    await pollUntil(async () => (await page.locator('.search-count').innerText()) === '11 of 11', { what: 'Shift+Enter to come back' });
+    // The current match is drawn amber (as the selection the addon makes), not in the faint inactive-selection grey.
+    const pane = page.locator(`[data-terminal-id="${firstPane}"]`);
+    if (process.env.SWITCHBOARD_SCREENSHOTS) await page.screenshot({ path: join(process.env.SWITCHBOARD_SCREENSHOTS, 'find.png') });
+    assert.ok(
+      await pane.locator('.xterm-selection div').evaluateAll((parts) => parts.some((part) => /rgba?\((184, 134, 31|246, 195, 67)/.test(getComputedStyle(part).backgroundColor))),
+      'the current match is amber',
+    );
     await search.press('Escape');
     await pollUntil(async () => (await search.count()) === 0, { what: 'the search bar to close' });
     // Focus is back in the terminal.

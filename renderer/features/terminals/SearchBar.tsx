@@ -4,9 +4,13 @@ import { useObservable } from '../../app/observable.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
 import { ArrowDownIcon, ArrowUpIcon, CloseIcon } from '../../app/icons.tsx';
 import type { TerminalSession } from './terminalSession.ts';
-import { searchDecorations } from './xtermThemes.ts';
+import { currentMatchSelection, searchDecorations } from './xtermThemes.ts';
 
-/** Find in a pane's scrollback: Enter / Shift+Enter step through matches, Escape closes. */
+/**
+ * Find in a pane's scrollback. The newest output is at the bottom, so (as in VS Code's terminal)
+ * typing finds the match nearest the bottom, Enter steps up to older ones, Shift+Enter back down;
+ * Escape closes.
+ */
 export function SearchBar({ session }: { session: TerminalSession }) {
   const workbench = useWorkbench();
   const scheme = useObservable(workbench.colorScheme.scheme);
@@ -24,6 +28,10 @@ export function SearchBar({ session }: { session: TerminalSession }) {
 
   // Leaving the bar (closing, or the pane going away) removes the highlights.
   useEffect(() => () => session.clearSearch(), [session]);
+  useEffect(() => {
+    session.setCurrentMatchColor(currentMatchSelection(scheme));
+    return () => session.setCurrentMatchColor(null);
+  }, [session, scheme]);
 
   const options = (incremental: boolean): ISearchOptions => ({
     caseSensitive,
@@ -44,12 +52,12 @@ export function SearchBar({ session }: { session: TerminalSession }) {
     }
     setInvalid(false);
     if (direction === 'next') session.findNext(text, options(incremental));
-    else session.findPrevious(text, options(false));
+    else session.findPrevious(text, options(incremental));
   };
 
   // Re-run when a match option changes (not on every keystroke: onChange already searched).
   useEffect(() => {
-    if (query) run('next', query, true);
+    if (query) run('previous', query, true);
   }, [caseSensitive, regex, scheme]);
 
   const close = () => {
@@ -71,7 +79,7 @@ export function SearchBar({ session }: { session: TerminalSession }) {
         spellCheck={false}
         onChange={(event) => {
           setQuery(event.target.value);
-          run('next', event.target.value, true);
+          run('previous', event.target.value, true);
         }}
         onKeyDown={(event) => {
           if (event.key === 'Escape') {
@@ -79,7 +87,7 @@ export function SearchBar({ session }: { session: TerminalSession }) {
             close();
           } else if (event.key === 'Enter') {
             event.preventDefault();
-            run(event.shiftKey ? 'previous' : 'next');
+            run(event.shiftKey ? 'next' : 'previous');
           }
         }}
       />
@@ -106,10 +114,10 @@ export function SearchBar({ session }: { session: TerminalSession }) {
       <span className="search-count" aria-live="polite">
         {invalid ? 'Invalid pattern' : count}
       </span>
-      <button type="button" className="icon-button small" aria-label="Previous match" title="Previous match (Shift+Enter)" onClick={() => run('previous')}>
+      <button type="button" className="icon-button small" aria-label="Previous match" title="Previous match, older (Enter)" onClick={() => run('previous')}>
         <ArrowUpIcon />
       </button>
-      <button type="button" className="icon-button small" aria-label="Next match" title="Next match (Enter)" onClick={() => run('next')}>
+      <button type="button" className="icon-button small" aria-label="Next match" title="Next match, newer (Shift+Enter)" onClick={() => run('next')}>
         <ArrowDownIcon />
       </button>
       <button type="button" className="icon-button small" aria-label="Close search" title="Close (Escape)" onClick={close}>

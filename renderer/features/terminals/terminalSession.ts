@@ -66,6 +66,8 @@ export class TerminalSession extends Disposable {
   readonly #options: TerminalSessionOptions;
   readonly #fit = new FitAddon();
   readonly #search = new SearchAddon();
+  #theme: ITheme;
+  #currentMatchColor: string | null = null;
   #webgl: WebglAddon | undefined;
   #opened = false;
   #attached = false;
@@ -82,6 +84,7 @@ export class TerminalSession extends Disposable {
   constructor(options: TerminalSessionOptions) {
     super();
     this.#options = options;
+    this.#theme = options.theme;
     this.terminalId = options.terminalId;
     this.#copyOnSelect = options.settings.copyOnSelect;
     this.element = document.createElement('div');
@@ -219,7 +222,23 @@ export class TerminalSession extends Disposable {
   }
 
   applyTheme(theme: ITheme): void {
-    this.terminal.options.theme = theme;
+    this.#theme = theme;
+    this.#applyTheme();
+  }
+
+  /**
+   * While the find bar is open, the current match (which the search addon selects) is drawn in
+   * this colour instead of the selection's: the focus is in the find bar, so xterm would draw it
+   * in the faint inactive-selection grey, fainter than the other matches. Null restores it.
+   */
+  setCurrentMatchColor(color: string | null): void {
+    this.#currentMatchColor = color;
+    this.#applyTheme();
+  }
+
+  #applyTheme(): void {
+    const color = this.#currentMatchColor;
+    this.terminal.options.theme = color === null ? this.#theme : { ...this.#theme, selectionBackground: color, selectionInactiveBackground: color };
   }
 
   copySelection(): void {

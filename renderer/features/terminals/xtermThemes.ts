@@ -72,3 +72,8 @@ export function searchDecorations(scheme: ColorScheme) {
     ? { matchBackground: '#4b4120', matchOverviewRuler: '#d1a54a', activeMatchBackground: '#a0771b', activeMatchColorOverviewRuler: '#f5c451' }
     : { matchBackground: '#fbe9a6', matchOverviewRuler: '#c59a00', activeMatchBackground: '#f6c343', activeMatchColorOverviewRuler: '#a87c00' };
 }
+
+/** The current match while the find bar is open (drawn as the selection, which it is): amber, as the addon's own active match. */
+export function currentMatchSelection(scheme: ColorScheme): string {
+  return scheme === 'dark' ? '#b8861fcc' : '#f6c343';
+}
