@@ -79,6 +79,19 @@ describe('terminal panes in browser mode', () => {
     await waitForPaneText(page, firstPane, 'after-55');
   });
 
+  it("shows each command's result in the sidebar: ✓, or ✗ with its exit code", async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    const item = page.locator(`[data-terminal-item="${firstPane}"]`);
+    await typeInPane(page, firstPane, 'sh -c "exit 4"');
+    await pollUntil(async () => (await item.locator('.terminal-item-last').count()) === 1, { what: 'the last command in the sidebar' });
+    const last = item.locator('.terminal-item-last');
+    assert.equal(await last.innerText(), '✗ 4 sh -c "exit 4"');
+    assert.equal(await last.getAttribute('data-failed'), 'true');
+    await typeInPane(page, firstPane, 'true');
+    await pollUntil(async () => (await last.innerText()) === '✓ true', { what: 'the next command to replace it' });
+    assert.equal(await last.getAttribute('data-failed'), 'false');
+  });
+
   it('shows a non-zero exit code in the sidebar and in the pane banner', async (t) => {
     const { page, firstPane } = await openFreshApp(t);
     await typeInPane(page, firstPane, 'exit 3');

@@ -61,6 +61,9 @@ export function TerminalListItem({ info, shown, current }: { info: TerminalInfo;
               {compactPath(shortenPath(info.cwd, homeDir), byOther ? 16 : 24)}
             </span>
             {info.runningCommand && !exited && <span className="terminal-item-command">{info.runningCommand}</span>}
+            {!info.runningCommand && !exited && info.lastCommand && info.lastCommand.exitCode !== null && (
+              <LastCommand commandLine={info.lastCommand.commandLine} exitCode={info.lastCommand.exitCode} />
+            )}
           </span>
           {info.needsAttention && (
             <span className="attention-badge" title="Needs attention (bell)">
@@ -86,6 +89,19 @@ export function TerminalListItem({ info, shown, current }: { info: TerminalInfo;
         </button>
       )}
     </li>
+  );
+}
+
+/** The command that ran last and how it ended: ✓, or ✗ with its exit code. */
+function LastCommand({ commandLine, exitCode }: { commandLine: string; exitCode: number }) {
+  const failed = exitCode !== 0;
+  return (
+    <span className="terminal-item-last" data-failed={failed} title={`${commandLine} — ${failed ? `exit code ${exitCode}` : 'succeeded'}`}>
+      <span className="last-mark" aria-label={failed ? `failed with exit code ${exitCode}` : 'succeeded'}>
+        {failed ? `✗ ${exitCode}` : '✓'}
+      </span>{' '}
+      {commandLine}
+    </span>
   );
 }
 
