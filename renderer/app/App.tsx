@@ -14,6 +14,7 @@ import { SendToClaudePicker } from '../features/review/SendToClaude.tsx';
 import { RemoteConnectionBanner } from '../features/remote/RemoteConnectionBanner.tsx';
 import { RemoteWorkbenchLayout } from '../features/remote/RemoteWorkbenchLayout.tsx';
 import { remoteViewTarget } from '../../src/browser/remoteViewLocation.ts';
+import { ConfirmDialog } from './ConfirmDialog.tsx';
 import { ConnectionBanner } from './ConnectionBanner.tsx';
 import { ErrorToasts } from './ErrorToasts.tsx';
 import type { ErrorList } from './errorList.ts';
@@ -124,6 +125,7 @@ function WorkbenchLayout({ connected }: { connected: boolean }) {
       {dialog === 'newTerminal' && <NewTerminalDialog />}
       {dialog === 'shortcuts' && <ShortcutsDialog />}
       <ConfirmCloseDialog />
+      <ConfirmDialog />
       <SendToClaudePicker />
     </div>
   );

@@ -47,6 +47,14 @@ export interface PendingClose {
   busy: Array<{ name: string; running: string }>;
 }
 
+/** A question before an action that cannot be undone (ConfirmDialog). */
+export interface ConfirmRequest {
+  title: string;
+  message: string;
+  confirmLabel: string;
+  onConfirm(): void;
+}
+
 /** Programs that are a shell at their prompt when nothing else runs in them. */
 const shellPrograms = new Set(['bash', 'zsh', 'fish', 'sh', 'dash', 'ksh', 'mksh', 'tcsh', 'csh', 'nu', 'pwsh', 'xonsh', 'elvish']);
 
@@ -91,6 +99,7 @@ export class Workbench extends Disposable {
   readonly view = this.register(new ObservableValue<MainView>('terminals'));
   readonly dialog = this.register(new ObservableValue<Dialog>(null));
   readonly pendingClose = this.register(new ObservableValue<PendingClose | null>(null));
+  readonly pendingConfirm = this.register(new ObservableValue<ConfirmRequest | null>(null));
   readonly renamingTerminalId = this.register(new ObservableValue<string | null>(null));
   readonly searchTerminalId = this.register(new ObservableValue<string | null>(null));
   /** Bumped to ask the focused pane to take keyboard focus (after a click elsewhere, a dialog…). */
@@ -261,6 +270,18 @@ export class Workbench extends Disposable {
       return;
     }
     this.pendingClose.set({ terminalIds: [...terminalIds], busy });
+  }
+
+  /** Ask before an action that cannot be undone; `onConfirm` runs only if the person agrees. */
+  confirm(request: ConfirmRequest): void {
+    this.pendingConfirm.set(request);
+  }
+
+  settleConfirm(confirmed: boolean): void {
+    const request = this.pendingConfirm.value;
+    this.pendingConfirm.set(null);
+    if (request && confirmed) request.onConfirm();
+    this.requestPaneFocus();
   }
 
   /** The person confirmed (true) or cancelled the pending close. */

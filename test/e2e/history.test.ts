@@ -250,6 +250,9 @@ describe('History in the UI', () => {
     const toggle = page.getByRole('button', { name: "Don't record this terminal" });
     await pollUntil(async () => (await toggle.getAttribute('aria-pressed')) === 'false', { what: 'the record toggle' });
     await toggle.click();
+    // It deletes what was recorded: asked first.
+    const confirm = page.getByRole('dialog', { name: "Don't record this terminal?" });
+    await confirm.getByRole('button', { name: 'Delete and stop recording' }).click();
     await pollUntil(async () => (await toggle.getAttribute('aria-pressed')) === 'true', { what: 'the terminal to be marked "don\'t record"' });
     await page.locator('.tab[data-active="true"] .not-recorded-mark').waitFor();
     await typeInPane(page, secretPane, 'echo secret-$((7*6))-words');

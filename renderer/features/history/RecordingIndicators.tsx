@@ -26,9 +26,25 @@ export function RecordingToggle({ terminalId }: { terminalId: string | null }) {
   const workbench = useWorkbench();
   const notRecorded = useObservable(workbench.history.notRecorded);
   const status = useObservable(workbench.history.status);
+  const terminals = useObservable(workbench.terminals);
   // Only while recording: a paused or disabled recorder has no terminals to mark.
   if (status?.state !== 'recording') return null;
   const off = terminalId !== null && notRecorded.has(terminalId);
+  // A terminal that ended has a finished session (or none): nothing to switch any more.
+  const ended = terminalId !== null && terminals.get(terminalId)?.state === 'exited';
+  const stopRecording = () => {
+    if (!terminalId) return;
+    if (off) {
+      void workbench.history.setRecording(terminalId, true);
+      return;
+    }
+    workbench.confirm({
+      title: "Don't record this terminal?",
+      message: 'What History recorded of it so far is deleted, and nothing more is recorded until you switch it back on.',
+      confirmLabel: 'Delete and stop recording',
+      onConfirm: () => void workbench.history.setRecording(terminalId, false),
+    });
+  };
   return (
     <button
       type="button"
@@ -36,13 +52,15 @@ export function RecordingToggle({ terminalId }: { terminalId: string | null }) {
       aria-label="Don't record this terminal"
       aria-pressed={off}
       data-off={off || undefined}
-      disabled={terminalId === null}
+      disabled={terminalId === null || ended}
       title={
-        off
-          ? 'Not recorded in History. Click to record this terminal again (from now on).'
-          : "Recorded in History. Click to stop recording this terminal: what was recorded of it so far is deleted."
+        ended
+          ? 'This terminal has ended: its session in History is complete (delete it there).'
+          : off
+            ? 'Not recorded in History. Click to record this terminal again (from now on).'
+            : "Recorded in History. Click to stop recording this terminal: what was recorded of it so far is deleted."
       }
-      onClick={() => terminalId && void workbench.history.setRecording(terminalId, off)}
+      onClick={stopRecording}
     >
       <RecordIcon off={off} />
     </button>

@@ -267,7 +267,10 @@ export class HistoryService implements IDisposable {
 
   setRecording(terminalId: string, record: boolean): void {
     const recorder = this.#recorder;
-    if (!recorder || !this.#options.ptyHost.get(terminalId)) throw new ApiError('NOT_FOUND', `no terminal with id ${terminalId}`);
+    const terminal = this.#options.ptyHost.get(terminalId);
+    if (!recorder || !terminal) throw new ApiError('NOT_FOUND', `no terminal with id ${terminalId}`);
+    // Its recording ended with it: there is nothing to start or stop (History can delete the session).
+    if (terminal.exitStatus) throw new ApiError('INVALID_PARAMS', `terminal ${terminalId} has ended; its session in History is complete (delete it there)`);
     if (recorder.isRecording(terminalId) === record) return;
     recorder.setRecording(terminalId, record);
     this.#onDidChangeRecording.fire({ terminalId, record });

@@ -202,6 +202,13 @@ describe('History through the Hub (real PTYs, real SQLite)', () => {
     assert.deepEqual(recording, [{ terminalId: secret.id, record: false }]);
     assert.equal(hub.history.sessionOfTerminal(secret.id), null);
     await client.call('terminal.write', { id: secret.id, data: 'echo more-classified\r' });
+    await client.call('terminal.write', { id: secret.id, data: 'exit\r' });
+    await pollUntil(async () => (await client.call('terminal.list', {})).find((t) => t.id === secret.id)?.state === 'exited', { what: 'the shell to end' });
+    // An ended terminal's recording is over: switching it is refused in words, not an internal error.
+    await assert.rejects(client.call('history.setRecording', { terminalId: secret.id, record: true }), (error: unknown) => {
+      const failure = error as { code?: string; message?: string };
+      return failure.code === 'INVALID_PARAMS' && /has ended; its session in History is complete/.test(failure.message ?? '');
+    });
     await client.call('terminal.close', { id: secret.id });
     hub.history.indexNow();
     assert.equal((await client.call('history.list', {})).sessions.some((s) => s.terminalId === secret.id), false);
