@@ -111,10 +111,17 @@ function WorkbenchLayout({ connected }: { connected: boolean }) {
   const workbench = useWorkbench();
   const view = useObservable(workbench.view);
   const dialog = useObservable(workbench.dialog);
+  const sidebar = useObservable(workbench.sidebar);
   if (workbench.appState.host === 'remote') return <RemoteWorkbenchLayout connected={connected} />;
   return (
-    <div className="shell" data-connection={connected ? 'live' : 'lost'} inert={!connected}>
-      <Sidebar />
+    <div
+      className="shell"
+      data-connection={connected ? 'live' : 'lost'}
+      data-sidebar={sidebar.hidden ? 'hidden' : 'shown'}
+      style={{ gridTemplateColumns: sidebar.hidden ? 'minmax(0, 1fr)' : `${sidebar.width}px minmax(0, 1fr)` }}
+      inert={!connected}
+    >
+      {!sidebar.hidden && <Sidebar />}
       <main className="main-area">
         <TerminalWorkspace hidden={view !== 'terminals'} />
         {view === 'settings' && <SettingsView />}

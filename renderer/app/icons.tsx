@@ -45,6 +45,13 @@ export const FolderIcon = (props: IconProps) => (
   </Icon>
 );
 
+export const SidebarIcon = (props: IconProps) => (
+  <Icon {...props}>
+    <rect x="2" y="2.5" width="12" height="11" rx="1.5" />
+    <path d="M6 2.5v11" />
+  </Icon>
+);
+
 export const SplitRightIcon = (props: IconProps) => (
   <Icon {...props}>
     <rect x="2" y="2.5" width="12" height="11" rx="1.5" />

@@ -23,6 +23,7 @@ export type CommandId =
   | 'pane.focusUp'
   | 'pane.focusDown'
   | 'sidebar.focus'
+  | 'sidebar.toggle'
   | 'view.settings'
   | 'view.shortcuts'
   | 'view.history'
@@ -75,6 +76,7 @@ export const keybindings: readonly Keybinding[] = [
   { command: 'pane.focusUp', label: 'Focus pane above', chord: { code: 'ArrowUp', alt: true }, keys: 'Alt+↑' },
   { command: 'pane.focusDown', label: 'Focus pane below', chord: { code: 'ArrowDown', alt: true }, keys: 'Alt+↓' },
   { command: 'sidebar.focus', label: 'Focus the terminal list', chord: { code: 'KeyE', ctrl: true, shift: true }, keys: 'Ctrl+Shift+E' },
+  { command: 'sidebar.toggle', label: 'Show or hide the sidebar', chord: { code: 'KeyB', ctrl: true, shift: true }, keys: 'Ctrl+Shift+B' },
   { command: 'view.settings', label: 'Settings', chord: { code: 'Comma', ctrl: true }, keys: 'Ctrl+,' },
   { command: 'view.history', label: 'History', chord: { code: 'KeyH', ctrl: true, shift: true }, keys: 'Ctrl+Shift+H' },
   { command: 'view.shortcuts', label: 'Keyboard shortcuts', chord: { code: 'Slash', ctrl: true, shift: true }, keys: 'Ctrl+Shift+/' },

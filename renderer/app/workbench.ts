@@ -47,6 +47,25 @@ export interface PendingClose {
   busy: Array<{ name: string; running: string }>;
 }
 
+/** The sidebar's width in pixels: the default, and the range a drag keeps it in. */
+export const sidebarWidths = { default: 248, min: 180, max: 480 } as const;
+/** This window's sidebar width and whether it is hidden, remembered in the browser's storage (a view preference, not a setting of the Hub). */
+const sidebarStorageKey = 'switchboard.sidebar';
+
+function loadSidebar(): { width: number; hidden: boolean } {
+  try {
+    const stored = JSON.parse(globalThis.localStorage?.getItem(sidebarStorageKey) ?? 'null') as { width?: unknown; hidden?: unknown } | null;
+    const width = typeof stored?.width === 'number' ? clampSidebarWidth(stored.width) : sidebarWidths.default;
+    return { width, hidden: stored?.hidden === true };
+  } catch {
+    return { width: sidebarWidths.default, hidden: false };
+  }
+}
+
+export function clampSidebarWidth(width: number): number {
+  return Math.round(Math.min(sidebarWidths.max, Math.max(sidebarWidths.min, width)));
+}
+
 /** A question before an action that cannot be undone (ConfirmDialog). */
 export interface ConfirmRequest {
   title: string;
@@ -100,6 +119,7 @@ export class Workbench extends Disposable {
   readonly dialog = this.register(new ObservableValue<Dialog>(null));
   readonly pendingClose = this.register(new ObservableValue<PendingClose | null>(null));
   readonly pendingConfirm = this.register(new ObservableValue<ConfirmRequest | null>(null));
+  readonly sidebar = this.register(new ObservableValue(loadSidebar()));
   readonly renamingTerminalId = this.register(new ObservableValue<string | null>(null));
   readonly searchTerminalId = this.register(new ObservableValue<string | null>(null));
   /** Bumped to ask the focused pane to take keyboard focus (after a click elsewhere, a dialog…). */
@@ -270,6 +290,18 @@ export class Workbench extends Disposable {
       return;
     }
     this.pendingClose.set({ terminalIds: [...terminalIds], busy });
+  }
+
+  /** Show/hide the sidebar or set its width (kept for the next start). */
+  setSidebar(change: { width?: number; hidden?: boolean }): void {
+    const next = { ...this.sidebar.value, ...change };
+    next.width = clampSidebarWidth(next.width);
+    this.sidebar.set(next);
+    try {
+      globalThis.localStorage?.setItem(sidebarStorageKey, JSON.stringify(next));
+    } catch {
+      // Storage refused (private mode, full): the choice lasts until the page reloads.
+    }
   }
 
   /** Ask before an action that cannot be undone; `onConfirm` runs only if the person agrees. */
@@ -463,7 +495,16 @@ export class Workbench extends Disposable {
         this.moveFocus('down');
         return;
       case 'sidebar.focus':
+        if (this.sidebar.value.hidden) {
+          this.setSidebar({ hidden: false });
+          setTimeout(focusTerminalList, 0); // once the list is on screen again
+          return;
+        }
         focusTerminalList();
+        return;
+      case 'sidebar.toggle':
+        this.setSidebar({ hidden: !this.sidebar.value.hidden });
+        this.requestPaneFocus();
         return;
       case 'view.settings':
         this.view.set(this.view.value === 'settings' ? 'terminals' : 'settings');

@@ -238,6 +238,30 @@ describe('terminal panes in browser mode', () => {
     if (process.env.SWITCHBOARD_SCREENSHOTS) await page.screenshot({ path: join(process.env.SWITCHBOARD_SCREENSHOTS, 'many-tabs.png') });
   });
 
+  it('hides the sidebar (Ctrl+Shift+B) and resizes it by its edge; both survive a reload', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    const sidebar = page.getByRole('navigation', { name: 'Sidebar' });
+    const paneWidth = async () => (await page.locator(`[data-terminal-id="${firstPane}"]`).boundingBox())!.width;
+    const before = await paneWidth();
+    await page.locator(`[data-terminal-id="${firstPane}"] .pane-body`).click();
+    await page.keyboard.press('Control+Shift+B');
+    await sidebar.waitFor({ state: 'detached' });
+    await pollUntil(async () => (await paneWidth()) > before + 200, { what: 'the pane to take the room' });
+    await page.getByRole('button', { name: 'Show sidebar' }).click();
+    await sidebar.waitFor();
+
+    const edge = (await page.getByRole('separator', { name: 'Sidebar width' }).boundingBox())!;
+    const startWidth = (await sidebar.boundingBox())!.width;
+    await page.mouse.move(edge.x + edge.width / 2, edge.y + 200);
+    await page.mouse.down();
+    await page.mouse.move(edge.x + edge.width / 2 + 100, edge.y + 200, { steps: 5 });
+    await page.mouse.up();
+    await pollUntil(async () => Math.abs((await sidebar.boundingBox())!.width - (startWidth + 100)) < 3, { what: 'the sidebar 100 px wider' });
+    await page.reload();
+    await sidebar.waitFor();
+    await pollUntil(async () => Math.abs((await sidebar.boundingBox())!.width - (startWidth + 100)) < 3, { what: 'the width after a reload' });
+  });
+
   it('resizes a split by dragging its divider and keeps the size across a reload', async (t) => {
     const { page, firstPane } = await openFreshApp(t);
     await page.getByRole('button', { name: 'Split right', exact: true }).click();
@@ -246,7 +270,7 @@ describe('terminal panes in browser mode', () => {
     const width = async () => (await page.locator(`[data-terminal-id="${firstPane}"]`).boundingBox())!.width;
     const before = await width();
 
-    const divider = (await page.getByRole('separator').boundingBox())!;
+    const divider = (await page.locator('.split-handle').boundingBox())!;
     // A rule a person can see between the panes, not a 0-px gap.
     assert.ok(divider.width >= 1 && divider.height > 100, `divider ${divider.width}×${divider.height}`);
     const x = divider.x + divider.width / 2;

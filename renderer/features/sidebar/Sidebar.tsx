@@ -1,14 +1,48 @@
 import type { ReactNode } from 'react';
 import { useObservable } from '../../app/observable.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
-import { tooltipFor } from '../../app/keybindings.ts';
+import { keysFor, tooltipFor } from '../../app/keybindings.ts';
 import { ActivityIcon, HistoryIcon, KeyboardIcon, LogoIcon, ReviewIcon, SettingsIcon, TerminalIcon } from '../../app/icons.tsx';
-import type { MainView } from '../../app/workbench.ts';
+import { sidebarWidths, type MainView } from '../../app/workbench.ts';
 import { allTerminalIds } from '../terminals/layoutModel.ts';
 import { TerminalListItem } from './TerminalListItem.tsx';
 import { HistoryNavIndicator } from '../history/RecordingIndicators.tsx';
 import { ReviewNavBadge, useReviewNavTitle } from '../review/ReviewNavBadge.tsx';
 import { RelayStatusIndicator } from '../relay/RelayIndicators.tsx';
+
+/** The sidebar's right edge: drag to widen or narrow it, double-click for the default width. */
+function SidebarResizer() {
+  const workbench = useWorkbench();
+  return (
+    <div
+      className="sidebar-resizer"
+      role="separator"
+      aria-orientation="vertical"
+      aria-label="Sidebar width"
+      aria-valuemin={sidebarWidths.min}
+      aria-valuemax={sidebarWidths.max}
+      aria-valuenow={workbench.sidebar.value.width}
+      title={`Drag to resize, double-click to reset; ${keysFor('sidebar.toggle')} hides the sidebar`}
+      onDoubleClick={() => workbench.setSidebar({ width: sidebarWidths.default })}
+      onPointerDown={(event) => {
+        event.preventDefault();
+        const handle = event.currentTarget;
+        handle.setPointerCapture(event.pointerId);
+        const startX = event.clientX;
+        const startWidth = workbench.sidebar.value.width;
+        const move = (moved: PointerEvent) => workbench.setSidebar({ width: startWidth + moved.clientX - startX });
+        const stop = () => {
+          handle.removeEventListener('pointermove', move);
+          handle.removeEventListener('pointerup', stop);
+          handle.removeEventListener('pointercancel', stop);
+        };
+        handle.addEventListener('pointermove', move);
+        handle.addEventListener('pointerup', stop);
+        handle.addEventListener('pointercancel', stop);
+      }}
+    />
+  );
+}
 
 /** Navigation and the list of every terminal the Hub runs, including ones no pane shows. */
 export function Sidebar() {
@@ -82,6 +116,7 @@ export function Sidebar() {
         </button>
         {navButton('settings', 'Settings', <SettingsIcon />, tooltipFor('view.settings'))}
       </div>
+      <SidebarResizer />
     </nav>
   );
 }

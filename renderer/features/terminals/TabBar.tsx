@@ -3,7 +3,7 @@ import type { TerminalInfo } from '../../../src/common/api/contract.ts';
 import { useObservable } from '../../app/observable.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
 import { tooltipFor } from '../../app/keybindings.ts';
-import { CloseIcon, FolderIcon, PlusIcon, SplitDownIcon, SplitRightIcon, TrashIcon } from '../../app/icons.tsx';
+import { CloseIcon, FolderIcon, SidebarIcon, PlusIcon, SplitDownIcon, SplitRightIcon, TrashIcon } from '../../app/icons.tsx';
 import { terminalIdsOf, type LayoutTab } from './layoutModel.ts';
 import { StatusDot } from '../sidebar/StatusDot.tsx';
 import { NotRecordedMark, RecordingToggle } from '../history/RecordingIndicators.tsx';
@@ -17,6 +17,7 @@ export function TabBar() {
   const hasFocusedPane = workbench.focusedTerminalId !== null;
   const activeTabId = layout.tabs.some((tab) => tab.id === layout.activeTabId) ? layout.activeTabId : layout.tabs[0]?.id;
 
+  const sidebarHidden = useObservable(workbench.sidebar).hidden;
   const listRef = useRef<HTMLDivElement>(null);
   // Tabs keep a readable width and the strip scrolls: bring the active tab into view.
   useEffect(() => {
@@ -25,6 +26,11 @@ export function TabBar() {
 
   return (
     <div className="tab-bar">
+      {sidebarHidden && (
+        <button type="button" className="icon-button show-sidebar" aria-label="Show sidebar" title={tooltipFor('sidebar.toggle', 'Show the sidebar')} onClick={() => workbench.runCommand('sidebar.toggle')}>
+          <SidebarIcon />
+        </button>
+      )}
       <div
         ref={listRef}
         className="tab-list"
