@@ -52,8 +52,8 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
   );
 }
 
-export function formatSessionTable(sessions: readonly HistorySession[], home: string | undefined, now = Date.now()): string {
-  if (sessions.length === 0) return 'No recorded sessions.\n';
+export function formatSessionTable(sessions: readonly HistorySession[], home: string | undefined, now = Date.now(), filtered = false): string {
+  if (sessions.length === 0) return filtered ? 'No recorded session matches these filters.\n' : 'No recorded sessions.\n';
   return table(
     ['ID', 'STARTED', 'DURATION', 'STATUS', 'SIZE', 'CREATED BY', 'NAME', 'CWD'],
     sessions.map((session) => [

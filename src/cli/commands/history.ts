@@ -91,9 +91,10 @@ export const historyCommand = defineControlCommand({
       case 'list': {
         requirePositionals(args, ['list']);
         const limit = intOption(args, 'limit', { min: 1, max: 1000 }) ?? 50;
-        const { sessions } = parseAnswer('history.list', ListAnswer, await client.request('history.list', { limit, ...filterFields(args) }));
+        const filter = filterFields(args);
+        const { sessions } = parseAnswer('history.list', ListAnswer, await client.request('history.list', { limit, ...filter }));
         if (args.json) printJson(io, sessions);
-        else io.stdout(formatSessionTable(sessions, io.env.HOME));
+        else io.stdout(formatSessionTable(sessions, io.env.HOME, Date.now(), Object.keys(filter).length > 0));
         return ExitCode.ok;
       }
       case 'search': {

@@ -11,7 +11,7 @@ export const subscribeCommand = defineControlCommand({
     'TOPIC is dot-separated lowercase segments; * stands for exactly one segment and ** for one or',
     'more (task.** matches task.a and task.a.b, not task). Server topics include system.peer.connected,',
     'system.terminal.created|closed, command.<terminal id>.start|end, terminal.<terminal id>.exit,',
-    'system.heartbeat, and terminal.<terminal id>.output (live output, base64 chunks with offsets).',
+    'system.heartbeat, and terminal.TERMINAL.output (live output, base64 chunks with offsets; TERMINAL: id, unique prefix or name).',
     'Each push frame is printed as one JSON line: {"push":"message","topic",...,"payload",...,"sequence"}.',
     '--from-cursor N first replays the logged messages after sequence N (marked "replayed":true), then',
     'prints {"push":"caught-up",...}. --count N exits after N messages.',
@@ -21,11 +21,14 @@ export const subscribeCommand = defineControlCommand({
     'from-cursor': { type: 'string', valueName: 'N', description: 'replay logged messages with a sequence after N first' },
     count: { type: 'string', short: 'c', valueName: 'N', description: 'exit after N messages' },
   },
-  async run({ args, io, client }) {
-    const [topic] = requirePositionals(args, ['TOPIC']);
+  async run({ args, io, client, terminalId }) {
+    const [pattern] = requirePositionals(args, ['TOPIC']);
     const fromCursor = intOption(args, 'from-cursor', { min: 0 });
     const count = intOption(args, 'count', { min: 1 });
-    if (topic!.length === 0) throw new CliUsageError('TOPIC is empty');
+    if (pattern!.length === 0) throw new CliUsageError('TOPIC is empty');
+    // A terminal's output stream takes a TERMINAL like every verb: id, unique prefix or name.
+    const stream = /^terminal\.([^.*]+)\.output$/.exec(pattern!);
+    const topic = stream ? `terminal.${await terminalId(stream[1]!)}.output` : pattern!;
 
     let received = 0;
     let finish!: (status: number) => void;

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { runChild, runInProcess } from '../cli/cliHarness.ts';
 import { pollUntil } from '../../helpers/poll.ts';
-import { startTestHub, type TestHub } from './controlTestKit.ts';
+import { createTerminal, startTestHub, type TestHub } from './controlTestKit.ts';
 
 describe('switchboard subscribe / publish', () => {
   let app: TestHub;
@@ -41,6 +41,30 @@ describe('switchboard subscribe / publish', () => {
     assert.equal(frames[1].topic, 'cli.pong');
     assert.equal(frames[1].payload, 'two');
     assert.equal(frames[1].push, 'message');
+  });
+
+  it("subscribe to a terminal's output stream names the terminal like every verb", async () => {
+    const client = await app.connect();
+    const id = await createTerminal(client, app.env, { name: 'streamer' });
+    const subscriber = runChild(['subscribe', 'terminal.streamer.output', '--count', '1', '--socket', app.socketPath], { env: app.env, timeoutMs: 20_000 });
+    await pollUntil(() => app.hub.controlServer.bus.peers.some((peer) => peer.peerName === 'switchboard-cli' && peer.role === 'observer'), {
+      timeoutMs: 15_000,
+      what: 'the subscriber',
+    });
+    // Output until the stream is followed (the subscribe lands just after the hello).
+    const typing = setInterval(() => void client.request({ cmd: 'send', terminalId: id, text: 'echo streamed' }), 200);
+    try {
+      const result = await subscriber;
+      assert.equal(result.status, 0, result.stderr);
+      assert.equal(JSON.parse(result.stdout.trim().split('\n')[0]!).topic, `terminal.${id}.output`);
+    } finally {
+      clearInterval(typing);
+      await client.request({ cmd: 'close', terminalId: id });
+      client.close();
+    }
+    const unknown = await runInProcess(['subscribe', 'terminal.nobody.output', '--socket', app.socketPath]);
+    assert.equal(unknown.status, 1);
+    assert.match(unknown.stderr, /nobody/);
   });
 
   it('subscribe --from-cursor replays logged messages, marked replayed', async () => {

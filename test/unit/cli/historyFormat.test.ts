@@ -51,6 +51,7 @@ describe('history CLI: output', () => {
     assert.match(header!, /^ID\s+STARTED\s+DURATION\s+STATUS\s+SIZE\s+CREATED BY\s+NAME\s+CWD$/);
     assert.match(row!, /^s-1\s+2026-12-02 09:05\s+2m30s\s+exit 1\s+2\.0 KiB\s+agent:claude\s+build\?\]0;evil\?\s+~\/src$/);
     assert.equal(formatSessionTable([], undefined), 'No recorded sessions.\n');
+    assert.equal(formatSessionTable([], undefined, Date.now(), true), 'No recorded session matches these filters.\n');
   });
 
   it('marks matches in snippets: bold on a terminal, brackets in a pipe', () => {
