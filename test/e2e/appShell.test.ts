@@ -62,22 +62,29 @@ describe('the app around the panes', () => {
 
   it('shows a Hub error as a dismissible alert and changes nothing else', async (t) => {
     const { page, firstPane } = await openFreshApp(t);
-    await page.getByRole('button', { name: 'Choose folder' }).click();
-    const dialog = page.getByRole('dialog', { name: 'New terminal in a folder' });
-    await dialog.getByLabel('Working directory').fill('/no/such/folder-for-switchboard');
-    await dialog.getByRole('button', { name: 'Start' }).click();
+    await page.getByRole('button', { name: 'Split right', exact: true }).click();
+    const [, secondPane] = await waitForPanes(page, 2);
+    await waitForPaneText(page, secondPane!, '$');
+    // A terminal whose folder is gone when it is restarted: the Hub refuses to start it there.
+    const gone = `/tmp/sb-gone-${Date.now()}`;
+    await typeInPane(page, firstPane, `mkdir ${gone} && cd ${gone}`);
+    // The shell reports its new folder at the next prompt.
+    await pollUntil(async () => (await page.locator(`[data-terminal-item="${firstPane}"] .terminal-item-main`).getAttribute('title'))?.includes(gone), { what: 'the new folder' });
+    await typeInPane(page, firstPane, `rmdir ${gone} && exit 3`);
+    await page.locator(`[data-terminal-id="${firstPane}"] .exit-banner`).waitFor();
+    await page.locator(`[data-terminal-id="${firstPane}"]`).getByRole('button', { name: 'Restart' }).click();
 
-    const alert = page.getByRole('alert');
+    const alert = page.locator('.toast[role="alert"]');
     await alert.waitFor();
-    assert.match(await alert.innerText(), /no\/such\/folder-for-switchboard/);
-    assert.deepEqual(await paneIds(page), [firstPane], 'no pane was added or removed');
+    assert.match(await alert.innerText(), new RegExp(`Could not restart the terminal[\\s\\S]*No such folder: ${gone}`));
+    assert.deepEqual(await paneIds(page), [firstPane, secondPane], 'no pane was added or removed');
     assert.equal(await page.getByRole('tab').count(), 1);
 
     await alert.getByRole('button', { name: 'Dismiss' }).click();
-    await pollUntil(async () => (await page.getByRole('alert').count()) === 0, { what: 'the alert to go away' });
-    // The existing pane still works.
-    await typeInPane(page, firstPane, 'echo still-$((2*21))');
-    await waitForPaneText(page, firstPane, 'still-42');
+    await pollUntil(async () => (await page.locator('.toast').count()) === 0, { what: 'the alert to go away' });
+    // The other pane still works.
+    await typeInPane(page, secondPane!, 'echo still-$((2*21))');
+    await waitForPaneText(page, secondPane!, 'still-42');
   });
 
   it('renames a terminal from the sidebar', async (t) => {
@@ -135,8 +142,15 @@ describe('the app around the panes', () => {
     await settings.waitFor();
     await settings.getByRole('radio', { name: 'Light' }).click();
     await pollUntil(async () => (await page.locator('html').getAttribute('data-theme')) === 'light', { what: 'the light theme' });
+    // A size out of range is refused in words, with the range, and the saved size stays.
+    await settings.getByLabel('Font size').fill('3');
+    await settings.getByLabel('Font size').press('Enter');
+    const refusal = settings.getByRole('alert');
+    await refusal.waitFor();
+    assert.match(await refusal.innerText(), /^3 is not allowed: \d+–\d+; kept 13\.$/);
     await settings.getByLabel('Font size').fill('15');
     await settings.getByLabel('Font size').press('Enter');
+    await refusal.waitFor({ state: 'detached' });
 
     await page.reload();
     await waitForPanes(page, 1);

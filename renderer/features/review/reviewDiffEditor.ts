@@ -250,11 +250,9 @@ export class ReviewDiffEditor implements LiveReviewDiff {
             this.#language.of(this.#languageSupport),
             hunkControls({ side: 'a', original: this.#original, headers: partial, interactive: false, proposed: () => this.#merge?.b.state.doc ?? doc }),
             EditorView.updateListener.of((update) => this.#onUpdate(update, 'original')),
-            // Each side has half the width: long lines wrap rather than end where the change is.
-            EditorView.lineWrapping,
           ],
         },
-        b: { doc, ...(selection ? { selection } : {}), extensions: [proposedExtensions, EditorView.lineWrapping] },
+        b: { doc, ...(selection ? { selection } : {}), extensions: proposedExtensions },
         parent: this.element,
         // Word-level changes; in a wholly new or deleted file every word is one, which says nothing.
         highlightChanges: partial,

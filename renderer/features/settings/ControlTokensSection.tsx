@@ -109,28 +109,40 @@ export function ControlTokensSection({ settings }: { settings: Settings }) {
       )}
 
       <form className="token-form" aria-label="Create a token" onSubmit={(event) => void create(event)}>
-        <input className="text-input" aria-label="Token name" placeholder="Name (e.g. claude-code)" value={name} onChange={(event) => setName(event.target.value)} />
-        <select aria-label="Token scope" value={scope} onChange={(event) => setScope(event.target.value as ControlTokenScope)}>
-          <option value="read">Read</option>
-          <option value="drive">Drive</option>
-        </select>
-        <input
-          className="text-input"
-          aria-label="Terminal ids"
-          placeholder="Terminal ids (blank: all)"
-          value={terminals}
-          onChange={(event) => setTerminals(event.target.value)}
-        />
-        <input
-          className="number-input"
-          type="number"
-          min={1}
-          aria-label="Expires in days"
-          placeholder="Days"
-          aria-invalid={!daysValid || undefined}
-          value={expiresInDays}
-          onChange={(event) => setExpiresInDays(event.target.value)}
-        />
+        <label className="token-field">
+          <span>Name</span>
+          <input className="text-input" aria-label="Token name" placeholder="e.g. claude-code" value={name} onChange={(event) => setName(event.target.value)} />
+        </label>
+        <label className="token-field">
+          <span>Scope</span>
+          <select aria-label="Token scope" value={scope} onChange={(event) => setScope(event.target.value as ControlTokenScope)}>
+            <option value="read">Read</option>
+            <option value="drive">Drive</option>
+          </select>
+        </label>
+        <label className="token-field">
+          <span>Terminals</span>
+          <input
+            className="text-input"
+            aria-label="Terminal ids"
+            placeholder="ids, comma-separated (blank: all)"
+            value={terminals}
+            onChange={(event) => setTerminals(event.target.value)}
+          />
+        </label>
+        <label className="token-field">
+          <span>Expires in days</span>
+          <input
+            className="number-input"
+            type="number"
+            min={1}
+            aria-label="Expires in days"
+            placeholder="never"
+            aria-invalid={!daysValid || undefined}
+            value={expiresInDays}
+            onChange={(event) => setExpiresInDays(event.target.value)}
+          />
+        </label>
         <button type="submit" className="primary-button" disabled={!canCreate}>
           Create token
         </button>

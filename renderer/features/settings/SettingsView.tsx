@@ -189,6 +189,9 @@ export function SettingsView() {
 
 interface NumberSchema {
   safeParse(value: unknown): { success: boolean };
+  /** zod's bounds of a number schema (null when it has none). */
+  readonly minValue: number | null;
+  readonly maxValue: number | null;
 }
 
 /** A number field that saves on Enter or blur, and only values the Hub's schema accepts. */
@@ -208,13 +211,23 @@ function NumberSetting({
   onCommit(value: number): void;
 }) {
   const [draft, setDraft] = useState(String(value));
+  const [refused, setRefused] = useState<string | null>(null);
   useEffect(() => setDraft(String(value)), [value]);
   const parsed = Number(draft);
   const valid = draft.trim() !== '' && schema.safeParse(parsed).success;
   const id = `setting-${label.toLowerCase().replace(/\s+/g, '-')}`;
+  const min = schema.minValue ?? undefined;
+  const max = schema.maxValue ?? undefined;
+  const range = min !== undefined && max !== undefined ? `${min.toLocaleString('en')}–${max.toLocaleString('en')}` : null;
   const commit = () => {
     if (valid && parsed !== value) onCommit(parsed);
-    else if (!valid) setDraft(String(value));
+    // Said rather than silently put back: the person sees why the value did not take.
+    if (!valid) {
+      setRefused(`${draft.trim() || 'An empty value'} is not allowed${range ? `: ${range}` : ''}; kept ${value}.`);
+      setDraft(String(value));
+    } else {
+      setRefused(null);
+    }
   };
   return (
     <div className="setting-row">
@@ -222,7 +235,15 @@ function NumberSetting({
         <label className="setting-name" htmlFor={id}>
           {label}
         </label>
-        <span className="setting-help">{help}</span>
+        <span className="setting-help">
+          {help}
+          {range && ` (${range})`}
+        </span>
+        {refused && (
+          <span className="setting-error" role="alert">
+            {refused}
+          </span>
+        )}
       </div>
       <input
         id={id}
@@ -230,9 +251,14 @@ function NumberSetting({
         className="number-input"
         inputMode="numeric"
         step={step}
+        {...(min !== undefined ? { min } : {})}
+        {...(max !== undefined ? { max } : {})}
         value={draft}
         aria-invalid={!valid || undefined}
-        onChange={(event) => setDraft(event.target.value)}
+        onChange={(event) => {
+          setDraft(event.target.value);
+          setRefused(null);
+        }}
         onBlur={commit}
         onKeyDown={(event) => {
           if (event.key === 'Enter') commit();

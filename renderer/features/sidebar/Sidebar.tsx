@@ -87,8 +87,7 @@ export function Sidebar() {
       <div className="section-header">
         <span>Terminals</span>
         <span className="section-count" title={`${running} running, ${sorted.length - running} exited`}>
-          {running}
-          {sorted.length > running ? ` / ${sorted.length}` : ''}
+          {sorted.length > running ? `${running} running · ${sorted.length - running} exited` : running}
         </span>
       </div>
       <ul className="terminal-list" data-terminal-list aria-label="All terminals">
