@@ -123,9 +123,10 @@ describe('the app around the panes', () => {
     // The current match is drawn amber (as the selection the addon makes), not in the faint inactive-selection grey.
     const pane = page.locator(`[data-terminal-id="${firstPane}"]`);
     if (process.env.SWITCHBOARD_SCREENSHOTS) await page.screenshot({ path: join(process.env.SWITCHBOARD_SCREENSHOTS, 'find.png') });
-    assert.ok(
-      await pane.locator('.xterm-selection div').evaluateAll((parts) => parts.some((part) => /rgba?\((184, 134, 31|246, 195, 67)/.test(getComputedStyle(part).backgroundColor))),
-      'the current match is amber',
+    // (The selection layer is redrawn on the next animation frame.)
+    await pollUntil(
+      () => pane.locator('.xterm-selection div').evaluateAll((parts) => parts.some((part) => /rgba?\((184, 134, 31|246, 195, 67)/.test(getComputedStyle(part).backgroundColor))),
+      { what: 'the current match drawn amber' },
     );
     await search.press('Escape');
     await pollUntil(async () => (await search.count()) === 0, { what: 'the search bar to close' });
