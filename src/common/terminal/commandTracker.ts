@@ -66,6 +66,10 @@ export class CommandTracker implements IDisposable {
   readonly onDidChange: Event<void> = this.#onDidChange.event;
   readonly #onDidFinishCommand = new Emitter<CommandEvent>();
   readonly onDidFinishCommand: Event<CommandEvent> = this.#onDidFinishCommand.event;
+  readonly #onDidReachPrompt = new Emitter<void>();
+  /** The shell finished drawing its prompt (OSC 633/133 B): it reads the next line now. */
+  readonly onDidReachPrompt: Event<void> = this.#onDidReachPrompt.event;
+  #atPrompt = false;
   readonly #onDidStartCommand = new Emitter<CommandStart>();
   /** Every command start, also of a command that ends within the same batch of output (onDidChange may then show no change). */
   readonly onDidStartCommand: Event<CommandStart> = this.#onDidStartCommand.event;
@@ -77,6 +81,10 @@ export class CommandTracker implements IDisposable {
 
   get cwd(): string {
     return this.#cwd;
+  }
+  /** Between the end of a prompt (B) and the next command's start (C) or prompt (A). */
+  get atPrompt(): boolean {
+    return this.#atPrompt;
   }
   get shellIntegration(): boolean {
     return this.#shellIntegration;
@@ -102,7 +110,9 @@ export class CommandTracker implements IDisposable {
           this.#finish(null, position.start, now);
           changed = true;
         }
+        this.#atPrompt = mark.kind === 'promptEnd';
         if (changed) this.#onDidChange.fire();
+        if (this.#atPrompt) this.#onDidReachPrompt.fire();
         return;
       }
       case 'commandLine': {
@@ -121,6 +131,7 @@ export class CommandTracker implements IDisposable {
           startedAt: now,
         };
         this.#pendingCommandLine = null;
+        this.#atPrompt = false;
         this.#onDidStartCommand.fire({ ...this.#running });
         this.#onDidChange.fire();
         return;
@@ -160,6 +171,7 @@ export class CommandTracker implements IDisposable {
     this.#onDidChange.dispose();
     this.#onDidFinishCommand.dispose();
     this.#onDidStartCommand.dispose();
+    this.#onDidReachPrompt.dispose();
   }
 
   #markIntegrated(): boolean {

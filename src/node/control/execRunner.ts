@@ -31,6 +31,9 @@ export interface ExecOptions {
   onTyped?: () => void;
 }
 
+/** How long after a command's end an exec waits for a prompt the shell does not report. */
+const promptGraceMs = 1_000;
+
 interface ExecProgress {
   /** The running command the exec waits to end, if it does. */
   waitingFor: string | null;
@@ -107,8 +110,8 @@ export class ExecRunner implements IDisposable {
 
     const ended = this.#whenEnded(session);
     try {
-      const running = session.info.runningCommand;
-      if (session.info.shellIntegration && running !== null && !runsAShell(running)) {
+      // Again after each wait: a line typed ahead may start the next command at that prompt.
+      for (let running = session.info.runningCommand; session.info.shellIntegration && running !== null && !runsAShell(running); running = session.info.runningCommand) {
         progress.waitingFor = running;
         await this.#untilCommandEnds(session, signal, ended.promise);
         progress.waitingFor = null;
@@ -126,19 +129,28 @@ export class ExecRunner implements IDisposable {
     }
   }
 
-  /** Resolves once the shell reports no running command (the one running now ended). */
+  /**
+   * Resolves once the command running now ended and the shell drew its prompt: typed before the
+   * prompt, the line would be echoed twice (by the tty, then by the line editor). A shell that
+   * reports no prompt end gets `promptGraceMs` after the command's end.
+   */
   async #untilCommandEnds(session: PtySession, signal: AbortSignal, ended: Promise<never>): Promise<void> {
-    let listener: IDisposable | undefined;
+    const listeners: IDisposable[] = [];
+    let grace: NodeJS.Timeout | undefined;
     const back = new Promise<void>((resolve) => {
-      listener = session.onDidChangeInfo((info) => {
-        if (info.runningCommand === null) resolve();
-      });
-      if (session.info.runningCommand === null) resolve();
+      const check = () => {
+        if (session.info.runningCommand !== null) return;
+        if (session.atPrompt) resolve();
+        else grace ??= setTimeout(resolve, promptGraceMs);
+      };
+      listeners.push(session.onDidChangeInfo(check), session.onDidReachPrompt(check));
+      check();
     });
     try {
       await Promise.race([back, ended, aborted(signal)]);
     } finally {
-      listener?.dispose();
+      clearTimeout(grace);
+      for (const listener of listeners) listener.dispose();
     }
   }
 

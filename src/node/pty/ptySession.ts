@@ -147,6 +147,9 @@ export class PtySession implements IDisposable {
   readonly onDidWrite: Event<{ data: string }> = this.#onDidWrite.event;
   readonly #onDidCommand = new Emitter<CommandEvent>();
   readonly onDidCommand: Event<CommandEvent> = this.#onDidCommand.event;
+  readonly #onDidReachPrompt = new Emitter<void>();
+  /** The shell finished drawing a prompt (shell integration): typed input goes to its line editor now. */
+  readonly onDidReachPrompt: Event<void> = this.#onDidReachPrompt.event;
   readonly #onDidStartCommand = new Emitter<CommandStart>();
   /** The shell began a command (shell integration); onDidCommand follows when it ends. */
   readonly onDidStartCommand: Event<CommandStart> = this.#onDidStartCommand.event;
@@ -205,6 +208,7 @@ export class PtySession implements IDisposable {
     this.#tracker.onDidChange(() => this.#syncTrackerInfo());
     this.#tracker.onDidFinishCommand((event) => this.#onDidCommand.fire(event));
     this.#tracker.onDidStartCommand((start) => this.#onDidStartCommand.fire(start));
+    this.#tracker.onDidReachPrompt(() => this.#onDidReachPrompt.fire());
     this.#batcher = new OutputBatcher({
       maxBytes: TerminalConstants.batchMaxBytes,
       maxDelayMs: TerminalConstants.batchMaxDelayMs,
@@ -225,6 +229,11 @@ export class PtySession implements IDisposable {
   /** Total bytes produced so far (and delivered to the ring, mirror and subscribers). */
   get offset(): number {
     return this.#offset;
+  }
+
+  /** The shell has drawn its prompt and no command started since (shell integration). */
+  get atPrompt(): boolean {
+    return this.#tracker.atPrompt;
   }
 
   get exitStatus(): ExitStatus | null {
@@ -364,6 +373,7 @@ export class PtySession implements IDisposable {
     this.#onDidWrite.dispose();
     this.#onDidCommand.dispose();
     this.#onDidStartCommand.dispose();
+    this.#onDidReachPrompt.dispose();
     this.#onDidExit.dispose();
     this.#onDidChangeInfo.dispose();
     this.#onDidNotify.dispose();

@@ -238,6 +238,9 @@ describe('exec', () => {
     log = (await client.request({ cmd: 'readLog', terminalId: id, offset: 0 })).bytes as string;
     assert.equal(log.includes('not-for-cat'), false, 'the timed-out exec was never typed');
     assert.equal(log.includes('6973'), false, 'no sentinel wrapper was typed');
+    // Typed once the prompt was drawn: the line editor echoes it, the tty does not echo it first.
+    const screen = (await client.request({ cmd: 'readScreen', terminalId: id })).lines as string[];
+    assert.equal(screen.filter((line) => line.includes('echo after-cat')).length, 1, screen.join('\n'));
     await client.request({ cmd: 'close', terminalId: id });
   });
 

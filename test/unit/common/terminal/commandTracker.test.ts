@@ -27,6 +27,31 @@ describe('CommandTracker', () => {
     assert.deepEqual(instance.lastCommand, { commandLine: 'make', cwd: '/work', exitCode: 2, startedAt: 3, endedAt: 7 });
   });
 
+  test('announces each command start and each drawn prompt, and knows when the shell sits at its prompt', () => {
+    const { instance } = tracker();
+    const starts: string[] = [];
+    let prompts = 0;
+    instance.onDidStartCommand((start) => starts.push(start.commandLine));
+    instance.onDidReachPrompt(() => prompts++);
+    assert.equal(instance.atPrompt, false);
+    instance.handle({ kind: 'promptStart', nonce: 'N' }, { start: 0, end: 8 }, 1);
+    assert.equal(instance.atPrompt, false, 'A: the prompt is being drawn');
+    instance.handle({ kind: 'promptEnd', nonce: 'N' }, { start: 10, end: 18 }, 1);
+    assert.equal(instance.atPrompt, true);
+    // Two commands in a row, each start announced (a change listener alone would see null → null).
+    for (const line of ['true', 'true']) {
+      instance.handle({ kind: 'commandLine', commandLine: line, nonce: 'N' }, { start: 20, end: 30 }, 2);
+      instance.handle({ kind: 'commandStart', nonce: 'N' }, { start: 30, end: 38 }, 2);
+      assert.equal(instance.atPrompt, false);
+      instance.handle({ kind: 'commandFinished', exitCode: 0, nonce: 'N' }, { start: 40, end: 48 }, 3);
+      instance.handle({ kind: 'promptStart', nonce: 'N' }, { start: 50, end: 58 }, 3);
+      instance.handle({ kind: 'promptEnd', nonce: 'N' }, { start: 60, end: 68 }, 3);
+    }
+    assert.deepEqual(starts, ['true', 'true']);
+    assert.equal(prompts, 3);
+    assert.equal(instance.atPrompt, true);
+  });
+
   test('a command line with the wrong nonce is ignored', () => {
     const { instance, commands } = tracker('N');
     instance.handle({ kind: 'commandLine', commandLine: 'rm -rf /', nonce: 'forged' }, { start: 0, end: 1 }, 1);
