@@ -121,6 +121,8 @@ export class Workbench extends Disposable {
   readonly pendingConfirm = this.register(new ObservableValue<ConfirmRequest | null>(null));
   readonly sidebar = this.register(new ObservableValue(loadSidebar()));
   readonly renamingTerminalId = this.register(new ObservableValue<string | null>(null));
+  /** Where the rename field shows: in the tab (double-clicked, or the sidebar is hidden) or in the sidebar. */
+  readonly renamingInTab = this.register(new ObservableValue(false));
   readonly searchTerminalId = this.register(new ObservableValue<string | null>(null));
   /** Bumped to ask the focused pane to take keyboard focus (after a click elsewhere, a dialog…). */
   readonly focusRequest = this.register(new ObservableValue(0));
@@ -290,6 +292,11 @@ export class Workbench extends Disposable {
       return;
     }
     this.pendingClose.set({ terminalIds: [...terminalIds], busy });
+  }
+
+  startRename(terminalId: string, where: 'sidebar' | 'tab'): void {
+    this.renamingInTab.set(where === 'tab');
+    this.renamingTerminalId.set(terminalId);
   }
 
   /** Show/hide the sidebar or set its width (kept for the next start). */
@@ -462,7 +469,7 @@ export class Workbench extends Disposable {
         if (focused) this.requestClose([focused]);
         return;
       case 'terminal.rename':
-        if (focused) this.renamingTerminalId.set(focused);
+        if (focused) this.startRename(focused, this.sidebar.value.hidden ? 'tab' : 'sidebar');
         return;
       case 'terminal.find':
         if (focused) {

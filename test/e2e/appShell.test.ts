@@ -87,7 +87,7 @@ describe('the app around the panes', () => {
     await waitForPaneText(page, secondPane!, 'still-42');
   });
 
-  it('renames a terminal from the sidebar', async (t) => {
+  it('renames a terminal from the sidebar or its tab', async (t) => {
     const { page, firstPane } = await openFreshApp(t);
     const item = page.locator(`[data-terminal-item="${firstPane}"]`);
     await item.locator('.terminal-item-main').dblclick();
@@ -97,12 +97,21 @@ describe('the app around the panes', () => {
     await pollUntil(async () => (await item.innerText()).includes('build server'), { what: 'the new name in the sidebar' });
     await pollUntil(async () => (await page.getByRole('tab').first().innerText()).includes('build server'), { what: 'the new name on the tab' });
 
+    // Double-clicking the tab renames in place.
+    await page.getByRole('tab').first().dblclick();
+    const inTab = page.locator('.tab').first().getByRole('textbox', { name: 'Terminal name' });
+    await inTab.fill('api server');
+    await inTab.press('Enter');
+    await pollUntil(async () => (await page.getByRole('tab').first().innerText()).includes('api server'), { what: 'the tab renamed in place' });
+    await pollUntil(async () => (await item.innerText()).includes('api server'), { what: 'the sidebar to follow' });
+    await field.waitFor({ state: 'detached' });
+
     // F2 on the focused list item renames too; Escape cancels.
     await item.locator('.terminal-item-main').focus();
     await page.keyboard.press('F2');
     await page.getByRole('textbox', { name: 'Terminal name' }).fill('discarded');
     await page.keyboard.press('Escape');
-    assert.match(await item.innerText(), /build server/);
+    assert.match(await item.innerText(), /api server/);
   });
 
   it('finds text in the scrollback with Ctrl+Shift+F', async (t) => {

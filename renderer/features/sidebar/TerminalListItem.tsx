@@ -10,7 +10,8 @@ import { StatusDot, statusText } from './StatusDot.tsx';
 export function TerminalListItem({ info, shown, current }: { info: TerminalInfo; shown: boolean; current: boolean }) {
   const workbench = useWorkbench();
   const renamingId = useObservable(workbench.renamingTerminalId);
-  const renaming = renamingId === info.id;
+  const renamingInTab = useObservable(workbench.renamingInTab);
+  const renaming = renamingId === info.id && !renamingInTab;
   const homeDir = workbench.appState.homeDir;
   const exited = info.state === 'exited';
   const failed = exited && (info.exitCode !== 0 || info.signal !== null);
@@ -35,11 +36,11 @@ export function TerminalListItem({ info, shown, current }: { info: TerminalInfo;
           aria-current={current || undefined}
           title={`${statusText(info)} — ${info.cwd}${shown ? '' : ' (not open in a tab)'}\nDouble-click or F2 to rename`}
           onClick={() => workbench.revealTerminal(info.id)}
-          onDoubleClick={() => workbench.renamingTerminalId.set(info.id)}
+          onDoubleClick={() => workbench.startRename(info.id, 'sidebar')}
           onKeyDown={(event) => {
             if (event.key === 'F2' && !event.ctrlKey && !event.shiftKey) {
               event.preventDefault();
-              workbench.renamingTerminalId.set(info.id);
+              workbench.startRename(info.id, 'sidebar');
             } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
               event.preventDefault();
               moveListFocus(event.currentTarget, event.key === 'ArrowDown' ? 1 : -1);
@@ -105,7 +106,8 @@ function LastCommand({ commandLine, exitCode }: { commandLine: string; exitCode:
   );
 }
 
-function RenameField({ info }: { info: TerminalInfo }) {
+/** Edits a terminal's name in place: Enter or leaving the field saves, Escape cancels. */
+export function RenameField({ info }: { info: TerminalInfo }) {
   const workbench = useWorkbench();
   const inputRef = useRef<HTMLInputElement>(null);
   const done = useRef(false);

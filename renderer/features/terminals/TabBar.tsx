@@ -6,6 +6,7 @@ import { tooltipFor } from '../../app/keybindings.ts';
 import { CloseIcon, FolderIcon, SidebarIcon, PlusIcon, SplitDownIcon, SplitRightIcon, TrashIcon } from '../../app/icons.tsx';
 import { terminalIdsOf, type LayoutTab } from './layoutModel.ts';
 import { StatusDot } from '../sidebar/StatusDot.tsx';
+import { RenameField } from '../sidebar/TerminalListItem.tsx';
 import { NotRecordedMark, RecordingToggle } from '../history/RecordingIndicators.tsx';
 import { RelayShareToggle, SharedMark } from '../relay/RelayIndicators.tsx';
 
@@ -134,13 +135,16 @@ function TabItem({
   const failed = infos.some((info) => info.state === 'exited' && info.exitCode !== 0);
 
   const [dropTarget, setDropTarget] = useState(false);
+  const renamingId = useObservable(workbench.renamingTerminalId);
+  const renamingInTab = useObservable(workbench.renamingInTab);
+  const renaming = renamingInTab && shown !== undefined && renamingId === shown.id;
 
   return (
     <div
       className="tab"
       data-active={active}
       data-drop-target={dropTarget || undefined}
-      draggable
+      draggable={!renaming}
       onDragStart={(event) => {
         event.dataTransfer.setData(tabDragType, tab.id);
         event.dataTransfer.effectAllowed = 'move';
@@ -160,25 +164,32 @@ function TabItem({
         workbench.moveTab(draggedId, index);
       }}
     >
-      <button
-        type="button"
-        role="tab"
-        id={`tab-${tab.id}`}
-        aria-selected={active}
-        aria-controls={`tabpanel-${tab.id}`}
-        className="tab-button"
-        title={shown ? `${shown.name} — ${shown.cwd}` : title}
-        onClick={() => workbench.selectTab(tab.id)}
-        onAuxClick={(event) => {
-          if (event.button === 1) workbench.closeTab(tab.id);
-        }}
-      >
-        {shown && <StatusDot info={shown} attention={attention} failed={failed} />}
-        <span className="tab-title">{title}</span>
-        <NotRecordedMark terminalIds={ids} />
-        <SharedMark terminalIds={ids} />
-        {ids.length > 1 && <span className="tab-count" aria-label={`${ids.length} panes`}>{ids.length}</span>}
-      </button>
+      {renaming && shown ? (
+        <div className="tab-rename">
+          <RenameField info={shown} />
+        </div>
+      ) : (
+        <button
+          type="button"
+          role="tab"
+          id={`tab-${tab.id}`}
+          aria-selected={active}
+          aria-controls={`tabpanel-${tab.id}`}
+          className="tab-button"
+          title={shown ? `${shown.name} — ${shown.cwd}` : title}
+          onClick={() => workbench.selectTab(tab.id)}
+          onDoubleClick={() => shown && workbench.startRename(shown.id, 'tab')}
+          onAuxClick={(event) => {
+            if (event.button === 1) workbench.closeTab(tab.id);
+          }}
+        >
+          {shown && <StatusDot info={shown} attention={attention} failed={failed} />}
+          <span className="tab-title">{title}</span>
+          <NotRecordedMark terminalIds={ids} />
+          <SharedMark terminalIds={ids} />
+          {ids.length > 1 && <span className="tab-count" aria-label={`${ids.length} panes`}>{ids.length}</span>}
+        </button>
+      )}
       <button
         type="button"
         className="tab-close"
