@@ -188,8 +188,8 @@ describe('terminal panes in browser mode', () => {
     await dialog.waitFor({ state: 'detached' });
     assert.equal(await page.locator(`[data-terminal-id="${firstPane}"]`).count(), 1, 'Cancel keeps the terminal');
 
-    await page.locator(`[data-terminal-id="${firstPane}"] .pane-body`).click();
-    await page.keyboard.press('Control+Shift+X');
+    // The pane's own × asks too.
+    await page.locator(`[data-terminal-id="${firstPane}"]`).getByRole('button', { name: 'Close pane' }).click();
     await dialog.getByRole('button', { name: 'Close terminal' }).click();
     await pollUntil(async () => (await page.locator(`[data-terminal-id="${firstPane}"]`).count()) === 0, { what: 'the confirmed close' });
 

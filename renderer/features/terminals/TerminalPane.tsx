@@ -100,7 +100,7 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
             title="Close pane (ends its terminal)"
             onClick={(event) => {
               event.stopPropagation();
-              workbench.closeTerminal(terminalId);
+              workbench.requestClose([terminalId]);
             }}
           >
             <CloseIcon width={12} height={12} />
