@@ -125,7 +125,7 @@ export function ControlTokensSection({ settings }: { settings: Settings }) {
           <input
             className="text-input"
             aria-label="Terminal ids"
-            placeholder="ids, comma-separated (blank: all)"
+            placeholder="all, or ids with commas"
             value={terminals}
             onChange={(event) => setTerminals(event.target.value)}
           />
