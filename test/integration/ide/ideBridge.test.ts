@@ -368,11 +368,13 @@ describe('IDE bridge: the CLI handshake and tools', () => {
     assert.deepEqual(mention!.params, { filePath: file, lineStart: 0, lineEnd: 1 });
 
     const other = await kit.api.call('terminal.create', { ...bash, name: 'plain-pane', cwd: kit.workspace });
+    // Pasted at the shell's prompt (text pasted while bash is still starting races its line editor's start).
+    const otherSession = kit.hub.ptyHost.require(other.id);
+    await pollUntil(async () => (await otherSession.readScreen()).lines.some((line) => /[$#]$/.test(line.trimEnd())) || null, { what: 'the shell prompt' });
     assert.deepEqual(await kit.api.call('ide.sendToClaude', { terminalId: other.id, path: file, lineStart: 2, lineEnd: 4 }), { deliveredAs: 'paste' });
     assert.deepEqual(await kit.api.call('ide.sendToClaude', { terminalId: other.id, text: 'pasted words' }), { deliveredAs: 'paste' });
-    const session = kit.hub.ptyHost.require(other.id);
     await pollUntil(async () => {
-      const text = (await session.readScreen()).lines.join('\n');
+      const text = (await otherSession.readScreen()).lines.join('\n');
       return text.includes(`@${file}#L3-5 pasted words`) || null;
     }, { what: 'the pasted reference and text in the pane' });
     await assert.rejects(kit.api.call('ide.sendToClaude', { terminalId: other.id }), /give a path/);
