@@ -9,6 +9,7 @@
 import { ControlConstants } from '../../common/constants.ts';
 import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
+import { isExecSentinelLine } from '../../common/terminal/execSentinel.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
 import type { CommandEvent, PtySession } from '../pty/ptySession.ts';
 import { readPlainOutput } from './terminalOutput.ts';
@@ -69,7 +70,6 @@ export class CommandLog implements IDisposable {
   readonly #hostListeners: IDisposable[] = [];
   readonly #claims = new Set<Claim>();
   /** Tokens (exec sentinel nonces) whose command lines are an exec's wrapper, logged by the exec itself. */
-  readonly #ignoredTokens: string[] = [];
   #started = false;
 
   readonly #onDidAppend = new Emitter<LoggedCommand>();
@@ -145,12 +145,6 @@ export class CommandLog implements IDisposable {
     return { promise, dispose: () => this.#claims.delete(claim) };
   }
 
-  /** Shell-reported commands whose line contains `token` are not logged (an exec logs them itself). */
-  ignoreCommandLinesContaining(token: string): void {
-    this.#ignoredTokens.push(token);
-    if (this.#ignoredTokens.length > 64) this.#ignoredTokens.shift();
-  }
-
   dispose(): void {
     for (const listener of this.#hostListeners) listener.dispose();
     this.#hostListeners.length = 0;
@@ -170,7 +164,8 @@ export class CommandLog implements IDisposable {
   }
 
   #onShellCommand(session: PtySession, event: CommandEvent): void {
-    if (this.#ignoredTokens.some((token) => event.commandLine.includes(token))) return;
+    // An exec's sentinel wrapper, run by a shell with integration (typed ahead, nested): the exec logs it itself.
+    if (isExecSentinelLine(event.commandLine)) return;
     let claimed: Claim | undefined;
     for (const claim of this.#claims) {
       if (claim.terminalId === session.id && event.startOffset >= claim.fromOffset && isReportOfTypedLine(event.commandLine, claim.typedLine)) {

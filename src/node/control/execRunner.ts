@@ -187,8 +187,6 @@ export class ExecRunner implements IDisposable {
     onTyped: (() => void) | undefined,
   ): Promise<LoggedCommand> {
     const nonce = randomBytes(8).toString('hex');
-    // If a shell with integration reads the wrapper line (typed ahead, nested), its own event for it is ours.
-    this.#commandLog.ignoreCommandLinesContaining(nonce);
     const startedAt = Date.now();
     const typedAt = await this.#input.type(session, sentinelLine(command, flavor, nonce) + '\r', signal);
     const scanner = new SentinelScanner(session, nonce, typedAt);
