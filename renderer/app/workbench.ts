@@ -6,6 +6,7 @@
  */
 import type { AppState, CreateTerminalParams, EventPayload, Layout, Settings, TerminalInfo } from '../../src/common/api/contract.ts';
 import type { IHubClient } from '../../src/common/api/hubClient.ts';
+import { z } from 'zod';
 import { Disposable, toDisposable } from '../../src/common/lifecycle.ts';
 import { TerminalConstants } from '../../src/common/constants.ts';
 import {
@@ -52,14 +53,17 @@ export const sidebarWidths = { default: 248, min: 180, max: 480 } as const;
 /** This window's sidebar width and whether it is hidden, remembered in the browser's storage (a view preference, not a setting of the Hub). */
 const sidebarStorageKey = 'switchboard.sidebar';
 
+/** What may be in storage: anything else (another version's, edited by hand) counts as nothing stored. */
+const StoredSidebar = z.object({ width: z.number().finite(), hidden: z.boolean() });
+
 function loadSidebar(): { width: number; hidden: boolean } {
   try {
-    const stored = JSON.parse(globalThis.localStorage?.getItem(sidebarStorageKey) ?? 'null') as { width?: unknown; hidden?: unknown } | null;
-    const width = typeof stored?.width === 'number' ? clampSidebarWidth(stored.width) : sidebarWidths.default;
-    return { width, hidden: stored?.hidden === true };
+    const stored = StoredSidebar.safeParse(JSON.parse(globalThis.localStorage?.getItem(sidebarStorageKey) ?? 'null'));
+    if (stored.success) return { width: clampSidebarWidth(stored.data.width), hidden: stored.data.hidden };
   } catch {
-    return { width: sidebarWidths.default, hidden: false };
+    // Unreadable storage or JSON: the defaults.
   }
+  return { width: sidebarWidths.default, hidden: false };
 }
 
 export function clampSidebarWidth(width: number): number {
