@@ -267,6 +267,8 @@ function collectReplay(bytes: Uint8Array, cut: number): Uint8Array {
     seen.add(key);
     kept.push(from, to);
     length += to - from;
+    // A flood resets its colours every line or so: nothing before the last reset matters.
+    if (startsWithReset(text, from, to)) break;
   }
   const replay = new Uint8Array(length);
   let offset = 0;
@@ -275,6 +277,18 @@ function collectReplay(bytes: Uint8Array, cut: number): Uint8Array {
     offset += kept[pair + 1]! - kept[pair]!;
   }
   return replay;
+}
+
+/**
+ * Whether the SGR sequence at [from, to) starts with a reset (`ESC [ m`, `ESC [ 0 m`, `ESC [ 0 ; …`,
+ * `ESC [ ; …`): xterm.js's SGR 0 returns every attribute an SGR can set to its default, so the
+ * sequences before it have no effect on what follows.
+ */
+function startsWithReset(text: Buffer, from: number, to: number): boolean {
+  let index = from + 2;
+  while (index < to - 1 && text[index] === 0x30) index++;
+  const next = text[index];
+  return next === LOWER_M || next === 0x3b;
 }
 
 /** Identifies an SGR sequence by its bytes after ESC [ : packed into a number when short (most are), else as a string. */

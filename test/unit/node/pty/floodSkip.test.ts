@@ -35,11 +35,26 @@ describe('findFloodRun', () => {
   });
 
   test('the replay holds each SGR sequence of the cut part once, at its last occurrence, in order', () => {
-    const text = `\x1b[1m${lines(300, (index) => `\x1b[${index % 2 ? 32 : 0}m${index}\x1b[K\r\n`)}`;
+    const text = `\x1b[1m${lines(300, (index) => `\x1b[${index % 2 ? 32 : 33}m${index}\x1b[K\r\n`)}`;
     const run = findFloodRun(Buffer.from(text), 50, 1);
     assert.ok(run);
     assert.equal(Buffer.from(run.replay).toString('latin1'), expectedReplay(text.slice(0, run.cut)));
-    assert.deepEqual(Buffer.from(run.replay).toString('latin1').split(/(?=\x1b)/).sort(), ['\x1b[0m', '\x1b[1m', '\x1b[32m']);
+    assert.deepEqual(Buffer.from(run.replay).toString('latin1').split(/(?=\x1b)/).sort(), ['\x1b[1m', '\x1b[32m', '\x1b[33m']);
+  });
+
+  test('the replay starts at the last reset: what came before it no longer counts', () => {
+    const text = `\x1b[1m\x1b[4m${lines(300, (index) => `\x1b[${index % 2 ? 32 : 0}m${index}\x1b[K\r\n`)}`;
+    const run = findFloodRun(Buffer.from(text), 50, 1);
+    assert.ok(run);
+    assert.equal(Buffer.from(run.replay).toString('latin1'), expectedReplay(text.slice(0, run.cut)));
+    assert.ok(Buffer.from(run.replay).toString('latin1').startsWith('\x1b[0m'));
+    // Every way of writing a reset counts; 01 is bold, not a reset.
+    for (const [sequence, isReset] of [['\x1b[m', true], ['\x1b[00m', true], ['\x1b[0;1m', true], ['\x1b[;4m', true], ['\x1b[01m', false], ['\x1b[0:1m', false]] as const) {
+      const flood = `\x1b[35m${sequence}${lines(300, (index) => `${index}\r\n`)}`;
+      const cut = findFloodRun(Buffer.from(flood), 50, 1);
+      assert.ok(cut);
+      assert.equal(Buffer.from(cut.replay).toString('latin1'), isReset ? sequence : `\x1b[35m${sequence}`, JSON.stringify(sequence));
+    }
   });
 
   test('a run ends at anything that is not plain: other escapes, C0 and C1 controls, invalid UTF-8', () => {
@@ -61,8 +76,10 @@ describe('findFloodRun', () => {
   });
 });
 
-/** Each distinct SGR sequence of `text`, at its last occurrence, in order. */
+/** Each distinct SGR sequence of `text` from its last reset on, at its last occurrence, in order. */
 function expectedReplay(text: string): string {
-  const sequences: string[] = text.match(/\x1b\[[0-9;:]*m/g) ?? [];
+  const all: string[] = text.match(/\x1b\[[0-9;:]*m/g) ?? [];
+  const lastReset = all.findLastIndex((sequence) => /^\x1b\[0*[;m]/.test(sequence));
+  const sequences = all.slice(Math.max(0, lastReset));
   return sequences.filter((sequence, index) => sequences.lastIndexOf(sequence) === index).join('');
 }
