@@ -5,7 +5,7 @@
  * of the same file in the same run. Runs alternate so that machine noise hits both alike. The
  * headline figure waits until the mirror has parsed everything (its screen is then exact).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import xtermHeadless from '@xterm/headless';
@@ -30,7 +30,7 @@ export const ptyFloodCase: BenchCase = {
     const dir = mkdtempSync(join(tmpdir(), 'sb-bench-'));
     try {
       const file = join(dir, 'flood.txt');
-      writeFileSync(file, floodText(sizeBytes));
+      writeFloodFile(file, sizeBytes);
       log(`file: ${(sizeBytes / 1024 / 1024).toFixed(0)} MiB of build-log-like text (SGR colours, some UTF-8); ${rounds} round(s) each, alternating`);
       const bare: number[] = [];
       const pipeline: number[] = [];
@@ -161,21 +161,36 @@ function waitFor(condition: () => boolean): Promise<void> {
   });
 }
 
-/** Text that looks like a busy build log: timestamps, SGR colours, paths, some non-ASCII. */
-function floodText(size: number): string {
-  const lines: string[] = [];
-  let length = 0;
-  for (let index = 0; length < size; index++) {
-    const line =
-      index % 7 === 0
-        ? `\x1b[32m✔\x1b[0m test ${index} passed in ${index % 97} ms — données validées\n`
-        : index % 13 === 0
-          ? `\x1b[1;31merror\x1b[0m: src/module${index % 50}/file${index}.ts:${index % 400}:${index % 80} something went wrong\n`
-          : `[${String(index).padStart(8, '0')}] compiling src/package${index % 30}/component${index}.tsx (${index * 31 % 10007} bytes)\n`;
-    lines.push(line);
-    length += Buffer.byteLength(line);
+/**
+ * Writes `size` bytes of text that looks like a busy build log: timestamps, SGR colours, paths,
+ * some non-ASCII. Written a megabyte at a time, so the timed runs do not start in a process
+ * whose heap once held the whole file as strings (several times its size) for the GC to clean up.
+ */
+function writeFloodFile(file: string, size: number): void {
+  const fd = openSync(file, 'w');
+  try {
+    let lines: string[] = [];
+    let pending = 0;
+    let written = 0;
+    for (let index = 0; written + pending < size; index++) {
+      const line =
+        index % 7 === 0
+          ? `\x1b[32m✔\x1b[0m test ${index} passed in ${index % 97} ms — données validées\n`
+          : index % 13 === 0
+            ? `\x1b[1;31merror\x1b[0m: src/module${index % 50}/file${index}.ts:${index % 400}:${index % 80} something went wrong\n`
+            : `[${String(index).padStart(8, '0')}] compiling src/package${index % 30}/component${index}.tsx (${index * 31 % 10007} bytes)\n`;
+      lines.push(line);
+      pending += Buffer.byteLength(line);
+      if (pending >= 1024 * 1024) {
+        written += writeSync(fd, lines.join(''));
+        lines = [];
+        pending = 0;
+      }
+    }
+    writeSync(fd, lines.join(''));
+  } finally {
+    closeSync(fd);
   }
-  return lines.join('');
 }
 
 /** Busy CPU ms per MB of one run, when the machine reports it. */

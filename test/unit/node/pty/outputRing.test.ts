@@ -55,7 +55,8 @@ describe('OutputRing', () => {
   });
 
   test('memory grows as output arrives, up to the capacity, without losing data', () => {
-    const capacity = 300 * 1024;
+    // Not a multiple of the ring's 64 KiB chunks, so the last chunk is a short one.
+    const capacity = 300 * 1024 + 7;
     const ring = new OutputRing(capacity);
     let offset = 0;
     for (const size of [10, 70_000, 100_000, 200_000, 50_000]) {
@@ -63,6 +64,14 @@ describe('OutputRing', () => {
       offset += size;
       const held = Math.min(offset, capacity);
       assert.deepEqual(ring.read(offset - held).data, stream(offset - held, held), `after ${offset}`);
+    }
+    // Wrapped several times over, in writes that cross chunk edges and the ring's end.
+    for (let round = 0; round < 40; round++) {
+      const size = 1 + ((round * 37_717) % 90_000);
+      ring.write(stream(offset, size));
+      offset += size;
+      assert.deepEqual(ring.read(offset - capacity).data, stream(offset - capacity, capacity), `round ${round}`);
+      assert.deepEqual(ring.read(offset - 1000, 600).data, stream(offset - 1000, 600));
     }
   });
 });
