@@ -17,6 +17,23 @@ export function defaultApiUrl(at: Pick<Location, 'protocol' | 'host'> = location
   return `${at.protocol === 'https:' ? 'wss:' : 'ws:'}//${at.host}/api`;
 }
 
+/**
+ * Why the server refused the WebSocket, when it did so for the session. A browser tells a page
+ * nothing about a refused upgrade, so ask the same endpoint over plain HTTP (the session cookie
+ * goes along): 401 means the server is up but no longer takes this page's token — typically it was
+ * restarted, with a new one — and retrying cannot help. Anything else (down, 426 "speaks WebSocket")
+ * is left to the usual retries.
+ */
+async function refusalOf(apiUrl: string): Promise<ApiError | null> {
+  try {
+    const response = await fetch(apiUrl.replace(/^ws/, 'http'), { method: 'HEAD', cache: 'no-store', credentials: 'same-origin' });
+    if (response.status !== 401) return null;
+    return new ApiError('UNAUTHORIZED', "the server does not know this window's token — it was probably restarted, with a new one");
+  } catch {
+    return null;
+  }
+}
+
 export class WsHubClient extends HubClientBase {
   readonly #socket: WebSocket;
   readonly #pending = new Map<number, (outcome: CallOutcome) => void>();
@@ -25,7 +42,8 @@ export class WsHubClient extends HubClientBase {
 
   /** Open the socket; resolves once it is open, rejects with CONNECTION_CLOSED if it cannot be. */
   static connect(options: WsHubClientOptions = {}): Promise<WsHubClient> {
-    const socket = new WebSocket(options.url ?? defaultApiUrl());
+    const url = options.url ?? defaultApiUrl();
+    const socket = new WebSocket(url);
     return new Promise((resolve, reject) => {
       const onOpen = () => {
         socket.removeEventListener('error', onError);
@@ -34,7 +52,11 @@ export class WsHubClient extends HubClientBase {
       };
       const onError = () => {
         socket.removeEventListener('open', onOpen);
-        reject(new ApiError('CONNECTION_CLOSED', 'cannot connect to the Switchboard server (is it running, and was the page opened with its URL?)'));
+        socket.removeEventListener('error', onError);
+        socket.removeEventListener('close', onError);
+        void refusalOf(url).then((refusal) =>
+          reject(refusal ?? new ApiError('CONNECTION_CLOSED', 'cannot connect to the Switchboard server (is it running, and was the page opened with its URL?)')),
+        );
       };
       socket.addEventListener('open', onOpen, { once: true });
       socket.addEventListener('error', onError, { once: true });

@@ -10,6 +10,7 @@ import {
   openFreshApp as openSharedFreshApp,
   paneIds,
   readPane,
+  type ServedApp,
   startServedApp,
   typeInPane,
   useSharedBrowser,
@@ -189,6 +190,32 @@ describe('the app around the panes', () => {
     await banner.waitFor();
     // The last screen stays visible under the banner.
     assert.match((await readPane(page, firstPane)) ?? '', /before-loss/);
+  });
+
+  it('after the server restarts with a new token, says to open its new address instead of retrying', async (t) => {
+    const first = await startServedApp();
+    let second: ServedApp | undefined;
+    t.after(async () => {
+      await second?.stop();
+      await first.stop();
+    });
+    const context = await browser().newContext({ viewport: { width: 1280, height: 800 } });
+    t.after(() => context.close());
+    const page = await context.newPage();
+    await openApp(page, first.url);
+    await first.stop({ keepFiles: true });
+    await page.getByRole('status').filter({ hasText: 'reconnecting…' }).waitFor();
+    // Same port, same data: a restart, which picks a new token.
+    second = await startServedApp({ dirs: first.dirs, port: first.port });
+    assert.notEqual(new URL(second.url).searchParams.get('token'), new URL(first.url).searchParams.get('token'));
+    const refused = page.getByRole('status').filter({ hasText: 'Switchboard refused this window' });
+    await refused.waitFor();
+    assert.match(await refused.innerText(), /restarted, with a new one/);
+    if (process.env.SWITCHBOARD_SCREENSHOTS) await page.screenshot({ path: join(process.env.SWITCHBOARD_SCREENSHOTS, 'refused-after-restart.png') });
+    assert.equal(await refused.getByRole('button', { name: 'Retry now' }).count(), 0, 'no retrying against a refusal');
+    // The address the new server printed works in the same window.
+    await openApp(page, second.url);
+    assert.equal(await page.getByRole('status').filter({ hasText: 'Switchboard refused' }).count(), 0);
   });
 
   it('copies a selection at once and pastes with Ctrl+Shift+V (bracketed, not run)', async (t) => {

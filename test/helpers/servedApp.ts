@@ -41,6 +41,8 @@ export interface ServedAppOptions {
   env?: Record<string, string>;
   /** Start on the HOME and data dir of an earlier app stopped with `keepFiles` (an app restart). */
   dirs?: TempDirs;
+  /** Listen on this port (default: a free one). */
+  port?: number;
 }
 
 /**
@@ -52,7 +54,7 @@ export async function startServedApp(options: ServedAppOptions = {}): Promise<Se
   writeFileSync(join(temp.home, '.bashrc'), "PS1='$ '\n");
   for (const [name, content] of Object.entries(options.workspaceFiles ?? {})) writeFileSync(join(temp.workspace, name), content);
 
-  const child = spawn(process.execPath, [cliMain, 'serve', '--port', '0', temp.workspace], {
+  const child = spawn(process.execPath, [cliMain, 'serve', '--port', String(options.port ?? 0), temp.workspace], {
     env: { ...testEnv(temp.home), SWITCHBOARD_HOME: temp.dataDir, SWITCHBOARD_LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
