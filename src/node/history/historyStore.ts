@@ -799,7 +799,9 @@ function addFilter(filter: HistoryFilter | undefined, where: string[], values: S
     values.push(filter.creator, filter.creator);
   }
   if (filter.exit === 'success') where.push(`(${prefix}live = 0 AND ${prefix}exit_code = 0 AND ${prefix}signal IS NULL)`);
-  else if (filter.exit === 'failure') where.push(`(${prefix}live = 0 AND (${prefix}exit_code != 0 OR ${prefix}signal IS NOT NULL))`);
+  // SIGHUP is how closing a terminal ends its program: the person chose that, it did not fail
+  // (History's view says so too, see historyFormat.ts).
+  else if (filter.exit === 'failure') where.push(`(${prefix}live = 0 AND (${prefix}exit_code != 0 OR (${prefix}signal IS NOT NULL AND ${prefix}signal != 'SIGHUP')))`);
   else if (filter.exit === 'running') where.push(`${prefix}live = 1`);
 }
 

@@ -247,16 +247,19 @@ describe('History search (FTS5 over real SQLite)', () => {
     const elsewhere = syntheticSession({ startedAt: now - 1000 });
     elsewhere.create!.cwd = '/work/application';
     elsewhere.patch = { endedAt: now, exitCode: null, signal: 'SIGKILL' };
-    store.applyBatch([inApp, inSub, elsewhere], 1 << 30);
+    // Closed by its person (the shell got SIGHUP): neither a success nor a failure.
+    const closed = syntheticSession({ startedAt: now - 4000 });
+    closed.patch = { endedAt: now, exitCode: null, signal: 'SIGHUP' };
+    store.applyBatch([closed, inApp, inSub, elsewhere], 1 << 30);
     const ids = (filter: Parameters<HistoryKit['history']['list']>[0]) => kit!.history.list(filter).map((session) => session.id);
     assert.deepEqual(ids({ filter: { cwd: '/work/app' } }), [inSub.id, inApp.id]);
     assert.deepEqual(ids({ filter: { cwd: '/work/app/' } }), [inSub.id, inApp.id]);
     assert.deepEqual(ids({ filter: { exit: 'success' } }), [inApp.id]);
     assert.deepEqual(ids({ filter: { exit: 'failure' } }), [elsewhere.id, inSub.id]);
     assert.deepEqual(ids({ filter: { exit: 'running' } }), []);
-    assert.deepEqual(ids({ filter: { creator: 'agent' } }), [elsewhere.id, inSub.id, inApp.id]);
+    assert.deepEqual(ids({ filter: { creator: 'agent' } }), [elsewhere.id, inSub.id, inApp.id, closed.id]);
     assert.deepEqual(ids({ limit: 1 }), [elsewhere.id]);
-    assert.deepEqual(ids({ before: now - 1000 }), [inSub.id, inApp.id]);
+    assert.deepEqual(ids({ before: now - 1000 }), [inSub.id, inApp.id, closed.id]);
   });
 });
 
