@@ -208,7 +208,7 @@ export class PtyHost implements IDisposable {
       session = new PtySession({
         id,
         pty,
-        name: params.name ?? basename(executable.path),
+        name: params.name ?? this.#unusedName(basename(executable.path)),
         file: executable.path,
         args: [...callerArgs],
         cwd,
@@ -251,6 +251,20 @@ export class PtyHost implements IDisposable {
     for (const listener of entry.listeners) listener.dispose();
     session.dispose();
     this.#onDidRemoveTerminal.fire({ id });
+  }
+
+  /**
+   * A default name no other terminal has: `bash`, then `bash 2`, `bash 3`… Fourteen tabs all called
+   * "bash" tell a person nothing, and an agent addressing a terminal by name would hit an ambiguity.
+   * (A name given on purpose is kept as it is, even when another terminal has it.)
+   */
+  #unusedName(base: string): string {
+    const taken = new Set([...this.#sessions.values()].map((entry) => entry.session.info.name));
+    if (!taken.has(base)) return base;
+    for (let ordinal = 2; ; ordinal++) {
+      const candidate = `${base} ${ordinal}`;
+      if (!taken.has(candidate)) return candidate;
+    }
   }
 
   #newId(): string {

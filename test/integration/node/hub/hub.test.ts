@@ -108,6 +108,20 @@ describe('Hub in-process (real PTYs)', () => {
     }
   });
 
+  it('gives terminals without a name one no other terminal has: bash, bash 2, bash 3; a chosen name is kept', async () => {
+    client = createLocalHubClient(hub);
+    const first = await create();
+    const second = await create();
+    const third = await create();
+    assert.deepEqual([first.name, second.name, third.name], ['bash', 'bash 2', 'bash 3']);
+    // A freed name is used again; a name given on purpose stays, even a taken one.
+    await client.call('terminal.close', { id: second.id });
+    assert.equal((await create()).name, 'bash 2');
+    assert.equal((await create({ name: 'bash' })).name, 'bash');
+    await client.call('terminal.rename', { id: third.id, name: 'watcher' });
+    assert.equal((await create()).name, 'bash 3');
+  });
+
   it('attaches with a snapshot, streams output from its offset, and sees SWITCHBOARD_SOCKET', async () => {
     client = createLocalHubClient(hub);
     const events = recordEvents(client);
