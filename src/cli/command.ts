@@ -71,12 +71,23 @@ export function parseCommandArgs(command: CliCommand, argv: string[]): ParsedCom
   try {
     parsed = parseArgs({ args: argv, options: config, strict: true, allowPositionals: command.allowPositionals });
   } catch (error) {
-    // parseArgs' messages are already precise (unknown option, missing value, unexpected argument).
-    const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
-    throw new CliUsageError(message.replace(/ To specify a positional argument.*$/, ''));
+    throw new CliUsageError(parseArgsMessage(error));
   }
   const values = parsed.values as ParsedCommandArgs['values'];
   return { values, positionals: parsed.positionals, json: values.json === true, help: values.help === true };
+}
+
+/**
+ * parseArgs' first line is precise (unknown option, missing value, unexpected argument), except for
+ * a value that starts with "-" (`--since -5`): it says only "argument is ambiguous", and the way out
+ * is in a later line. Say both at once.
+ */
+function parseArgsMessage(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const [first = '', ...rest] = error.message.split('\n');
+  const joined = rest.map((line) => /use '(-[^=']+)=-XYZ'/.exec(line)?.[1]).find((option) => option !== undefined);
+  if (/argument is ambiguous/.test(first) && joined) return `${joined} needs a value; to give one that starts with "-", join them: ${joined}=-VALUE`;
+  return first.replace(/ To specify a positional argument.*$/, '');
 }
 
 export function formatCommandHelp(programName: string, command: CliCommand): string {

@@ -22,11 +22,19 @@ function parseAnswer<T extends z.ZodType>(cmd: string, schema: T, body: unknown)
 
 const relativeUnits: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 
+/** A date and time as ISO 8601 writes it (a space instead of the T is fine); local time without a zone. */
+const isoDateTime = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$/;
+
 /** `30m`, `2h`, `3d`, `1w` ago, or a date (`2026-12-01`, `2026-12-01T14:00`) in local time. */
 export function parseWhen(text: string, option: string, now = Date.now()): number {
   const relative = /^(\d+)([mhdw])$/.exec(text);
   if (relative) return now - Number(relative[1]) * relativeUnits[relative[2]!]!;
-  const absolute = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00`) : Date.parse(text);
+  // Only ISO dates: Date.parse alone takes "5" or "-5" for May 2001 and a filter would silently match everything.
+  const absolute = /^\d{4}-\d{2}-\d{2}$/.test(text)
+    ? Date.parse(`${text}T00:00`)
+    : isoDateTime.test(text)
+      ? Date.parse(text.replace(' ', 'T'))
+      : Number.NaN;
   if (Number.isNaN(absolute)) throw new CliUsageError(`--${option} must be a date (2026-12-01, 2026-12-01T14:00) or an age (30m, 2h, 3d, 1w), got ${JSON.stringify(text)}`);
   return absolute;
 }

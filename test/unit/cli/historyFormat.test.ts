@@ -18,6 +18,10 @@ describe('history CLI: --since/--until', () => {
   it('refuses anything else with the option named', () => {
     assert.throws(() => parseWhen('yesterday', 'since', now), (error: unknown) => error instanceof CliUsageError && /--since must be a date/.test(error.message));
     assert.throws(() => parseWhen('5y', 'until', now), /--until/);
+    // Date.parse would read these as May 2001: a filter that silently matches everything.
+    for (const loose of ['5', '-5', '12', 'Dec 1 2026', '2026-12-01T14']) assert.throws(() => parseWhen(loose, 'since', now), /--since must be a date/, loose);
+    assert.equal(parseWhen('2026-12-01 14:30', 'since', now), new Date(2026, 11, 1, 14, 30).getTime());
+    assert.equal(parseWhen('2026-12-01T14:30:00Z', 'since', now), Date.UTC(2026, 11, 1, 14, 30));
   });
 });
 

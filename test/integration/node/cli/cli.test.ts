@@ -55,6 +55,10 @@ describe('switchboard CLI', () => {
     assert.match(flag.stderr, /^switchboard serve: Unknown option '--colour'\./);
     const global = run(['--colour']);
     assert.equal(global.status, 2);
+    // A value that starts with "-" reads as an option to parseArgs: say how to give it.
+    const dashed = run(['history', 'list', '--since', '-5']);
+    assert.equal(dashed.status, 2);
+    assert.match(dashed.stderr, /^switchboard history: --since needs a value; to give one that starts with "-", join them: --since=-VALUE/);
   });
 
   it('serve: exits 2 for a missing DIR, a bad port and a non-loopback host without --allow-remote', () => {
