@@ -106,6 +106,7 @@ describe('Review view', () => {
 
     // The oldest review is shown; the person changes one line of the proposal, then accepts.
     const detail = await shownReview(page, 'Tune line 5');
+    if (process.env.SWITCHBOARD_SCREENSHOTS) await page.screenshot({ path: join(process.env.SWITCHBOARD_SCREENSHOTS, 'review.png') });
     const proposedSide = detail.getByRole('textbox', { name: 'Proposed contents' });
     const line = proposedSide.locator('.cm-line', { hasText: 'export const line5 = 500;' });
     await line.click();
@@ -145,6 +146,40 @@ describe('Review view', () => {
     await decided.getByText(/Accepted with edits by you/).waitFor();
     await decided.getByRole('textbox', { name: 'Proposed contents' }).locator('.cm-line', { hasText: 'export const line5 = 555; // reviewed' }).waitFor();
     assert.equal(await decided.getByRole('button', { name: 'Accept', exact: true }).count(), 0);
+  });
+
+  it('shows a diff unified while the window is too narrow for two sides, and side by side when asked or wide again', async (t) => {
+    const { app, page } = await openFreshApp(browser(), t, { workspaceFiles: { 'config.ts': original } });
+    const agent = agentFor(app, t);
+    const answer = requestReview(agent, { path: join(app.workspace, 'config.ts'), newContents: withLines(original, { 5: 'export const line5 = 500;' }), title: 'Narrow' });
+    await openReview(page);
+    const detail = await shownReview(page, 'Narrow');
+    const layout = detail.getByRole('radiogroup', { name: 'Diff layout' });
+    const isChecked = async (name: string) => (await layout.getByRole('radio', { name }).getAttribute('aria-checked')) === 'true';
+    const sides = () => detail.locator('.cm-mergeView').count();
+    assert.ok(await isChecked('Side by side'));
+    assert.equal(await sides(), 1);
+
+    await page.setViewportSize({ width: 1000, height: 800 });
+    await pollUntil(async () => (await isChecked('Unified')) && (await sides()) === 0, { what: 'the unified layout in a narrow window' });
+    await detail.getByText('unified: too narrow for side by side').waitFor();
+    if (process.env.SWITCHBOARD_SCREENSHOTS) await page.screenshot({ path: join(process.env.SWITCHBOARD_SCREENSHOTS, 'review-narrow-unified.png') });
+    // Still the whole review: the change, its buttons and the decision.
+    await detail.getByRole('textbox', { name: 'Proposed contents' }).locator('.cm-line', { hasText: 'export const line5 = 500;' }).waitFor();
+
+    // Asked for, side by side shows even when narrow.
+    await layout.getByRole('radio', { name: 'Side by side' }).click();
+    await pollUntil(async () => (await isChecked('Side by side')) && (await sides()) === 1, { what: 'side by side on request' });
+    assert.equal(await detail.getByText('unified: too narrow for side by side').count(), 0);
+
+    // The person's choice stays side by side: wide again, it is side by side; narrow again, unified again.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await pollUntil(async () => (await sides()) === 1, { what: 'side by side when wide' });
+    await page.setViewportSize({ width: 1000, height: 800 });
+    await pollUntil(async () => (await sides()) === 0, { what: 'unified when narrow again' });
+
+    await detail.getByRole('button', { name: 'Reject', exact: true }).click();
+    assert.equal((await answer).decision, 'rejected');
   });
 
   it('composes the file from the changes the person kept', async (t) => {

@@ -18,7 +18,7 @@ export function useDiffEditor(
 ): { status: DiffStatus | null; send: SendPayload; slotRef: React.RefObject<HTMLDivElement | null> } {
   const workbench = useWorkbench();
   const review = workbench.review;
-  const mode = useObservable(review.diffMode);
+  const mode = useObservable(review.shownDiffMode);
   const collapse = useObservable(review.collapseUnchanged);
   const slotRef = useRef<HTMLDivElement>(null);
   const [status, setStatus] = useState<DiffStatus | null>(null);
@@ -43,6 +43,14 @@ export function useDiffEditor(
     };
   }, [editor, review, summary.path]);
 
+  useEffect(() => {
+    const slot = slotRef.current;
+    if (!slot) return;
+    review.reportDiffWidth(slot.clientWidth);
+    const observer = new ResizeObserver(() => review.reportDiffWidth(slot.clientWidth));
+    observer.observe(slot);
+    return () => observer.disconnect();
+  }, [review, editor]);
   useEffect(() => editor?.setMode(mode), [editor, mode]);
   useEffect(() => editor?.setCollapseUnchanged(collapse), [editor, collapse]);
   return { status, send, slotRef };
@@ -70,7 +78,8 @@ function sendPayloadOf(selection: DiffSelection, path: string): SendPayload {
 export function DiffToolbar({ editor, status, send }: { editor: ReviewDiffEditor | null; status: DiffStatus | null; send: SendPayload }) {
   const workbench = useWorkbench();
   const review = workbench.review;
-  const mode = useObservable(review.diffMode);
+  const mode = useObservable(review.shownDiffMode);
+  const chosen = useObservable(review.diffMode);
   const collapse = useObservable(review.collapseUnchanged);
   const total = status?.total ?? 0;
   const position = status && status.current >= 0 ? `Change ${status.current + 1} of ${total}` : total === 1 ? '1 change' : `${total} changes`;
@@ -78,13 +87,18 @@ export function DiffToolbar({ editor, status, send }: { editor: ReviewDiffEditor
   return (
     <div className="review-toolbar" role="toolbar" aria-label="Diff">
       <div className="segmented review-mode" role="radiogroup" aria-label="Diff layout">
-        <button type="button" role="radio" className="segment" aria-checked={mode === 'split'} onClick={() => review.diffMode.set('split')} title="Original and proposal next to each other">
+        <button type="button" role="radio" className="segment" aria-checked={mode === 'split'} onClick={() => review.chooseDiffMode('split')} title="Original and proposal next to each other">
           <SideBySideIcon width={14} height={14} /> Side by side
         </button>
-        <button type="button" role="radio" className="segment" aria-checked={mode === 'unified'} onClick={() => review.diffMode.set('unified')} title="Removed lines above the lines that replace them">
+        <button type="button" role="radio" className="segment" aria-checked={mode === 'unified'} onClick={() => review.chooseDiffMode('unified')} title="Removed lines above the lines that replace them">
           <UnifiedIcon width={14} height={14} /> Unified
         </button>
       </div>
+      {chosen === 'split' && mode === 'unified' && (
+        <span className="review-mode-note" title="The diff area is too narrow for two sides; widen the window, or click Side by side to show it anyway.">
+          unified: too narrow for side by side
+        </span>
+      )}
       {status?.splitForSize && (
         <span className="review-mode-note" title="One change here replaces so many lines that the unified view would be slow to edit; it is shown side by side.">
           shown side by side: a very large change
@@ -137,7 +151,7 @@ export function DiffToolbar({ editor, status, send }: { editor: ReviewDiffEditor
 
 /** The two sides' captions above a side-by-side diff. */
 export function DiffCaptions({ original, proposed, status }: { original: string; proposed: string; status: DiffStatus | null }) {
-  const mode = useObservable(useWorkbench().review.diffMode);
+  const mode = useObservable(useWorkbench().review.shownDiffMode);
   if (mode !== 'split' && !status?.splitForSize) return null;
   return (
     <div className="review-diff-captions" aria-hidden="true">

@@ -116,7 +116,7 @@ function PendingReview({ summary }: { summary: ReviewSummary }) {
       proposed: item.newContents ?? '',
       editable: summary.change !== 'delete',
       partial: summary.change === 'modify',
-      mode: review.diffMode.value,
+      mode: review.shownDiffMode.value,
       collapseUnchanged: review.collapseUnchanged.value,
       language: languageForPath(summary.path),
     });
@@ -198,7 +198,7 @@ function DecidedReview({ summary }: { summary: ReviewSummary }) {
       proposed: accepted ? (item.decision.finalContents ?? '') : (item.newContents ?? ''),
       editable: false,
       partial: summary.change === 'modify',
-      mode: workbench.review.diffMode.value,
+      mode: workbench.review.shownDiffMode.value,
       collapseUnchanged: workbench.review.collapseUnchanged.value,
       language: languageForPath(summary.path),
     });

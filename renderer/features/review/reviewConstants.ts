@@ -17,6 +17,12 @@ export const ReviewUiConstants = {
   notificationTagPrefix: 'switchboard-review-',
   /** Unchanged stretches of a diff longer than `minSize` lines fold to `margin` lines of context (a click unfolds them). */
   collapseUnchanged: { margin: 3, minSize: 6 },
+  /**
+   * Below this width (px) of the diff area a side-by-side diff shows unified instead: each side
+   * would get under ~300 px, a few dozen characters of code, and the per-change buttons fall off
+   * the right edge. (VS Code's diff editor does the same below 900 px for the whole editor.)
+   */
+  narrowDiffPx: 600,
   /** Key in localStorage of the diff layout the person chose last (side by side or unified). */
   diffModeStorageKey: 'switchboard.review.diffMode',
   /** Key in localStorage of whether unchanged lines are folded. */

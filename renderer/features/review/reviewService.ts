@@ -77,6 +77,12 @@ export class ReviewService extends Disposable {
   readonly sendPicker = this.register(new ObservableValue<SendPayload | null>(null));
   /** How diffs are laid out, as the person chose last. */
   readonly diffMode = this.register(new ObservableValue<DiffMode>(readPreference(ReviewUiConstants.diffModeStorageKey, ['split', 'unified'], 'split')));
+  /** How diffs are laid out on screen: unified while the diff area is too narrow for two sides, unless the person insists. */
+  readonly shownDiffMode = this.register(new ObservableValue<DiffMode>(this.diffMode.value));
+  /** The diff area is narrower than ReviewUiConstants.narrowDiffPx. */
+  readonly narrowDiff = this.register(new ObservableValue(false));
+  /** Side by side was clicked while narrow: show it anyway, until the area is wide again. */
+  #splitInsisted = false;
   /** Whether long unchanged stretches are folded. */
   readonly collapseUnchanged = this.register(
     new ObservableValue<boolean>(readPreference(ReviewUiConstants.collapseStorageKey, ['on', 'off'], 'on') === 'on'),
@@ -101,6 +107,8 @@ export class ReviewService extends Disposable {
     this.#baseTitle = document.title.replace(/^\(\d+\) /, '') || 'Switchboard';
     this.register(this.pending.onDidChange((pending) => (document.title = windowTitle(this.#baseTitle, pending.length))));
     this.register(this.diffMode.onDidChange((mode) => writePreference(ReviewUiConstants.diffModeStorageKey, mode)));
+    this.register(this.diffMode.onDidChange(() => this.#updateShownDiffMode()));
+    this.register(this.narrowDiff.onDidChange(() => this.#updateShownDiffMode()));
     this.register(this.collapseUnchanged.onDidChange((on) => writePreference(ReviewUiConstants.collapseStorageKey, on ? 'on' : 'off')));
     this.register(
       toDisposable(() => {
@@ -111,6 +119,25 @@ export class ReviewService extends Disposable {
       }),
     );
   }
+  /** The person picked a layout in the toolbar. */
+  chooseDiffMode(mode: DiffMode): void {
+    this.#splitInsisted = mode === 'split' && this.narrowDiff.value;
+    this.diffMode.set(mode);
+    this.#updateShownDiffMode();
+  }
+
+  /** The diff area's width, as it is laid out now. */
+  reportDiffWidth(px: number): void {
+    // 0: not laid out (a hidden view); keep what was known.
+    if (px > 0) this.narrowDiff.set(px < ReviewUiConstants.narrowDiffPx);
+  }
+
+  #updateShownDiffMode(): void {
+    if (!this.narrowDiff.value) this.#splitInsisted = false;
+    const mode = this.diffMode.value;
+    this.shownDiffMode.set(mode === 'split' && this.narrowDiff.value && !this.#splitInsisted ? 'unified' : mode);
+  }
+
 
   async start(): Promise<void> {
     const { client } = this.#options;
