@@ -235,6 +235,15 @@ describe('terminal panes in browser mode', () => {
     const add = (await page.getByRole('button', { name: 'New terminal', exact: true }).boundingBox())!;
     const paneActions = (await page.getByRole('toolbar', { name: 'Pane actions' }).boundingBox())!;
     assert.ok(add.x >= strip.x + strip.width - 1 && add.x + add.width <= paneActions.x + 1, 'the new-terminal button stays in view, right of the tabs');
+    // Each has a name of its own, and the sidebar, too long for the window, shows the current one.
+    const names = await page.locator('.tab .tab-title').allInnerTexts();
+    assert.equal(new Set(names).size, 14, names.join(', '));
+    const list = (await page.getByRole('list', { name: 'All terminals' }).boundingBox())!;
+    const current = page.locator('[data-terminal-item][data-current="true"]');
+    await pollUntil(async () => {
+      const box = await current.boundingBox();
+      return box !== null && box.y >= list.y - 1 && box.y + box.height <= list.y + list.height + 1;
+    }, { what: 'the current terminal in view in the sidebar' });
     if (process.env.SWITCHBOARD_SCREENSHOTS) await page.screenshot({ path: join(process.env.SWITCHBOARD_SCREENSHOTS, 'many-tabs.png') });
   });
 

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { type ReactNode, useEffect, useRef } from 'react';
 import { useObservable } from '../../app/observable.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
 import { keysFor, tooltipFor } from '../../app/keybindings.ts';
@@ -54,6 +54,11 @@ export function Sidebar() {
   const sorted = [...terminals.values()].sort((a, b) => a.createdAt - b.createdAt);
   const running = sorted.filter((info) => info.state === 'running').length;
   const reviewTitle = useReviewNavTitle();
+  const listRef = useRef<HTMLUListElement>(null);
+  // With more terminals than fit, keep the one being worked in visible (as the tab strip does).
+  useEffect(() => {
+    listRef.current?.querySelector('[data-current="true"]')?.scrollIntoView({ block: 'nearest' });
+  }, [layout.focusedTerminalId, sorted.length, view]);
 
   const navButton = (target: MainView, label: string, icon: ReactNode, title?: string, indicator?: ReactNode) => (
     <button
@@ -90,7 +95,7 @@ export function Sidebar() {
           {sorted.length > running ? `${running} running · ${sorted.length - running} exited` : running}
         </span>
       </div>
-      <ul className="terminal-list" data-terminal-list aria-label="All terminals">
+      <ul className="terminal-list" data-terminal-list aria-label="All terminals" ref={listRef}>
         {sorted.map((info) => (
           <TerminalListItem
             key={info.id}
