@@ -26,7 +26,8 @@ export function defaultApiUrl(at: Pick<Location, 'protocol' | 'host'> = location
  */
 async function refusalOf(apiUrl: string): Promise<ApiError | null> {
   try {
-    const response = await fetch(apiUrl.replace(/^ws/, 'http'), { method: 'HEAD', cache: 'no-store', credentials: 'same-origin' });
+    // Bounded: a host that did not answer the WebSocket may not answer this either.
+    const response = await fetch(apiUrl.replace(/^ws/, 'http'), { method: 'HEAD', cache: 'no-store', credentials: 'same-origin', signal: AbortSignal.timeout(3_000) });
     if (response.status !== 401) return null;
     return new ApiError('UNAUTHORIZED', "the server does not know this window's token — it was probably restarted, with a new one");
   } catch {

@@ -166,6 +166,12 @@ describe('Review view', () => {
     if (process.env.SWITCHBOARD_SCREENSHOTS) await page.screenshot({ path: join(process.env.SWITCHBOARD_SCREENSHOTS, 'review-narrow-unified.png') });
     // Still the whole review: the change, its buttons and the decision.
     await detail.getByRole('textbox', { name: 'Proposed contents' }).locator('.cm-line', { hasText: 'export const line5 = 500;' }).waitFor();
+    // A click on Unified, already shown, does not make it the lasting choice: wide again, side by side.
+    await layout.getByRole('radio', { name: 'Unified' }).click();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await pollUntil(async () => (await isChecked('Side by side')) && (await sides()) === 1, { what: 'side by side when wide again' });
+    await page.setViewportSize({ width: 1000, height: 800 });
+    await pollUntil(async () => (await sides()) === 0, { what: 'unified when narrow again' });
 
     // Asked for, side by side shows even when narrow.
     await layout.getByRole('radio', { name: 'Side by side' }).click();

@@ -94,7 +94,7 @@ export function DiffToolbar({ editor, status, send }: { editor: ReviewDiffEditor
           <UnifiedIcon width={14} height={14} /> Unified
         </button>
       </div>
-      {chosen === 'split' && mode === 'unified' && (
+      {chosen === 'split' && mode === 'unified' && !status?.splitForSize && (
         <span className="review-mode-note" title="The diff area is too narrow for two sides; widen the window, or click Side by side to show it anyway.">
           unified: too narrow for side by side
         </span>

@@ -121,6 +121,8 @@ export class ReviewService extends Disposable {
   }
   /** The person picked a layout in the toolbar. */
   chooseDiffMode(mode: DiffMode): void {
+    // A click on the layout already shown changes nothing (while narrow, Unified must not become the lasting choice by it).
+    if (mode === this.shownDiffMode.value) return;
     this.#splitInsisted = mode === 'split' && this.narrowDiff.value;
     this.diffMode.set(mode);
     this.#updateShownDiffMode();

@@ -25,6 +25,13 @@ const relativeUnits: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_4
 /** A date and time as ISO 8601 writes it (a space instead of the T is fine); local time without a zone. */
 const isoDateTime = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$/;
 
+/** Whether YYYY-MM-DD names a day that exists (Date.parse rolls 2026-02-30 over to March 2). */
+function isCalendarDay(date: string): boolean {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const parsed = new Date(Date.UTC(year, month - 1, day));
+  return parsed.getUTCFullYear() === year && parsed.getUTCMonth() === month - 1 && parsed.getUTCDate() === day;
+}
+
 /** `30m`, `2h`, `3d`, `1w` ago, or a date (`2026-12-01`, `2026-12-01T14:00`) in local time. */
 export function parseWhen(text: string, option: string, now = Date.now()): number {
   const relative = /^(\d+)([mhdw])$/.exec(text);
@@ -35,6 +42,7 @@ export function parseWhen(text: string, option: string, now = Date.now()): numbe
     : isoDateTime.test(text)
       ? Date.parse(text.replace(' ', 'T'))
       : Number.NaN;
+  if (!Number.isNaN(absolute) && !isCalendarDay(text.slice(0, 10))) throw new CliUsageError(`--${option}: there is no day ${text.slice(0, 10)}`);
   if (Number.isNaN(absolute)) throw new CliUsageError(`--${option} must be a date (2026-12-01, 2026-12-01T14:00) or an age (30m, 2h, 3d, 1w), got ${JSON.stringify(text)}`);
   return absolute;
 }

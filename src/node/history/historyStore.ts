@@ -800,7 +800,8 @@ function addFilter(filter: HistoryFilter | undefined, where: string[], values: S
   }
   if (filter.exit === 'success') where.push(`(${prefix}live = 0 AND ${prefix}exit_code = 0 AND ${prefix}signal IS NULL)`);
   // SIGHUP is how closing a terminal ends its program: the person chose that, it did not fail
-  // (History's view says so too, see historyFormat.ts).
+  // (History's view labels it "the terminal was closed", see historyFormat.ts). A program that
+  // ignores SIGHUP is then ended by SIGTERM or SIGKILL, which do count.
   else if (filter.exit === 'failure') where.push(`(${prefix}live = 0 AND (${prefix}exit_code != 0 OR (${prefix}signal IS NOT NULL AND ${prefix}signal != 'SIGHUP')))`);
   else if (filter.exit === 'running') where.push(`${prefix}live = 1`);
 }

@@ -281,14 +281,15 @@ function collectReplay(bytes: Uint8Array, cut: number): Uint8Array {
 
 /**
  * Whether the SGR sequence at [from, to) starts with a reset (`ESC [ m`, `ESC [ 0 m`, `ESC [ 0 ; …`,
- * `ESC [ ; …`): xterm.js's SGR 0 returns every attribute an SGR can set to its default, so the
- * sequences before it have no effect on what follows.
+ * `ESC [ ; …`, and with sub-parameters `ESC [ 0 : …`, which xterm.js also takes for 0): its SGR 0
+ * returns every attribute an SGR can set to its default, so the sequences before it have no
+ * effect on what follows.
  */
 function startsWithReset(text: Buffer, from: number, to: number): boolean {
   let index = from + 2;
   while (index < to - 1 && text[index] === 0x30) index++;
   const next = text[index];
-  return next === LOWER_M || next === 0x3b;
+  return next === LOWER_M || next === 0x3b || next === 0x3a;
 }
 
 /** Identifies an SGR sequence by its bytes after ESC [ : packed into a number when short (most are), else as a string. */

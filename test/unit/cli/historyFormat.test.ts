@@ -21,6 +21,8 @@ describe('history CLI: --since/--until', () => {
     // Date.parse would read these as May 2001: a filter that silently matches everything.
     for (const loose of ['5', '-5', '12', 'Dec 1 2026', '2026-12-01T14']) assert.throws(() => parseWhen(loose, 'since', now), /--since must be a date/, loose);
     assert.equal(parseWhen('2026-12-01 14:30', 'since', now), new Date(2026, 11, 1, 14, 30).getTime());
+    for (const missing of ['2026-02-30', '2026-02-29T10:00', '2026-04-31']) assert.throws(() => parseWhen(missing, 'since', now), /--since: there is no day 2026-0/, missing);
+    assert.equal(parseWhen('2028-02-29', 'since', now), new Date(2028, 1, 29).getTime());
     assert.equal(parseWhen('2026-12-01T14:30:00Z', 'since', now), Date.UTC(2026, 11, 1, 14, 30));
   });
 });

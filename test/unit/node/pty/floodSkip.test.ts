@@ -48,8 +48,8 @@ describe('findFloodRun', () => {
     assert.ok(run);
     assert.equal(Buffer.from(run.replay).toString('latin1'), expectedReplay(text.slice(0, run.cut)));
     assert.ok(Buffer.from(run.replay).toString('latin1').startsWith('\x1b[0m'));
-    // Every way of writing a reset counts; 01 is bold, not a reset.
-    for (const [sequence, isReset] of [['\x1b[m', true], ['\x1b[00m', true], ['\x1b[0;1m', true], ['\x1b[;4m', true], ['\x1b[01m', false], ['\x1b[0:1m', false]] as const) {
+    // Every way of writing a reset counts (xterm.js reads 0 with sub-parameters as 0); 01 is bold, not a reset.
+    for (const [sequence, isReset] of [['\x1b[m', true], ['\x1b[00m', true], ['\x1b[0;1m', true], ['\x1b[;4m', true], ['\x1b[0:3m', true], ['\x1b[:3m', true], ['\x1b[01m', false], ['\x1b[10m', false]] as const) {
       const flood = `\x1b[35m${sequence}${lines(300, (index) => `${index}\r\n`)}`;
       const cut = findFloodRun(Buffer.from(flood), 50, 1);
       assert.ok(cut);
@@ -79,7 +79,7 @@ describe('findFloodRun', () => {
 /** Each distinct SGR sequence of `text` from its last reset on, at its last occurrence, in order. */
 function expectedReplay(text: string): string {
   const all: string[] = text.match(/\x1b\[[0-9;:]*m/g) ?? [];
-  const lastReset = all.findLastIndex((sequence) => /^\x1b\[0*[;m]/.test(sequence));
+  const lastReset = all.findLastIndex((sequence) => /^\x1b\[0*[;:m]/.test(sequence));
   const sequences = all.slice(Math.max(0, lastReset));
   return sequences.filter((sequence, index) => sequences.lastIndexOf(sequence) === index).join('');
 }

@@ -100,7 +100,7 @@ describe('LazyMirror flood skip', () => {
 
   test('random SGR sequences in the skipped part give the same final attributes', async () => {
     const next = random(7);
-    const choices = ['0', '1', '2', '3', '4', '4:2', '4:3', '5', '7', '8', '9', '21', '22', '23', '24', '27', '28', '29', '31', '39', '42', '49', '53', '55', '58;5;9', '58;2;1;2;3', '59', '91', '101', '38;5;200', '48;2;9;9;9', ''];
+    const choices = ['0', '1', '2', '3', '4', '4:2', '4:3', '5', '7', '8', '9', '21', '22', '23', '24', '27', '28', '29', '31', '39', '42', '49', '53', '55', '58;5;9', '58;2;1;2;3', '59', '91', '101', '38;5;200', '48;2;9;9;9', '', '0:3', ':3', '00'];
     const flood = floodLines(3000, (index) => {
       if (index > 2500) return `tail ${index}\r\n`;
       const sgr = Array.from({ length: 1 + Math.floor(next() * 3) }, () => choices[Math.floor(next() * choices.length)]).join(';');
