@@ -119,6 +119,7 @@ export class ReviewService extends Disposable {
       }),
     );
   }
+
   /** The person picked a layout in the toolbar. */
   chooseDiffMode(mode: DiffMode): void {
     // A click on the layout already shown changes nothing (while narrow, Unified must not become the lasting choice by it).
@@ -139,7 +140,6 @@ export class ReviewService extends Disposable {
     const mode = this.diffMode.value;
     this.shownDiffMode.set(mode === 'split' && this.narrowDiff.value && !this.#splitInsisted ? 'unified' : mode);
   }
-
 
   async start(): Promise<void> {
     const { client } = this.#options;
