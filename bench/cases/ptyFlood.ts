@@ -37,6 +37,8 @@ export const ptyFloodCase: BenchCase = {
       const delivered: number[] = [];
       const bareCpu: number[] = [];
       const pipelineCpu: number[] = [];
+      const bareFaults: number[] = [];
+      const pipelineFaults: number[] = [];
       const host = new PtyHost({ logger: nullLogger, defaultCwd: dir });
       try {
         // One untimed warm-up of each so JIT and page cache do not favour whichever runs second.
@@ -44,11 +46,15 @@ export const ptyFloodCase: BenchCase = {
         await pipelineRead(host, file);
         for (let round = 0; round < rounds; round++) {
           let cpu = readMachineCpu();
+          let faults = process.resourceUsage().minorPageFault;
           bare.push(await bareRead(file));
           pushCpu(bareCpu, machineBusyMsSince(cpu), sizeBytes);
+          bareFaults.push((process.resourceUsage().minorPageFault - faults) / (sizeBytes / 1e6));
           cpu = readMachineCpu();
+          faults = process.resourceUsage().minorPageFault;
           const rates = await pipelineRead(host, file);
           pushCpu(pipelineCpu, machineBusyMsSince(cpu), sizeBytes);
+          pipelineFaults.push((process.resourceUsage().minorPageFault - faults) / (sizeBytes / 1e6));
           pipeline.push(rates.parsed);
           delivered.push(rates.delivered);
           log(`round ${round + 1}: bare ${mbps(bare.at(-1)!)} MB/s, pipeline ${mbps(rates.parsed)} MB/s (${mbps(rates.delivered)} MB/s until the subscriber had it all)`);
@@ -80,6 +86,11 @@ export const ptyFloodCase: BenchCase = {
         // The pipeline cannot beat the mirror: this is @xterm/headless alone on the same bytes.
         { label: 'reference: @xterm/headless parse alone', value: ceiling / 1e6, unit: 'MB/s' },
         ...cpuBudget,
+        // Page faults of this process (`cat` not included, for either). A new terminal's mirror
+        // allocates its scrollback fresh, and after each spawn (node-pty forks) every page written
+        // faults again; where a fault is expensive (~15 µs on our VMs) this decides the ratio.
+        { label: 'page faults per MB in this process, bare', value: median(bareFaults), unit: '/MB', digits: 0 },
+        { label: 'page faults per MB in this process, Hub', value: median(pipelineFaults), unit: '/MB', digits: 0 },
       ];
     } finally {
       rmSync(dir, { recursive: true, force: true });
