@@ -179,7 +179,10 @@ describe('Review view', () => {
     assert.equal(await detail.getByText('unified: too narrow for side by side').count(), 0);
 
     // The person's choice stays side by side: wide again, it is side by side; narrow again, unified again.
+    const narrowSeen = (narrow: boolean) => detail.locator(`.review-toolbar[data-narrow="${narrow}"]`).waitFor();
     await page.setViewportSize({ width: 1280, height: 800 });
+    // Side by side shows either way: wait until the wide width was seen, not only set.
+    await narrowSeen(false);
     await pollUntil(async () => (await sides()) === 1, { what: 'side by side when wide' });
     await page.setViewportSize({ width: 1000, height: 800 });
     await pollUntil(async () => (await sides()) === 0, { what: 'unified when narrow again' });

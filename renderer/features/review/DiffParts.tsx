@@ -80,12 +80,13 @@ export function DiffToolbar({ editor, status, send }: { editor: ReviewDiffEditor
   const review = workbench.review;
   const mode = useObservable(review.shownDiffMode);
   const chosen = useObservable(review.diffMode);
+  const narrow = useObservable(review.narrowDiff);
   const collapse = useObservable(review.collapseUnchanged);
   const total = status?.total ?? 0;
   const position = status && status.current >= 0 ? `Change ${status.current + 1} of ${total}` : total === 1 ? '1 change' : `${total} changes`;
 
   return (
-    <div className="review-toolbar" role="toolbar" aria-label="Diff">
+    <div className="review-toolbar" role="toolbar" aria-label="Diff" data-narrow={narrow}>
       <div className="segmented review-mode" role="radiogroup" aria-label="Diff layout">
         <button type="button" role="radio" className="segment" aria-checked={mode === 'split'} onClick={() => review.chooseDiffMode('split')} title="Original and proposal next to each other">
           <SideBySideIcon width={14} height={14} /> Side by side
