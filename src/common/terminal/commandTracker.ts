@@ -116,8 +116,15 @@ export class CommandTracker implements IDisposable {
         return;
       }
       case 'commandLine': {
-        const changed = this.#markIntegrated();
-        this.#pendingCommandLine = mark.commandLine;
+        let changed = this.#markIntegrated();
+        if (this.#running) {
+          // bash names a line that did not enter history (ignorespace, ignoredups) only once it
+          // runs, after its C mark (assets/shell-integration/bash): it names the running command.
+          this.#running.commandLine = mark.commandLine;
+          changed = true;
+        } else {
+          this.#pendingCommandLine = mark.commandLine;
+        }
         if (changed) this.#onDidChange.fire();
         return;
       }

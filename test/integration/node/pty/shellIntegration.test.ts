@@ -194,6 +194,42 @@ describe('shell integration: bash specifics', { timeout: 60_000 }, () => {
     assert.equal((await run(session, 'echo first')).commandLine, 'echo first');
   });
 
+  test('a line that starts with a subshell is a command, with its output, exit code and line', async () => {
+    writeHomeFile('.bashrc', 'HISTCONTROL=ignoreboth\n');
+    const session = await startShell(shells[0]!);
+    const failed = await run(session, '(exit 5)');
+    assert.deepEqual([failed.commandLine, failed.exitCode], ['(exit 5)', 5]);
+    const inSubfolder = await run(session, '(cd / && pwd)');
+    assert.deepEqual([inSubfolder.commandLine, inSubfolder.exitCode, outputOf(session, inSubfolder)], ['(cd / && pwd)', 0, '/\r\n']);
+    // Kept out of history (leading space), and a repeat that ignoredups keeps out.
+    const hidden = await run(session, ' (exit 3)');
+    assert.equal(hidden.exitCode, 3);
+    // bash keeps no trace of such a line that the shell could report, so its name stays unknown.
+    const again = await run(session, '(cd / && pwd)');
+    assert.deepEqual([again.commandLine, again.exitCode, outputOf(session, again)], ['', 0, '/\r\n']);
+  });
+
+  test("the user's own PS0 still shows, also when PROMPT_COMMAND rebuilds it", async () => {
+    writeHomeFile('.bashrc', "PS0='[ps0-static]'\nPROMPT_COMMAND='PS0=\"[ps0-\\$((1+1))]\"'\n");
+    const session = await startShell(shells[0]!);
+    const event = await run(session, '(echo inside)');
+    assert.equal(event.exitCode, 0);
+    assert.equal(outputOf(session, event), 'inside\r\n');
+    // PS0 is printed before the command's output begins, so it sits just before the C mark.
+    const before = session.readRing(Math.max(0, event.startOffset - 200), Math.min(200, event.startOffset)).data.toString('utf8');
+    assert.ok(before.includes('[ps0-2]'), JSON.stringify(before));
+  });
+
+  test('with promptvars off (no PS0 of ours) a subshell line still reports its exit code', async () => {
+    writeHomeFile('.bashrc', 'shopt -u promptvars\n');
+    const session = await startShell(shells[0]!);
+    const event = await run(session, '(exit 6)');
+    assert.deepEqual([event.commandLine, event.exitCode], ['(exit 6)', 6]);
+    const plain = await run(session, 'echo plain');
+    assert.deepEqual([plain.commandLine, plain.exitCode, outputOf(session, plain)], ['echo plain', 0, 'plain\r\n']);
+    assert.equal(session.readRing(0).data.toString().includes('__sb_'), false, 'no literal PS0 of ours is printed');
+  });
+
   test('a user PROMPT_COMMAND and DEBUG trap keep working and still see $?', async () => {
     writeHomeFile('.bashrc', "PROMPT_COMMAND='LAST_STATUS=$?'\ntrap 'DEBUG_RAN=1' DEBUG\n");
     const session = await startShell(shells[0]!);

@@ -52,6 +52,25 @@ describe('CommandTracker', () => {
     assert.equal(instance.atPrompt, true);
   });
 
+  test('a command line reported after its start (bash, a line kept out of history) names the running command', () => {
+    const { instance, commands, changes } = tracker();
+    instance.handle({ kind: 'promptEnd', nonce: 'N' }, { start: 0, end: 8 }, 1);
+    instance.handle({ kind: 'commandStart', nonce: 'N' }, { start: 10, end: 18 }, 2);
+    assert.equal(instance.runningCommand, '');
+    const before = changes();
+    instance.handle({ kind: 'commandLine', commandLine: ' echo secret', nonce: 'N' }, { start: 18, end: 40 }, 2);
+    assert.equal(instance.runningCommand, ' echo secret');
+    assert.equal(changes(), before + 1, 'the sidebar hears of the name');
+    instance.handle({ kind: 'commandFinished', exitCode: 0, nonce: 'N' }, { start: 60, end: 68 }, 3);
+    assert.deepEqual(
+      commands.map((c) => [c.commandLine, c.startOffset, c.endOffset]),
+      [[' echo secret', 18, 60]],
+    );
+    // The next command does not inherit it.
+    instance.handle({ kind: 'commandStart', nonce: 'N' }, { start: 70, end: 78 }, 4);
+    assert.equal(instance.runningCommand, '');
+  });
+
   test('a command line with the wrong nonce is ignored', () => {
     const { instance, commands } = tracker('N');
     instance.handle({ kind: 'commandLine', commandLine: 'rm -rf /', nonce: 'forged' }, { start: 0, end: 1 }, 1);
