@@ -98,12 +98,50 @@ export const ControlConstants = {
    * with the busy error: someone typing for half a minute is not going to pause for the agent.
    */
   agentSendMaxWaitMs: 30_000,
+  /**
+   * Longest an agent's `send`/`exec` waits for a person to finish (Enter) or clear a line they
+   * left half typed at the prompt, before it is refused with "unsent input at the prompt": long
+   * enough for someone finishing a line, short enough that an agent hears back while it matters.
+   */
+  unsentInputMaxWaitMs: 10_000,
+  /**
+   * Longest an agent's `send`/`exec` waits for a shell started with our integration to draw its
+   * first prompt (slow rc files: pyenv, nvm, conda take seconds). A shell that never reports
+   * (its rc `exec`s another shell) is typed into after this, as one without integration.
+   */
+  firstPromptMaxWaitMs: 15_000,
   /** `wait` without timeoutMs. */
   waitDefaultTimeoutMs: 30_000,
   /** ANSI-stripped output a `wait` pattern is matched against (the newest part is kept). */
   waitPatternWindowChars: 256 * 1024,
   /** Without shell integration, `wait {prompt}` looks at the screen once output has been quiet this long. */
   promptQuietMs: 100,
+  /**
+   * How long after input was written a `wait` pattern keeps skipping output while it looks for
+   * the input's echo. Shells echo within milliseconds; one that does not echo (`stty -echo`, a
+   * password prompt, a TUI that draws the text elsewhere) only delays a match by this much, and
+   * then everything from the write on counts.
+   */
+  echoWaitMs: 1000,
+  /** Plain output a `wait` looks through for an echo before it gives up and lets it all count. */
+  echoSearchMaxChars: 64 * 1024,
+  /** Pieces of sent text (runs between control chars) looked for in the echo: the last ones, which end it. */
+  echoMaxPieces: 64,
+  /** Longest piece looked for (its tail): a typed line past the kernel's 4095-byte line limit is no ordinary echo. */
+  echoPieceMaxChars: 4096,
+  /** Sends remembered per terminal for `wait`: enough for a burst of sends before a wait with an earlier `since`. */
+  sentInputsKept: 16,
+  /**
+   * A `wait` looks this far back before its start for the last send, whose echo may still be
+   * arriving (or be redrawn by the shell once it reads a line typed ahead).
+   */
+  echoLookbackBytes: 64 * 1024,
+  /**
+   * Output before a read's start that is looked at first to tell whether the start is inside an
+   * escape sequence: almost all output has an ESC within this; only a longer string (a huge OSC
+   * 52 clipboard payload) needs the full look back.
+   */
+  sequenceContextBytes: 4096,
 } as const;
 
 /** The diff review queue and the editor side of the IDE bridge (see reviewContract.ts). */

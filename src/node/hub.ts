@@ -199,6 +199,11 @@ export class Hub implements IDisposable {
       }),
     );
     this.#store.add(this.#ptyHost.onDidRemoveTerminal(({ id }) => this.#controlServer.typingGuard.forget(id)));
+    // What a person typed before a command started went with it (the guard's half-typed line rule).
+    // The listener lives as long as the session's emitter.
+    this.#store.add(
+      this.#ptyHost.onDidAddTerminal(({ id }) => this.#ptyHost.get(id)?.onDidStartCommand(() => this.#controlServer.typingGuard.noteCommandStarted(id))),
+    );
     // The one relay client of this Hub (remote access): disposed before the PtyHost and the review queue.
     this.#relay = this.#store.add(
       new RelayService({
@@ -210,7 +215,7 @@ export class Hub implements IDisposable {
         version: this.version,
         settings: () => this.#settings.current,
         logger: this.#logger.child('relay'),
-        onPersonInput: (id) => this.#controlServer.typingGuard.notePersonInput(id),
+        onPersonInput: (id, data) => this.#controlServer.typingGuard.notePersonInput(id, data),
         // A remote viewer's typing shows in the pane like an agent's.
         onRemoteInputShown: ({ terminalId, viewerName, text }) => this.#broadcast('terminal.agentInput', { id: terminalId, peer: viewerName, text }),
       }),
@@ -369,7 +374,7 @@ export class Hub implements IDisposable {
       'app.getState': () => this.#appState(),
       'settings.update': (patch) => this.#settings.update(patch),
       'layout.set': (layout, context) => this.#setLayout(layout, context),
-      ...createTerminalMethods(this.#ptyHost, { onPersonInput: (id) => this.#controlServer.typingGuard.notePersonInput(id) }),
+      ...createTerminalMethods(this.#ptyHost, { onPersonInput: (id, data) => this.#controlServer.typingGuard.notePersonInput(id, data) }),
       ...this.#auditFeed.methods,
       ...createTokenMethods(this.#tokens),
       ...createHistoryMethods(this.#history),

@@ -60,6 +60,8 @@ export class CommandTracker implements IDisposable {
   #pendingCommandLine: string | null = null;
   #running: RunningCommand | null = null;
   #lastCommand: CommandSummary | null = null;
+  /** Lines typed in another form than the command they run (see showCommandAs), oldest first. */
+  readonly #shownAs: Array<{ typed: string; shown: string }> = [];
 
   readonly #onDidChange = new Emitter<void>();
   /** Fired when cwd, runningCommand, lastCommand or shellIntegration changed. */
@@ -96,6 +98,22 @@ export class CommandTracker implements IDisposable {
     return this.#lastCommand;
   }
 
+  /**
+   * The next command the shell reports as `typedLine` is shown (running command, last command,
+   * command events) as `commandLine`: an agent's multi-line command typed as `eval "$(printf …)"`
+   * is recorded as the agent sent it, not as its wrapper. Dispose to withdraw (the exec ended).
+   */
+  showCommandAs(typedLine: string, commandLine: string): IDisposable {
+    const entry = { typed: typedLine.trim(), shown: commandLine };
+    this.#shownAs.push(entry);
+    return {
+      dispose: () => {
+        const index = this.#shownAs.indexOf(entry);
+        if (index !== -1) this.#shownAs.splice(index, 1);
+      },
+    };
+  }
+
   handle(mark: TerminalMark, position: MarkPosition, now: number): void {
     // With our script injected, command marks must carry its nonce: anything else is program
     // output (`cat` of a log recorded in another terminal) that would end or start commands.
@@ -120,7 +138,7 @@ export class CommandTracker implements IDisposable {
         if (this.#running) {
           // bash names a line that did not enter history (ignorespace, ignoredups) only once it
           // runs, after its C mark (assets/shell-integration/bash): it names the running command.
-          this.#running.commandLine = mark.commandLine;
+          this.#running.commandLine = this.#shown(mark.commandLine);
           changed = true;
         } else {
           this.#pendingCommandLine = mark.commandLine;
@@ -132,7 +150,7 @@ export class CommandTracker implements IDisposable {
         this.#markIntegrated();
         if (this.#running) this.#finish(null, position.start, now);
         this.#running = {
-          commandLine: this.#pendingCommandLine ?? '',
+          commandLine: this.#pendingCommandLine === null ? '' : this.#shown(this.#pendingCommandLine),
           cwd: this.#cwdReported ? this.#cwd : null,
           startOffset: position.end,
           startedAt: now,
@@ -179,6 +197,13 @@ export class CommandTracker implements IDisposable {
     this.#onDidFinishCommand.dispose();
     this.#onDidStartCommand.dispose();
     this.#onDidReachPrompt.dispose();
+  }
+
+  #shown(reported: string): string {
+    const index = this.#shownAs.findIndex((entry) => entry.typed === reported.trim());
+    if (index === -1) return reported;
+    const [entry] = this.#shownAs.splice(index, 1);
+    return entry!.shown;
   }
 
   #markIntegrated(): boolean {

@@ -14,7 +14,7 @@ const ok = { ok: true } as const;
 
 export interface TerminalMethodHooks {
   /** A person (not an agent) wrote to a terminal: agents' `send` waits for them to pause. */
-  onPersonInput?: (terminalId: string) => void;
+  onPersonInput?: (terminalId: string, data: string) => void;
 }
 
 export function createTerminalMethods(ptyHost: PtyHost, hooks: TerminalMethodHooks = {}): TerminalMethodHandlers {
@@ -29,7 +29,7 @@ export function createTerminalMethods(ptyHost: PtyHost, hooks: TerminalMethodHoo
     'terminal.write': ({ id, data }, { connection }) => {
       const session = ptyHost.require(id);
       // Renderer windows and relay viewers are people at a keyboard; only agents go unguarded.
-      if (connection.peer.kind !== 'agent') hooks.onPersonInput?.(id);
+      if (connection.peer.kind !== 'agent') hooks.onPersonInput?.(id, data);
       session.write(data);
       return ok;
     },

@@ -168,7 +168,9 @@ export class CommandLog implements IDisposable {
     if (isExecSentinelLine(event.commandLine)) return;
     let claimed: Claim | undefined;
     for (const claim of this.#claims) {
-      if (claim.terminalId === session.id && event.startOffset >= claim.fromOffset && isReportOfTypedLine(event.commandLine, claim.typedLine)) {
+      // The session shows an exec's `eval` form as the command it runs (PtySession.showCommandAs).
+      const reportsClaim = event.commandLine === claim.commandLine || isReportOfTypedLine(event.commandLine, claim.typedLine);
+      if (claim.terminalId === session.id && event.startOffset >= claim.fromOffset && reportsClaim) {
         claimed = claim;
         break;
       }

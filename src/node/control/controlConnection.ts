@@ -25,7 +25,7 @@ export interface ControlRequest {
   readonly fields: Record<string, unknown>;
 }
 
-export type RequestOutcome = { ok: true; body: ResponseBody } | { ok: false; error: string; code?: string | undefined };
+export type RequestOutcome = { ok: true; body: ResponseBody } | { ok: false; error: string; code?: string | undefined; details?: ResponseBody | undefined };
 
 export type RequestDispatcher = (request: ControlRequest, connection: ControlConnection) => Promise<RequestOutcome>;
 
@@ -168,7 +168,7 @@ export class ControlConnection implements IDisposable, ControlPeer {
     }
     outcome
       .then(
-        (result) => (result.ok ? encodeResponse(request.id, true, result.body) : encodeError(request.id, result.error, result.code as never)),
+        (result) => (result.ok ? encodeResponse(request.id, true, result.body) : encodeError(request.id, result.error, result.code as never, result.details)),
         (error: unknown) => {
           // The dispatcher turns expected failures into outcomes; this is a bug, but the client still gets an answer.
           this.#logger.error('control request failed unexpectedly', { connection: this.connectionId, cmd: request.cmd, error });

@@ -102,9 +102,9 @@ export class ControlServer implements IDisposable {
     this.audit = new AuditLog();
     this.commandLog = new CommandLog({ ptyHost: options.ptyHost });
     this.#input = new TerminalInput({ logger: options.logger });
-    this.#exec = new ExecRunner({ commandLog: this.commandLog, input: this.#input, logger: options.logger });
+    this.typingGuard = new TypingGuard({ idleMs: options.agentSendIdleMs ?? (() => defaultSettings.agentSendIdleMs), logger: options.logger });
+    this.#exec = new ExecRunner({ commandLog: this.commandLog, input: this.#input, typingGuard: this.typingGuard, logger: options.logger });
     this.#waiter = new TerminalWaiter({ commandLog: this.commandLog, logger: options.logger });
-    this.typingGuard = new TypingGuard({ idleMs: options.agentSendIdleMs ?? (() => defaultSettings.agentSendIdleMs) });
     const services: ControlServices = {
       ptyHost: options.ptyHost,
       commandLog: this.commandLog,
@@ -251,7 +251,7 @@ export class ControlServer implements IDisposable {
       const body = await command.run(parsed.data, { requestId: request.id, cmd: request.cmd, peer: connection });
       return { ok: true, body: filterBodyForToken(this.#access.tokenOf(connection), request.cmd, body) };
     } catch (error) {
-      if (error instanceof ControlError) return { ok: false, error: error.message, code: error.code };
+      if (error instanceof ControlError) return { ok: false, error: error.message, code: error.code, details: error.details };
       if (isApiError(error)) return { ok: false, error: error.message, code: error.code };
       this.#logger.error('control command failed', { cmd: request.cmd, connection: connection.connectionId, error });
       return { ok: false, error: error instanceof Error ? error.message : String(error), code: 'INTERNAL' };

@@ -8,11 +8,18 @@
  * - Otherwise: type the command wrapped with a nonce sentinel (see shellCommandLine.ts) and cut
  *   the output between the two markers.
  *
+ * Before typing, the exec waits its turn (TypingGuard): for a shell started with our integration
+ * to draw its first prompt (typed earlier, the line would land in the rc's startup and run the
+ * sentinel way), for a person typing in the pane to pause, and for a line a person left half typed
+ * at the prompt to be sent or cleared (else the exec is refused: it never joins a person's line).
+ *
  * Execs of one terminal run one at a time, in arrival order. A terminal showing a full-screen
  * program (alt screen) is refused rather than typed into. While the shell reports a command that
  * is not a shell itself (a build, `sleep`, a Python REPL: runsAShell), the exec waits for the
  * shell's prompt rather than type into that program. The timeout counts from the request,
- * queueing and waiting included; a timed-out exec that has not started yet is never typed.
+ * queueing and waiting included; a timed-out exec that has not started yet is never typed. Every
+ * way an exec ends answers: a timeout carries the output so far and the pane's last line, a shell
+ * that exits carries its exit code.
  */
 import { randomBytes } from 'node:crypto';
 import { ControlConstants } from '../../common/constants.ts';
@@ -22,8 +29,9 @@ import type { PtySession } from '../pty/ptySession.ts';
 import type { CommandLog, LoggedCommand } from './commandLog.ts';
 import { ControlError } from './protocol.ts';
 import { evalCommand, isTypeableAsIs, runsAShell, sentinelLine, sentinelMarkers, shellFlavorOf } from './shellCommandLine.ts';
-import { readScreenOrNull, type TerminalInput } from './terminalInput.ts';
+import { readScreenOrNull, type InputGuard, type TerminalInput } from './terminalInput.ts';
 import { readPlainOutput } from './terminalOutput.ts';
+import type { TypingGuard } from './typingGuard.ts';
 
 export interface ExecOptions {
   timeoutMs: number;
@@ -34,22 +42,29 @@ export interface ExecOptions {
 /** How long after a command's end an exec waits for a prompt the shell does not report. */
 const promptGraceMs = 1_000;
 
+/** What an exec is doing, for the answer it gives when it times out. */
 interface ExecProgress {
-  /** The running command the exec waits to end, if it does. */
+  /** What the exec waits for before it can type (said in the timeout message). */
   waitingFor: string | null;
+  /** Output offset when the command was typed; null while it was not. */
+  typedAt: number | null;
+  /** Where the command's own output begins, once known (its start mark). */
+  outputStart: number | null;
 }
 
 export class ExecRunner implements IDisposable {
   readonly #commandLog: CommandLog;
   readonly #input: TerminalInput;
+  readonly #typingGuard: TypingGuard;
   readonly #logger: ILogger;
   readonly #tails = new Map<string, Promise<void>>();
   readonly #running = new Set<AbortController>();
   #disposed = false;
 
-  constructor(options: { commandLog: CommandLog; input: TerminalInput; logger: ILogger }) {
+  constructor(options: { commandLog: CommandLog; input: TerminalInput; typingGuard: TypingGuard; logger: ILogger }) {
     this.#commandLog = options.commandLog;
     this.#input = options.input;
+    this.#typingGuard = options.typingGuard;
     this.#logger = options.logger;
   }
 
@@ -57,11 +72,9 @@ export class ExecRunner implements IDisposable {
     if (this.#disposed) return Promise.reject(new ControlError('the control server is shutting down', 'CONNECTION_CLOSED'));
     const controller = new AbortController();
     this.#running.add(controller);
-    /** What this exec waits for, when it times out: said in the error. */
-    const progress: ExecProgress = { waitingFor: null };
+    const progress: ExecProgress = { waitingFor: null, typedAt: null, outputStart: null };
     const timer = setTimeout(() => {
-      const busy = progress.waitingFor === null ? '' : `: terminal ${session.id} is still running \`${progress.waitingFor}\` (exec types its command once the shell is back at its prompt)`;
-      controller.abort(new ControlError(`exec timeout after ${options.timeoutMs}ms${busy}`, 'TIMEOUT'));
+      void this.#timeoutError(session, progress, options.timeoutMs).then((error) => controller.abort(error));
     }, options.timeoutMs);
     const signal = controller.signal;
     const id = session.id;
@@ -99,31 +112,58 @@ export class ExecRunner implements IDisposable {
     this.#running.clear();
   }
 
+  /**
+   * The answer to an exec that ran out of time: what it waited for, or — once typed — the output
+   * so far and the pane's last line (what the command waits for: `name? `), and whether it still runs.
+   */
+  async #timeoutError(session: PtySession, progress: ExecProgress, timeoutMs: number): Promise<ControlError> {
+    const base = `exec timeout after ${timeoutMs}ms`;
+    if (progress.typedAt === null) {
+      const waiting = progress.waitingFor === null ? '' : `: terminal ${session.id} was waiting for ${progress.waitingFor}; the command was not typed`;
+      return new ControlError(base + waiting, 'TIMEOUT', { typed: false, running: false, output: '', lastLine: await lastScreenLine(session, this.#logger) });
+    }
+    // Before its start mark, nothing is the command's own yet (only the echo of what was typed).
+    const start = progress.outputStart ?? session.offset;
+    const output = readPlainOutput(session, start, session.offset, ControlConstants.execMaxOutputBytes);
+    const lastLine = await lastScreenLine(session, this.#logger);
+    const running = session.exitStatus === null;
+    const waiting = progress.waitingFor === null ? '' : ` (waiting for ${progress.waitingFor})`;
+    const shown = lastLine === '' ? '' : `; the pane's last line: ${JSON.stringify(lastLine)}`;
+    const state = running ? `the command is still running in terminal ${session.id}${waiting}${shown}` : `terminal ${session.id} has exited`;
+    return new ControlError(`${base}: ${state}`, 'TIMEOUT', { typed: true, running, output: output.text, truncated: output.truncated, lastLine });
+  }
+
   async #execute(session: PtySession, command: string, signal: AbortSignal, progress: ExecProgress, onTyped: (() => void) | undefined): Promise<LoggedCommand> {
     const id = session.id;
     if (session.exitStatus) throw new ControlError(`terminal ${id} has exited`, 'TERMINAL_EXITED');
-    // Also flushes output read so far into the ring, so `session.offset` below is current.
-    const screen = await readScreenOrNull(session, this.#logger);
-    if (screen?.altScreen) throw new ControlError(`terminal ${id} is running a full-screen program`);
-    signal.throwIfAborted();
-    if (session.exitStatus) throw new ControlError(`terminal ${id} has exited`, 'TERMINAL_EXITED');
-
-    const ended = this.#whenEnded(session);
+    const guard = this.#typingGuard.guardFor(id, {
+      wait: true,
+      isConnected: () => !signal.aborted,
+      session,
+      onWaiting: (reason) => (progress.waitingFor = reason),
+    });
+    const ended = this.#whenEnded(session, progress);
     try {
-      // Again after each wait: a line typed ahead may start the next command at that prompt.
-      for (let running = session.info.runningCommand; session.info.shellIntegration && running !== null && !runsAShell(running); running = session.info.runningCommand) {
-        progress.waitingFor = running;
+      for (;;) {
+        await Promise.race([guard.waitForTurn(), ended.promise, aborted(signal)]);
+        // Also flushes output read so far into the ring, so `session.offset` below is current.
+        const screen = await readScreenOrNull(session, this.#logger);
+        if (screen?.altScreen) throw new ControlError(`terminal ${id} is running a full-screen program`);
+        signal.throwIfAborted();
+        if (session.exitStatus) throw new ControlError(`terminal ${id} has exited`, 'TERMINAL_EXITED');
+        const running = session.info.runningCommand;
+        if (!session.info.shellIntegration || running === null || runsAShell(running)) break;
+        // A command runs: type once the shell is back at its prompt, then look again (a line
+        // typed ahead may start the next command at that prompt, a person may type meanwhile).
+        progress.waitingFor = `\`${running}\` to finish`;
         await this.#untilCommandEnds(session, signal, ended.promise);
         progress.waitingFor = null;
-        const after = await readScreenOrNull(session, this.#logger);
-        if (after?.altScreen) throw new ControlError(`terminal ${id} is running a full-screen program`);
-        signal.throwIfAborted();
       }
       const info = session.info;
       const flavor = shellFlavorOf(info.file, info.runningCommand);
       const useMarks = info.shellIntegration && info.runningCommand === null;
-      if (useMarks) return await this.#viaShellIntegration(session, command, flavor, signal, ended.promise, onTyped);
-      return await this.#viaSentinel(session, command, flavor, signal, ended.promise, onTyped);
+      if (useMarks) return await this.#viaShellIntegration(session, command, flavor, signal, ended.promise, guard, progress, onTyped);
+      return await this.#viaSentinel(session, command, flavor, signal, ended.promise, guard, progress, onTyped);
     } finally {
       ended.dispose();
     }
@@ -160,21 +200,36 @@ export class ExecRunner implements IDisposable {
     flavor: ReturnType<typeof shellFlavorOf>,
     signal: AbortSignal,
     ended: Promise<never>,
+    guard: InputGuard,
+    progress: ExecProgress,
     onTyped: (() => void) | undefined,
   ): Promise<LoggedCommand> {
     const line = isTypeableAsIs(command, flavor) ? command : evalCommand(command, flavor);
-    const typedAt = await this.#input.type(session, line + '\r', signal);
-    // Claimed only now, from the offset of the write, and by its line: a command someone else
-    // typed while this exec waited for its turn, or typed before it and run after it was typed,
-    // is not mistaken for ours.
-    const claim = this.#commandLog.claimNext(session.id, typedAt, command, line);
+    // The pane, History and the bus show the command as sent, not its `eval` form.
+    const shownAs = line === command ? undefined : session.showCommandAs(line, command);
+    const started = session.onDidStartCommand((start) => {
+      if (progress.typedAt !== null && progress.outputStart === null && start.startOffset >= progress.typedAt) progress.outputStart = start.startOffset;
+    });
     try {
-      onTyped?.();
-      const entry = await Promise.race([claim.promise, ended, aborted(signal)]);
-      const output = readPlainOutput(session, entry.startOffset, entry.endOffset, ControlConstants.execMaxOutputBytes);
-      return { ...entry, output: output.text, truncated: output.truncated };
+      const typedAt = await this.#input.type(session, line + '\r', signal, guard);
+      progress.typedAt = typedAt;
+      // Claimed only now, from the offset of the write, and by its line: a command someone else
+      // typed while this exec waited for its turn, or typed before it and run after it was typed,
+      // is not mistaken for ours.
+      const claim = this.#commandLog.claimNext(session.id, typedAt, command, line);
+      try {
+        onTyped?.();
+        const entry = await Promise.race([claim.promise, ended, aborted(signal)]);
+        const output = readPlainOutput(session, entry.startOffset, entry.endOffset, ControlConstants.execMaxOutputBytes);
+        // The command ended because the shell did (`exit 4`): the process's exit says how.
+        if (entry.exitCode === null && session.exitStatus) throw exitedError(session, output.text);
+        return { ...entry, output: output.text, truncated: output.truncated };
+      } finally {
+        claim.dispose();
+      }
     } finally {
-      claim.dispose();
+      started.dispose();
+      shownAs?.dispose();
     }
   }
 
@@ -184,16 +239,40 @@ export class ExecRunner implements IDisposable {
     flavor: ReturnType<typeof shellFlavorOf>,
     signal: AbortSignal,
     ended: Promise<never>,
+    guard: InputGuard,
+    progress: ExecProgress,
     onTyped: (() => void) | undefined,
   ): Promise<LoggedCommand> {
     const nonce = randomBytes(8).toString('hex');
     const startedAt = Date.now();
-    const typedAt = await this.#input.type(session, sentinelLine(command, flavor, nonce) + '\r', signal);
+    // Typed into a shell that runs inside the terminal's own (`bash --norc` in an integrated
+    // bash): when that shell exits (`exit`), its end marker never comes — the outer shell's end
+    // of that command says so instead.
+    const nested = session.info.shellIntegration ? session.info.runningCommand : null;
+    const typedAt = await this.#input.type(session, sentinelLine(command, flavor, nonce) + '\r', signal, guard);
+    progress.typedAt = typedAt;
     const scanner = new SentinelScanner(session, nonce, typedAt);
-    const listener = session.onDidOutput(() => scanner.scan());
+    const listeners = [
+      session.onDidOutput(() => {
+        scanner.scan();
+        progress.outputStart ??= scanner.outputStart;
+      }),
+    ];
+    const nestedEnded = new Promise<never>((_, reject) => {
+      if (nested === null) return;
+      listeners.push(
+        session.onDidCommand((event) => {
+          if (event.startOffset > typedAt) return;
+          const start = scanner.outputStart;
+          const output = start === null ? { text: '' } : readPlainOutput(session, start, event.endOffset, ControlConstants.execMaxOutputBytes);
+          reject(new ControlError(`the shell running in terminal ${session.id} (\`${nested}\`) exited while running the command`, 'TERMINAL_EXITED', { exitCode: event.exitCode, output: output.text }));
+        }),
+      );
+    });
+    nestedEnded.catch(() => {});
     try {
       onTyped?.();
-      const found = await Promise.race([scanner.done, ended, aborted(signal)]);
+      const found = await Promise.race([scanner.done, ended, nestedEnded, aborted(signal)]);
       const output = readPlainOutput(session, found.outputStart, found.outputEnd, ControlConstants.execMaxOutputBytes);
       const info = session.info;
       return this.#commandLog.append({
@@ -211,15 +290,19 @@ export class ExecRunner implements IDisposable {
         source: 'exec',
       });
     } finally {
-      listener.dispose();
+      for (const listener of listeners) listener.dispose();
     }
   }
 
-  /** Rejects when the terminal's process exits before the command finished. */
-  #whenEnded(session: PtySession): { promise: Promise<never>; dispose(): void } {
+  /** Rejects when the terminal's process exits before the command finished (with its exit code and the output so far). */
+  #whenEnded(session: PtySession, progress: ExecProgress): { promise: Promise<never>; dispose(): void } {
     let listener: IDisposable | undefined;
     const promise = new Promise<never>((_, reject) => {
-      const fail = () => reject(new ControlError(`terminal ${session.id} exited while running the command`, 'TERMINAL_EXITED'));
+      const fail = () => {
+        const start = progress.outputStart;
+        const output = start === null ? '' : readPlainOutput(session, start, session.offset, ControlConstants.execMaxOutputBytes).text;
+        reject(exitedError(session, output));
+      };
       if (session.exitStatus) fail();
       else listener = session.onDidExit(fail);
     });
@@ -227,6 +310,28 @@ export class ExecRunner implements IDisposable {
     promise.catch(() => {});
     return { promise, dispose: () => listener?.dispose() };
   }
+}
+
+/** The terminal's process ended while the command ran; docs/protocol.md's message, with how it ended. */
+function exitedError(session: PtySession, output: string): ControlError {
+  const status = session.exitStatus;
+  const how = status?.signal ? ` (killed by ${status.signal})` : status?.exitCode != null ? ` (its shell exited with code ${status.exitCode})` : '';
+  return new ControlError(`terminal ${session.id} exited while running the command${how}`, 'TERMINAL_EXITED', {
+    exitCode: status?.exitCode ?? null,
+    signal: status?.signal ?? null,
+    output,
+  });
+}
+
+/** The line the pane's cursor is on, else the last line with text above it: what a waiting program asks. */
+async function lastScreenLine(session: PtySession, logger: ILogger): Promise<string> {
+  const screen = await readScreenOrNull(session, logger);
+  if (!screen) return '';
+  for (let y = Math.min(screen.cursorY, screen.lines.length - 1); y >= 0; y--) {
+    const line = screen.lines[y]!.trimEnd();
+    if (line !== '') return line;
+  }
+  return '';
 }
 
 function aborted(signal: AbortSignal): Promise<never> {
@@ -254,6 +359,10 @@ class SentinelScanner {
   readonly #end: Buffer;
   #scanFrom: number;
   #outputStart = -1;
+  /** Where the command's output begins, once the start marker was seen. */
+  get outputStart(): number | null {
+    return this.#outputStart === -1 ? null : this.#outputStart;
+  }
   #cwd: string | null = null;
   #resolve!: (result: SentinelResult) => void;
   readonly done: Promise<SentinelResult>;

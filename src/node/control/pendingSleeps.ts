@@ -6,16 +6,19 @@
 export class PendingSleeps {
   readonly #entries = new Set<{ timer: NodeJS.Timeout; reject: (error: Error) => void }>();
 
-  sleep(ms: number): Promise<void> {
+  /** Resolves after `ms`, or as soon as `wake` aborts (a sleep that waits for an event or a time). */
+  sleep(ms: number, wake?: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
-      const entry = {
-        timer: setTimeout(() => {
-          this.#entries.delete(entry);
-          resolve();
-        }, ms),
-        reject,
+      const done = () => {
+        clearTimeout(entry.timer);
+        this.#entries.delete(entry);
+        wake?.removeEventListener('abort', done);
+        resolve();
       };
+      const entry = { timer: setTimeout(done, ms), reject };
       this.#entries.add(entry);
+      if (wake?.aborted) done();
+      else wake?.addEventListener('abort', done, { once: true });
     });
   }
 

@@ -36,10 +36,16 @@ export const RequestEnvelope = z.object({
 /** An expected failure: its message goes to the client as `error` (and `code`, for our own clients). */
 export class ControlError extends Error {
   readonly code: ApiErrorCode | undefined;
-  constructor(message: string, code?: ApiErrorCode) {
+  /**
+   * Fields sent beside `error` in the response: what a failed request still has to tell (an exec
+   * that timed out: the output so far and what the pane waits for). Never `ok`, `rid` or `error`.
+   */
+  readonly details: ResponseBody | undefined;
+  constructor(message: string, code?: ApiErrorCode, details?: ResponseBody) {
     super(message);
     this.name = 'ControlError';
     this.code = code;
+    this.details = details;
   }
 }
 
@@ -53,6 +59,6 @@ export function encodeResponse(rid: RequestId | undefined, ok: boolean, body: Re
   return JSON.stringify(envelope) + '\n';
 }
 
-export function encodeError(rid: RequestId | undefined, message: string, code?: ApiErrorCode): string {
-  return encodeResponse(rid, false, code ? { error: message, code } : { error: message });
+export function encodeError(rid: RequestId | undefined, message: string, code?: ApiErrorCode, details?: ResponseBody): string {
+  return encodeResponse(rid, false, { ...details, ...(code ? { error: message, code } : { error: message }) });
 }

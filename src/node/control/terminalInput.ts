@@ -86,8 +86,13 @@ export class TerminalInput implements IDisposable {
    * processed on later turns of the event loop, so a caller continuing from this promise sees
    * none of that output yet.
    */
-  type(session: PtySession, data: string, signal?: AbortSignal): Promise<number> {
+  type(session: PtySession, data: string, signal?: AbortSignal, guard?: InputGuard): Promise<number> {
     return this.#serialize(session.id, async () => {
+      // A person may have typed while this waited for its turn: then wait for them again.
+      while (guard && !guard.isClear()) {
+        signal?.throwIfAborted();
+        await guard.waitForTurn();
+      }
       // Gave up (timed out) while waiting for its turn: then it must not be typed at all.
       signal?.throwIfAborted();
       const offset = session.offset;

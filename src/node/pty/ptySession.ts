@@ -119,6 +119,8 @@ export class PtySession implements IDisposable {
   readonly #flow: FlowController;
   readonly #parser: OscParser;
   readonly #tracker: CommandTracker;
+  /** Our integration script was injected (its marks are expected once the shell has started). */
+  readonly #integrationInjected: boolean;
   readonly #subscriptions = new Set<Subscription>();
   #offset = 0;
   /** The batch being scanned, so parser callbacks can turn char indexes into byte offsets. */
@@ -204,6 +206,7 @@ export class PtySession implements IDisposable {
     this.#scrollback = options.scrollback;
     this.#mirror = this.#newMirror(options.cols, options.rows);
     this.#parser = new OscParser(this.#parserHandler);
+    this.#integrationInjected = options.nonce !== null;
     this.#tracker = new CommandTracker({ nonce: options.nonce, initialCwd: options.cwd, isLocalHost: options.isLocalHost });
     this.#tracker.onDidChange(() => this.#syncTrackerInfo());
     this.#tracker.onDidFinishCommand((event) => this.#onDidCommand.fire(event));
@@ -234,6 +237,19 @@ export class PtySession implements IDisposable {
   /** The shell has drawn its prompt and no command started since (shell integration). */
   get atPrompt(): boolean {
     return this.#tracker.atPrompt;
+  }
+
+  /**
+   * Our shell integration was injected but the shell has not reported yet: it is still starting
+   * (slow rc files). Whatever is typed now lands in the middle of the rc's startup.
+   */
+  get integrationPending(): boolean {
+    return this.#integrationInjected && !this.#tracker.shellIntegration && !this.#exit;
+  }
+
+  /** See CommandTracker.showCommandAs. */
+  showCommandAs(typedLine: string, commandLine: string): IDisposable {
+    return this.#tracker.showCommandAs(typedLine, commandLine);
   }
 
   get exitStatus(): ExitStatus | null {

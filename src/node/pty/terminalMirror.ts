@@ -15,6 +15,7 @@ const { Terminal } = xtermHeadless;
 const { SerializeAddon } = xtermSerialize;
 type HeadlessTerminal = InstanceType<typeof Terminal>;
 type Serializer = InstanceType<typeof SerializeAddon>;
+type IMarker = NonNullable<ReturnType<HeadlessTerminal['registerMarker']>>;
 
 export interface MirrorSnapshot {
   /** Serialized screen and scrollback; written into a fresh terminal of cols×rows it reproduces the screen. */
@@ -33,6 +34,12 @@ export interface ScreenText {
   altScreen: boolean;
   /** The program enabled bracketed paste (DECSET 2004): pasted text should be wrapped in ESC[200~ … ESC[201~. */
   bracketedPaste: boolean;
+  /**
+   * What stands on the shell's command line after its prompt (from the last OSC 633/133 B mark to
+   * the end of the cursor's line, right-trimmed): '' when the line is empty, null when no prompt
+   * end is known (no shell integration, the shell runs a command, the mark scrolled away).
+   */
+  promptInput: string | null;
 }
 
 /** What the session needs from a mirror; implemented in-process (TerminalMirror) and on a worker thread (see mirrorHost.ts). */
@@ -83,6 +90,8 @@ export class TerminalMirror implements ITerminalMirror {
   #pendingChars = 0;
   /** Rejecters of snapshot/readText calls still waiting for their marker. */
   readonly #waiting = new Set<(error: Error) => void>();
+  /** Where the last prompt ended (OSC 633/133 B), while no command has started since. */
+  #promptEnd: { marker: IMarker; x: number } | null = null;
   #disposed = false;
 
   constructor(options: TerminalMirrorOptions) {
@@ -98,6 +107,41 @@ export class TerminalMirror implements ITerminalMirror {
     // The addon is typed against @xterm/xterm's Terminal; the headless one has the same API surface it uses.
     this.#terminal.loadAddon(this.#serializer as unknown as Parameters<HeadlessTerminal['loadAddon']>[0]);
     this.#onParsed = options.onParsed;
+    // Returning false leaves the sequence to any other handler; xterm ignores unknown OSCs.
+    this.#terminal.parser.registerOscHandler(633, (data) => this.#onShellMark(data));
+    this.#terminal.parser.registerOscHandler(133, (data) => this.#onShellMark(data));
+  }
+
+  #onShellMark(data: string): boolean {
+    const kind = data[0];
+    if (kind === 'B' && (data.length === 1 || data[1] === ';')) {
+      this.#promptEnd?.marker.dispose();
+      const marker = this.#terminal.registerMarker(0);
+      this.#promptEnd = marker ? { marker, x: this.#terminal.buffer.active.cursorX } : null;
+    } else if (kind === 'A' || kind === 'C' || kind === 'D') {
+      this.#promptEnd?.marker.dispose();
+      this.#promptEnd = null;
+    }
+    return false;
+  }
+
+  /** The text typed after the prompt (see ScreenText.promptInput). */
+  #promptInput(): string | null {
+    const promptEnd = this.#promptEnd;
+    const buffer = this.#terminal.buffer.active;
+    if (!promptEnd || promptEnd.marker.isDisposed || promptEnd.marker.line < 0 || buffer.type === 'alternate') return null;
+    const cursorLine = buffer.baseY + buffer.cursorY;
+    let last = Math.max(cursorLine, promptEnd.marker.line);
+    // The line goes on past the cursor when it wraps (the person moved left in a long line).
+    while (buffer.getLine(last + 1)?.isWrapped) last++;
+    let text = '';
+    for (let y = promptEnd.marker.line; y <= last; y++) {
+      const line = buffer.getLine(y);
+      if (!line) break;
+      const part = line.translateToString(true, y === promptEnd.marker.line ? promptEnd.x : 0);
+      text += y > promptEnd.marker.line && !line.isWrapped ? '\n' + part : part;
+    }
+    return text.trimEnd();
   }
 
   /** Chars written but not parsed yet. */
@@ -175,6 +219,7 @@ export class TerminalMirror implements ITerminalMirror {
         cursorY: buffer.cursorY,
         altScreen: buffer.type === 'alternate',
         bracketedPaste: this.#terminal.modes.bracketedPasteMode,
+        promptInput: this.#promptInput(),
       };
     });
   }

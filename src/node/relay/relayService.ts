@@ -59,7 +59,7 @@ export interface RelayServiceOptions extends HubRelayOptions {
   settings: () => Settings;
   logger: ILogger;
   /** A viewer typed into a pane: it counts as a person typing (agents' sends wait for a pause). */
-  onPersonInput: (terminalId: string) => void;
+  onPersonInput: (terminalId: string, data: string) => void;
   /** Show a viewer's typing in the pane like agent input (`terminal.agentInput`). */
   onRemoteInputShown: (input: RemoteInputShown) => void;
 }
@@ -232,7 +232,7 @@ export class RelayService implements IDisposable {
         logger: this.#logger,
         approvals: this.#mirror,
         onRemoteInput: ({ terminalId, viewerName, data }) => {
-          this.#options.onPersonInput(terminalId);
+          this.#options.onPersonInput(terminalId, data);
           this.#echo.note(terminalId, viewerName, data);
         },
         ...this.#options.tuning,

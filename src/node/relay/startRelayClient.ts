@@ -32,7 +32,7 @@ export function startRelayClient(hub: Hub, options: StartRelayClientOptions): Re
     version: hub.version,
     logger,
     onRemoteInput: (event) => {
-      hub.controlServer.typingGuard.notePersonInput(event.terminalId);
+      hub.controlServer.typingGuard.notePersonInput(event.terminalId, event.data);
       onRemoteInput?.(event);
     },
     ...rest,

@@ -157,9 +157,11 @@ describe('exec', () => {
     const queued = client.request({ cmd: 'exec', terminalId: id, command: 'echo queued-never-typed', timeoutMs: 200 });
     const [slowResponse, queuedResponse] = await Promise.all([slow, queued]);
     assert.equal(slowResponse.ok, false);
-    assert.equal(slowResponse.error, 'exec timeout after 300ms');
+    assert.match(slowResponse.error, new RegExp(`^exec timeout after 300ms: the command is still running in terminal ${id}`));
     assert.equal(slowResponse.code, 'TIMEOUT');
-    assert.equal(queuedResponse.error, 'exec timeout after 200ms');
+    assert.deepEqual([slowResponse.typed, slowResponse.running, slowResponse.output], [true, true, '']);
+    assert.match(queuedResponse.error, /^exec timeout after 200ms\b/);
+    assert.equal(queuedResponse.typed, false);
     const next = await exec(id, 'echo next');
     assert.equal(next.output, 'next\n');
     const log = (await client.request({ cmd: 'readLog', terminalId: id, offset: 0 })).bytes as string;
@@ -187,7 +189,9 @@ describe('exec', () => {
     const id = await terminal('bashPlain');
     const response = await client.request({ cmd: 'exec', terminalId: id, command: 'exit 5' });
     assert.equal(response.ok, false);
-    assert.equal(response.error, `terminal ${id} exited while running the command`);
+    assert.equal(response.error, `terminal ${id} exited while running the command (its shell exited with code 5)`);
+    assert.equal(response.code, 'TERMINAL_EXITED');
+    assert.equal(response.exitCode, 5);
     await pollUntil(async () => (await client.request({ cmd: 'list' })).terminals.find((terminal: Frame) => terminal.id === id).status === 'exited', { what: 'the exit' });
     const again = await client.request({ cmd: 'exec', terminalId: id, command: 'echo x' });
     assert.equal(again.error, `terminal ${id} has exited`);
@@ -224,7 +228,7 @@ describe('exec', () => {
     assert.equal(timedOut.code, 'TIMEOUT');
     assert.equal(
       timedOut.error,
-      `exec timeout after 600ms: terminal ${id} is still running \`cat\` (exec types its command once the shell is back at its prompt)`,
+      `exec timeout after 600ms: terminal ${id} was waiting for \`cat\` to finish; the command was not typed`,
     );
     const waiting = client.request({ cmd: 'exec', terminalId: id, command: 'echo after-cat', timeoutMs: 20_000 });
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createLocalHubClient, type LocalHubClient } from '../../../src/node/api/localHubClient.ts';
 import { TypingGuard } from '../../../src/node/control/typingGuard.ts';
 import { pollUntil } from '../../helpers/poll.ts';
-import { createTerminal, type NdjsonClient, startTestHub, type TestHub } from './controlTestKit.ts';
+import { createTerminal, type NdjsonClient, shells, startTestHub, type TestHub, waitForIntegration } from './controlTestKit.ts';
 
 describe('person-typing guard on send', () => {
   let t: TestHub;
@@ -94,10 +94,20 @@ describe('person-typing guard on send', () => {
     assert.equal(refused.error, `terminal ${id} is busy: the user is typing`);
     assert.doesNotMatch(await log(id), /nope/, 'nothing was typed');
 
-    // Once the person has been idle for the setting's time, the same request goes through.
+    // Once the person has paused, their half line is still there: the agent never joins it…
+    const unsent = await pollUntil(
+      async () => {
+        const frame = await agent.request({ cmd: 'send', terminalId: id, text: 'echo nope', wait: false });
+        return frame.error === `terminal ${id} is busy: the user is typing` ? undefined : frame;
+      },
+      { timeoutMs: 5_000, intervalMs: 100, what: 'the person to count as idle' },
+    );
+    assert.equal(unsent.error, `terminal ${id} has unsent input at the prompt: "ls -" (the person has not pressed Enter; nothing was typed)`);
+    // …nor clears it: the person does (Ctrl-U), and the same request goes through after the pause.
+    await person.call('terminal.write', { id, data: '\x15' });
     const accepted = await pollUntil(
       async () => {
-        const frame = await agent.request({ cmd: 'send', terminalId: id, text: '\x15echo accepted-now', wait: false });
+        const frame = await agent.request({ cmd: 'send', terminalId: id, text: 'echo accepted-now', wait: false });
         return frame.ok ? frame : undefined;
       },
       { timeoutMs: 5_000, intervalMs: 100, what: 'the send to be accepted' },
@@ -121,8 +131,8 @@ describe('person-typing guard on send', () => {
 
     await person.call('settings.update', { agentSendIdleMs: 0 });
     try {
-      await person.call('terminal.write', { id, data: 'x' });
-      const frame = await agent.request({ cmd: 'send', terminalId: id, text: '\x15echo guard-off', wait: false });
+      await person.call('terminal.write', { id, data: 'true\r' });
+      const frame = await agent.request({ cmd: 'send', terminalId: id, text: 'echo guard-off', wait: false });
       assert.equal(frame.ok, true, frame.error);
       await waitForLog(id, outputLine('guard-off'));
     } finally {
@@ -140,6 +150,84 @@ describe('person-typing guard on send', () => {
     assert.equal(refused.ok, false);
     const entries = await agent.request({ cmd: 'audit', terminalId: id });
     assert.equal(entries.entries.filter((entry: { cmd: string }) => entry.cmd === 'send').length, 0, 'a refused send is not an action on the terminal');
+    await agent.request({ cmd: 'close', terminalId: id });
+  });
+});
+
+describe('a line a person left half typed (shell integration, the screen tells)', () => {
+  let t: TestHub;
+  let agent: NdjsonClient;
+  let person: LocalHubClient;
+  before(async () => {
+    t = await startTestHub({ clawsCompatSockets: false });
+    agent = await t.connect();
+    person = createLocalHubClient(t.hub, { kind: 'person', name: 'you' });
+  });
+  after(async () => {
+    person.dispose();
+    await t.dispose();
+  });
+
+  async function integratedBash(): Promise<string> {
+    const id = await createTerminal(agent, t.env, shells.bashIntegrated);
+    await waitForIntegration(agent, id);
+    return id;
+  }
+
+  async function rawLog(terminalId: string): Promise<string> {
+    return (await agent.request({ cmd: 'readLog', terminalId, offset: 0 })).bytes;
+  }
+
+  it('exec waits for the person to press Enter, runs after their line, and never joins it', async () => {
+    const id = await integratedBash();
+    await person.call('terminal.write', { id, data: 'echo user-half-typed ' });
+    const execDone = agent.request({ cmd: 'exec', terminalId: id, command: 'echo agent-cmd', timeoutMs: 20_000 }, 30_000);
+    // Well past the person's idle time the exec still waits: the line is theirs.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    assert.doesNotMatch(await rawLog(id), /agent-cmd/, 'nothing typed into the person\'s line');
+    await person.call('terminal.write', { id, data: 'done\r' });
+    const frame = await execDone;
+    assert.equal(frame.ok, true, frame.error);
+    assert.equal(frame.event.output, 'agent-cmd\n');
+    assert.equal(frame.event.exitCode, 0);
+    const output = await rawLog(id);
+    assert.match(output, /\n\r?user-half-typed done\r\n/, 'the person\'s command ran as they typed it');
+    assert.doesNotMatch(output, /user-half-typed (done )?echo agent-cmd/);
+    await agent.request({ cmd: 'close', terminalId: id });
+  });
+
+  it('exec and send that run out of time say what they waited for and type nothing', async () => {
+    const id = await integratedBash();
+    await person.call('terminal.write', { id, data: 'echo typing-slowly-by-user' });
+    const timedOut = await agent.request({ cmd: 'exec', terminalId: id, command: 'echo agent-cmd', timeoutMs: 2_000 }, 10_000);
+    assert.equal(timedOut.ok, false);
+    assert.equal(timedOut.code, 'TIMEOUT');
+    assert.match(timedOut.error, new RegExp(`terminal ${id} was waiting for the person to send or clear the line they typed at the prompt \\("echo typing-slowly-by-user"\\); the command was not typed`));
+    assert.equal(timedOut.typed, false);
+    const refused = await agent.request({ cmd: 'send', terminalId: id, text: 'echo from-agent', wait: false });
+    assert.equal(refused.error, `terminal ${id} has unsent input at the prompt: "echo typing-slowly-by-user" (the person has not pressed Enter; nothing was typed)`);
+    const output = await rawLog(id);
+    assert.doesNotMatch(output, /agent-cmd|from-agent/);
+    // The person clears their own line: the agent may type again.
+    await person.call('terminal.write', { id, data: '\x15' });
+    const ran = await pollUntil(
+      async () => {
+        const frame = await agent.request({ cmd: 'exec', terminalId: id, command: 'echo agent-after-clear', timeoutMs: 5_000 }, 10_000);
+        return frame.ok ? frame : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 200, what: 'the exec to run once the line was cleared' },
+    );
+    assert.equal(ran.event.output, 'agent-after-clear\n');
+    await agent.request({ cmd: 'close', terminalId: id });
+  });
+
+  it("an agent's own half line (send without Enter) is not in its way", async () => {
+    const id = await integratedBash();
+    const first = await agent.request({ cmd: 'send', terminalId: id, text: 'echo agent-', newline: false });
+    assert.equal(first.ok, true, first.error);
+    const second = await agent.request({ cmd: 'send', terminalId: id, text: 'own-line', wait: false });
+    assert.equal(second.ok, true, second.error);
+    await pollUntil(async () => /\n\r?agent-own-line\r\n/.test(await rawLog(id)), { what: 'the agent line to run' });
     await agent.request({ cmd: 'close', terminalId: id });
   });
 });

@@ -95,7 +95,7 @@ export function clawsCommands(services: ControlServices): ControlCommand[] {
         const result = await services.input.send(session, text, {
           newline,
           paste: params.paste,
-          guard: services.typingGuard.guardFor(session.id, { wait: params.wait ?? true, isConnected: () => context.peer.connected }),
+          guard: services.typingGuard.guardFor(session.id, { wait: params.wait ?? true, isConnected: () => context.peer.connected, session }),
           onTyped: () => audit(services, context, session.id, text + (newline ? '\r' : '')),
         });
         return { mode: 'wrapped', pasted: result.pasted, offset: result.offset };
