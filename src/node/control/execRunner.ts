@@ -210,6 +210,38 @@ export class ExecRunner implements IDisposable {
     const started = session.onDidStartCommand((start) => {
       if (progress.typedAt !== null && progress.outputStart === null && start.startOffset >= progress.typedAt) progress.outputStart = start.startOffset;
     });
+    // A prompt drawn after the line was typed, with no command started since: the shell refused
+    // the line (a syntax error) and will report nothing for it, so say so now, not at the timeout.
+    let refusedLine!: (error: ControlError) => void;
+    const refused = new Promise<never>((_, reject) => (refusedLine = reject));
+    refused.catch(() => {});
+    let refusalSeen = false;
+    const prompted = session.onDidReachPrompt(() => {
+      const typedAt = progress.typedAt;
+      if (refusalSeen || typedAt === null || progress.outputStart !== null) return;
+      refusalSeen = true;
+      const promptAt = session.offset;
+      void (async () => {
+        // Not from inside the event: reading the screen flushes the output being processed now.
+        await new Promise((resolve) => setImmediate(resolve));
+        // fish keeps a refused line in its editor for the person to fix: it is ours, so clear it
+        // (end of line, then kill to its start) rather than leave the next input to join it.
+        const screen = await readScreenOrNull(session, this.#logger);
+        if (screen?.promptInput && line.startsWith(screen.promptInput.split('\n')[0]!.slice(0, 16)) && !session.exitStatus) {
+          session.write('\x05\x15');
+          // Until the shell has redrawn the empty line (and its prompt marks): the next input must
+          // not mistake that redraw for its own line's refusal.
+          for (let tries = 0; tries < 20 && !session.exitStatus; tries++) {
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            if ((await readScreenOrNull(session, this.#logger))?.promptInput === '') break;
+          }
+        }
+        const output = readPlainOutput(session, typedAt, promptAt, ControlConstants.execMaxOutputBytes).text;
+        const said = output.split('\n').slice(1).map((text) => text.trim()).filter((text) => text !== '');
+        const reason = said.length > 0 ? `; it said: ${JSON.stringify(said.join(' '))}` : '';
+        refusedLine(new ControlError(`the shell in terminal ${session.id} did not run the command (a syntax error?)${reason}`, undefined, { output, exitCode: null }));
+      })();
+    });
     try {
       const typedAt = await this.#input.type(session, line + '\r', signal, guard);
       progress.typedAt = typedAt;
@@ -219,7 +251,7 @@ export class ExecRunner implements IDisposable {
       const claim = this.#commandLog.claimNext(session.id, typedAt, command, line);
       try {
         onTyped?.();
-        const entry = await Promise.race([claim.promise, ended, aborted(signal)]);
+        const entry = await Promise.race([claim.promise, ended, refused, aborted(signal)]);
         const output = readPlainOutput(session, entry.startOffset, entry.endOffset, ControlConstants.execMaxOutputBytes);
         // The command ended because the shell did (`exit 4`): the process's exit says how.
         if (entry.exitCode === null && session.exitStatus) throw exitedError(session, output.text);
@@ -229,6 +261,7 @@ export class ExecRunner implements IDisposable {
       }
     } finally {
       started.dispose();
+      prompted.dispose();
       shownAs?.dispose();
     }
   }
