@@ -48,11 +48,17 @@ export class ControlClientError extends Error {
   readonly code: ControlErrorCode;
   /** For SERVER_ERROR: the server's own error code when it sent one (`NOT_FOUND`, `TIMEOUT`, …). */
   readonly serverCode: string | undefined;
-  constructor(code: ControlErrorCode, message: string, serverCode?: string) {
+  /**
+   * For SERVER_ERROR: what the server said beside the error (an exec that timed out sends the
+   * output so far and the pane's last line; one whose shell exited, its exit code).
+   */
+  readonly details: Record<string, unknown>;
+  constructor(code: ControlErrorCode, message: string, serverCode?: string, details: Record<string, unknown> = {}) {
     super(message);
     this.name = 'ControlClientError';
     this.code = code;
     this.serverCode = serverCode;
+    this.details = details;
   }
 }
 
@@ -452,7 +458,8 @@ export class ControlClient implements IDisposable {
     this.#pending.delete(String(envelope.rid));
     clearTimeout(pending.timer);
     if (!envelope.ok) {
-      pending.reject(new ControlClientError('SERVER_ERROR', envelope.error ?? 'the request failed (no error message)', envelope.code));
+      const { id: _eid, rid: _erid, protocol: _eprotocol, ok: _eok, code, error, ...details } = envelope;
+      pending.reject(new ControlClientError('SERVER_ERROR', error ?? 'the request failed (no error message)', code, details));
       return;
     }
     const { id: _id, rid: _rid, protocol: _protocol, ok: _ok, code: _code, ...body } = envelope;

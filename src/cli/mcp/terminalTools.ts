@@ -7,7 +7,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { guarded, text } from './toolResults.ts';
-import type { ControlClient } from '../controlClient.ts';
+import { type ControlClient, ControlClientError } from '../controlClient.ts';
 import { resolveTerminalId } from '../terminalRef.ts';
 import { registerBusTools } from './busTools.ts';
 import { registerReviewTools } from './reviewTools.ts';
@@ -121,7 +121,16 @@ export function createSwitchboardMcpServer(client: ControlClient, version: strin
     ({ terminal, command, timeoutMs }) =>
       guarded(async () => {
         const id = await resolveTerminalId(client, terminal);
-        const event = await client.exec(id, command, timeoutMs ?? McpToolDefaults.execTimeoutMs);
+        let event;
+        try {
+          event = await client.exec(id, command, timeoutMs ?? McpToolDefaults.execTimeoutMs);
+        } catch (error) {
+          // A timeout or the shell exiting still tells the model what it needs to act: the output
+          // so far and the line the pane waits on (`name? `) — with the reason, as an error.
+          const output = error instanceof ControlClientError ? error.details.output : undefined;
+          if (typeof output !== 'string') throw error;
+          return { content: [{ type: 'text', text: `${(error as Error).message}\noutput so far:\n${output}` }], isError: true };
+        }
         const header = `exit code: ${event.exitCode ?? 'unknown'}${event.truncated ? ' (output truncated: last 256 KiB shown)' : ''}`;
         return text(`${header}\n${event.output}`);
       }),

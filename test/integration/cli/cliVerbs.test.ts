@@ -112,8 +112,35 @@ describe('switchboard verbs against the real control socket', () => {
     const result = await cli(['exec', slow, '--timeout', '400', '--', 'sleep 30']);
     assert.equal(result.status, 124);
     assert.equal(result.stdout, '');
-    assert.match(result.stderr, /^switchboard exec: exec timeout after 400ms\n$/);
+    assert.match(result.stderr, /^switchboard exec: exec timeout after 400ms: .*\n$/);
     assert.equal((await cli(['close', slow])).status, 0);
+  });
+
+  it('exec past --timeout prints the output so far and the line the pane waits on', async () => {
+    const result = await cli(['exec', alpha, '--timeout', '3000', '--', 'echo asking; read -p "name? " x']);
+    assert.equal(result.status, 124);
+    assert.equal(result.stdout, 'asking\nname? ');
+    assert.match(result.stderr, /^switchboard exec: exec timeout after 3000ms: the command is still running in terminal .*; the pane's last line: "name\?"\n$/);
+    const json = JSON.parse((await cli(['exec', alpha, '--json', '--timeout', '1000', '--', 'true'])).stdout);
+    assert.equal(json.code, 'TIMEOUT', 'the earlier read still holds the shell');
+    assert.equal(json.typed, false);
+    assert.equal((await cli(['send', alpha, 'bob'])).status, 0);
+    assert.equal((await cli(['exec', alpha, '--', 'echo "x=$x"'])).stdout, 'x=bob\n');
+  });
+
+  it('exec refuses piped stdin (its stdin is the terminal) and types nothing', async () => {
+    const result = await cli(['exec', alpha, '--', 'cat'], 'data\n');
+    assert.equal(result.status, 2);
+    assert.equal(result.stderr, 'switchboard exec: stdin is not passed to the command (its stdin is the terminal); put the data in the command, in a file, or type it with `switchboard send`\n');
+    assert.equal((await cli(['exec', alpha, '--', 'echo not-waiting-in-cat'])).stdout, 'not-waiting-in-cat\n');
+  });
+
+  it('exec of a command that ends the shell exits with the shell exit code and says so', async () => {
+    const doomed = (await cli(['new', '--name', 'doomed'])).stdout.trim();
+    const result = await cli(['exec', doomed, '--', 'exit 4']);
+    assert.equal(result.status, 4);
+    assert.match(result.stderr, /^switchboard exec: terminal .* exited while running the command \(its shell exited with code 4\)\n$/);
+    await cli(['close', doomed]);
   });
 
   it('screen --scrollback N adds lines from above the screen', async () => {

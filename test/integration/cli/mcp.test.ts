@@ -74,6 +74,12 @@ describe('switchboard mcp against the real control socket', () => {
     assert.equal(failed.isError, undefined, 'a failing command is a result, not a tool error');
     assert.match(textOf(failed), /^exit code: 3\n/);
 
+    // Past its timeout, the model still sees what the command printed and what it waits for.
+    const asking = await mcp.client.callTool({ name: 'terminal_exec', arguments: { terminal: id, command: 'echo asking; read -p "name? " x', timeoutMs: 2_000 } });
+    assert.equal(asking.isError, true);
+    assert.match(textOf(asking), /^exec timeout after 2000ms: the command is still running in terminal .*; the pane's last line: "name\?"\noutput so far:\nasking\nname\? $/);
+    await mcp.client.callTool({ name: 'terminal_send', arguments: { terminal: id, text: 'bob' } });
+
     const screen = await mcp.client.callTool({ name: 'terminal_read', arguments: { terminal: id } });
     assert.match(textOf(screen), /^hi$/m);
     assert.match(textOf(screen), /\[screen \d+x\d+, cursor at row \d+ column \d+\]$/);
