@@ -170,7 +170,12 @@ export class TypingGuard implements IDisposable {
     const state = this.#people.get(session.id);
     if (!state?.typedSinceCommand) return null;
     const info = session.info;
-    if (!info.shellIntegration) return state.line.isEmpty ? null : state.line.text;
+    if (!info.shellIntegration) {
+      if (state.line.isEmpty) return null;
+      // Keys given to a full-screen program (vim, less) make no line.
+      const screen = await readScreenOrNull(session, this.#logger);
+      return screen?.altScreen ? null : state.line.text;
+    }
     if (!session.atPrompt) return null;
     const screen = await readScreenOrNull(session, this.#logger);
     const input = screen?.promptInput;
