@@ -15,6 +15,9 @@ export const readCommand = defineControlCommand({
     'Offsets are absolute byte offsets into everything the terminal has printed. Without --offset you',
     `get the tail (the last --limit bytes; at most ${maxReadBytes}). --json adds {offset, nextOffset,`,
     'totalSize, truncated}: pass nextOffset as --offset next time to read only what is new.',
+    'A read never starts or ends inside a character or an escape sequence: a start inside one moves',
+    'past it (offset says where the text starts), an end inside one moves back to its start. Only',
+    '--raw with --offset starts exactly at that byte.',
   ].join('\n'),
   allowPositionals: true,
   options: {

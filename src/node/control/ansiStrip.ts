@@ -29,10 +29,12 @@ const SUB = 0x1a;
 export class AnsiStripper {
   #state = GROUND;
   #stringLength = 0;
+  #openedAt = -1;
 
   push(text: string): string {
     let out = '';
     let runStart = -1;
+    this.#openedAt = -1;
     const length = text.length;
     for (let index = 0; index < length; index++) {
       const code = text.charCodeAt(index);
@@ -46,12 +48,38 @@ export class AnsiStripper {
           runStart = -1;
         }
         this.#ground(code);
+        if (this.#state !== GROUND) this.#openedAt = index;
         continue;
       }
       this.#inSequence(code);
     }
     if (runStart !== -1) out += text.substring(runStart);
     return out;
+  }
+
+  /** Whether the text pushed so far ends inside an escape sequence. */
+  get inSequence(): boolean {
+    return this.#state !== GROUND;
+  }
+
+  /**
+   * Where, in the text of the last push, the sequence still open at its end began: -1 when none
+   * is open or it began in an earlier push. A reader that cuts output there never ends a slice
+   * with part of a sequence.
+   */
+  get openSequenceStart(): number {
+    return this.#state === GROUND ? -1 : this.#openedAt;
+  }
+
+  /**
+   * Consume `text` only as far as the sequence in progress goes: how many of its chars finish
+   * that sequence; 0 when none is in progress, `text.length` when it does not end within `text`.
+   * A reader whose slice starts inside a sequence skips these.
+   */
+  finishSequence(text: string): number {
+    let index = 0;
+    while (this.#state !== GROUND && index < text.length) this.#inSequence(text.charCodeAt(index++));
+    return index;
   }
 
   /** Forget a partial sequence (e.g. before stripping an unrelated piece of output). */
@@ -73,7 +101,11 @@ export class AnsiStripper {
     switch (this.#state) {
       case ESCAPE:
         if (code === 0x5b) this.#state = CSI;
-        else if (code === 0x5d || code === 0x50 || code === 0x58 || code === 0x5e || code === 0x5f) this.#state = STRING;
+        else if (code === 0x5d || code === 0x50 || code === 0x58 || code === 0x5e || code === 0x5f) {
+          this.#state = STRING;
+          // Count each string's own length (an ESC may have ended a previous one just before).
+          this.#stringLength = 0;
+        }
         else if (code >= 0x20 && code <= 0x2f) this.#state = ESCAPE_INTERMEDIATE;
         else if (code === ESC) this.#state = ESCAPE;
         else this.#state = GROUND; // final byte of a two-char sequence, or garbage: dropped either way
@@ -122,6 +154,23 @@ export function stripAnsi(text: string): string {
   // state machine's result whenever nothing else that is special remains.
   const withoutCsi = text.replace(wellFormedCsi, '');
   return otherControl.test(withoutCsi) ? new AnsiStripper().push(text) : withoutCsi;
+}
+
+/**
+ * How many chars at the start of `text` are the rest of an escape sequence that `before` (the
+ * output just ahead of it) leaves open. Only `before`'s last ESC matters: from any ESC on, the
+ * stripper's state no longer depends on what came earlier (an ESC ends a CSI, and inside a string
+ * it is either the start of ST or the start of a new sequence, which continue alike), so the
+ * caller need not find where the output's sequences began. Without an ESC in `before`, the text
+ * is taken to start outside any sequence; a caller that holds less than `maxOscPayloadChars`
+ * before it cannot know better.
+ */
+export function openSequenceTail(before: string, text: string): number {
+  const lastEsc = before.lastIndexOf('\x1b');
+  if (lastEsc === -1) return 0;
+  const stripper = new AnsiStripper();
+  stripper.push(before.substring(lastEsc));
+  return stripper.finishSequence(text);
 }
 
 /** CR LF (and the CR CR LF some line editors emit) → LF: what a reader of command output expects. */

@@ -1,6 +1,9 @@
 /** Reading a byte range of a terminal's output ring as text for agents. */
+import { ControlConstants } from '../../common/constants.ts';
+import { maxOscPayloadChars } from '../../common/terminal/oscParser.ts';
 import type { PtySession } from '../pty/ptySession.ts';
-import { plainText } from './ansiStrip.ts';
+import { AnsiStripper, openSequenceTail, plainText } from './ansiStrip.ts';
+import { leadingContinuationBytes, trailingIncompleteBytes } from './utf8Boundaries.ts';
 
 export interface OutputSlice {
   /** Decoded (and, for plain reads, ANSI-stripped) text. */
@@ -24,13 +27,78 @@ export function readOutputBytes(session: PtySession, start: number, end: number,
   let data = read.data;
   truncated ||= read.truncated;
   if (read.startOffset !== start) {
-    // Cut at an arbitrary byte: do not start inside a UTF-8 sequence (at most 3 continuation bytes).
-    let skip = 0;
-    while (skip < 3 && skip < data.length && (data[skip]! & 0xc0) === 0x80) skip++;
+    // Cut at an arbitrary byte: start on a whole character outside any escape sequence.
+    const skip = startBoundarySkip(session, data, read.startOffset);
     data = data.subarray(skip);
     return { data, startOffset: read.startOffset + skip, endOffset: read.endOffset, truncated };
   }
   return { data, startOffset: read.startOffset, endOffset: read.endOffset, truncated };
+}
+
+/**
+ * A `readLog` slice: up to `limit` bytes from `from`, its ends on boundaries. A start the reader
+ * did not choose exactly (the tail, an offset the ring no longer holds, or any start of a
+ * stripped read) moves forward to a whole character outside any escape sequence; an end before
+ * the end of the output moves back to the start of a character or sequence it cuts, so the next
+ * read (from `endOffset`) gets it whole. Without this, a read that starts inside
+ * `ESC]633;A;<nonce>BEL` prints the shell-integration nonce as text.
+ */
+export function readLogSlice(session: PtySession, from: number, limit: number, options: { exactStart: boolean }): { data: Buffer; startOffset: number; endOffset: number; truncated: boolean } {
+  const read = session.readRing(from, limit);
+  let data = read.data;
+  let start = read.startOffset;
+  if (!options.exactStart || start !== from) {
+    const skip = startBoundarySkip(session, data, start);
+    data = data.subarray(skip);
+    start += skip;
+  }
+  if (read.endOffset < session.offset) data = data.subarray(0, data.length - endBoundaryCut(data));
+  return { data, startOffset: start, endOffset: start + data.length, truncated: read.truncated };
+}
+
+/** Output held before a start, enough to tell whether a string sequence (OSC, DCS) runs through it: UTF-8 takes at most 4 bytes a char. */
+const fullSequenceContextBytes = maxOscPayloadChars * 4;
+
+/**
+ * Bytes to skip at the start of `data` (output from `startOffset`) so that it starts on a whole
+ * character outside any escape sequence. Whether it is inside one depends on the output before
+ * it, which the ring usually still holds.
+ */
+export function startBoundarySkip(session: PtySession, data: Buffer, startOffset: number): number {
+  const utf8 = leadingContinuationBytes(data);
+  const at = startOffset + utf8;
+  if (at === 0 || utf8 === data.length) return utf8;
+  const text = data.subarray(utf8).toString('utf8');
+  for (const want of [ControlConstants.sequenceContextBytes, fullSequenceContextBytes]) {
+    const context = session.readRing(Math.max(0, at - want), Math.min(at, want));
+    const lastEsc = context.data.lastIndexOf(0x1b);
+    if (lastEsc !== -1) return utf8 + Buffer.byteLength(text.substring(0, openSequenceTail(context.data.subarray(lastEsc).toString('utf8'), text)));
+    if (context.startOffset > Math.max(0, at - want)) {
+      // The ring no longer holds what came before: a string's terminator with only printable
+      // chars before it is most likely the rest of an OSC (a prompt mark and its nonce).
+      const tail = stringTail.exec(text.substring(0, maxOscPayloadChars + 1));
+      return utf8 + (tail ? Buffer.byteLength(tail[0]) : 0);
+    }
+    if (want >= at) break;
+  }
+  return utf8;
+}
+
+/** The end of a string sequence whose start is gone: printable chars, then BEL, ST or 8-bit ST. */
+const stringTail = /^[\x20-\x7e\u00a0-\uffff]*?(?:\x07|\x1b\\|\u009c)/;
+
+/**
+ * Bytes to cut from the end of `data` (which starts outside any sequence) so that it ends on a
+ * whole character and outside any escape sequence: 0 when it does, and when a sequence takes all
+ * of it (cutting would leave nothing, and a reader must get on).
+ */
+function endBoundaryCut(data: Buffer): number {
+  const utf8 = trailingIncompleteBytes(data);
+  const text = data.subarray(0, data.length - utf8).toString('utf8');
+  const stripper = new AnsiStripper();
+  stripper.push(text);
+  const open = stripper.openSequenceStart;
+  return open > 0 ? utf8 + Buffer.byteLength(text.substring(open)) : utf8;
 }
 
 /** A command's output as plain text (ANSI stripped, LF line ends, shell redraw noise trimmed) of [start, end), tail kept. */

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ControlConstants, TerminalConstants } from '../../../common/constants.ts';
 import { type ControlCommand, defineCommand } from '../commandRegistry.ts';
 import { stripAnsi } from '../ansiStrip.ts';
-import { leadingContinuationBytes, trailingIncompleteBytes } from '../utf8Boundaries.ts';
+import { readLogSlice } from '../terminalOutput.ts';
 import { IdValue, ProtocolV1 } from '../protocol.ts';
 import { audit, commandEventBody, type ControlServices, describeTerminal, requireRunning, requireTerminal, targetTerminalRef } from './services.ts';
 
@@ -135,25 +135,19 @@ export function clawsCommands(services: ControlServices): ControlCommand[] {
         const totalSize = session.offset;
         const limit = Math.min(params.limit ?? ControlConstants.readLogMaxBytes, ControlConstants.readLogMaxBytes);
         const requested = Math.min(params.offset ?? Math.max(0, totalSize - limit), totalSize);
-        const read = session.readRing(requested, limit);
-        let start = read.startOffset;
-        let data = read.data;
-        if (start !== requested || params.offset === undefined) {
-          // Not where the client asked (dropped bytes) or an arbitrary tail: start on a character.
-          const skip = leadingContinuationBytes(data);
-          data = data.subarray(skip);
-          start += skip;
-        }
-        if (read.endOffset < totalSize) data = data.subarray(0, data.length - trailingIncompleteBytes(data));
-        const nextOffset = start + data.length;
-        const text = data.toString('utf8');
+        // Only raw bytes from an offset the client chose may start inside a character or escape
+        // sequence: anything else starts and ends on their boundaries (a stripped read that began
+        // inside a prompt mark would print its nonce).
+        const slice = readLogSlice(session, requested, limit, { exactStart: params.offset !== undefined && params.strip === false });
+        const nextOffset = slice.endOffset;
+        const text = slice.data.toString('utf8');
         return {
           bytes: params.strip === false ? text : stripAnsi(text),
-          offset: start,
+          offset: slice.startOffset,
           nextOffset,
           totalSize,
           // claws: more bytes follow; ours also: the start was clamped up past bytes the ring no longer holds.
-          truncated: read.truncated || nextOffset < totalSize,
+          truncated: slice.truncated || nextOffset < totalSize,
           logPath: null,
         };
       },

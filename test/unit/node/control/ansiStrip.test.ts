@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { AnsiStripper, normalizeNewlines, plainText, stripAnsi } from '../../../../src/node/control/ansiStrip.ts';
+import { AnsiStripper, normalizeNewlines, openSequenceTail, plainText, stripAnsi } from '../../../../src/node/control/ansiStrip.ts';
 import { trimShellArtifacts } from '../../../../src/node/control/terminalOutput.ts';
 import { random } from '../../../helpers/seededRandom.ts';
 
@@ -61,5 +61,40 @@ describe('stripAnsi fast path', () => {
       const text = Array.from({ length: 1 + Math.floor(next() * 12) }, () => pieces[Math.floor(next() * pieces.length)]).join('');
       assert.equal(stripAnsi(text), new AnsiStripper().push(text), JSON.stringify(text));
     }
+  });
+});
+
+describe('sequence boundaries for readers that cut output', () => {
+  it('openSequenceTail: how much of a slice finishes a sequence the output before it left open', () => {
+    const nonce = '9f8e7d6c5b4a';
+    const output = `$ \x1b]633;A;${nonce}\x07\x1b[31mred\x1b[0m\x1b]633;E;ls\x1b\\done`;
+    const stripped = stripAnsi(output);
+    // Cut at every position: what is left after the skip strips to a suffix of the whole, nonce-free.
+    for (let cut = 0; cut <= output.length; cut++) {
+      const rest = output.substring(cut);
+      const tail = stripAnsi(rest.substring(openSequenceTail(output.substring(0, cut), rest)));
+      assert.ok(stripped.endsWith(tail), `cut at ${cut}: ${JSON.stringify(tail)}`);
+      assert.ok(!tail.includes('633') && !tail.includes(nonce.substring(2)), `cut at ${cut}: ${JSON.stringify(tail)}`);
+    }
+  });
+
+  it('only the last ESC before the cut matters: an earlier unfinished string does not confuse it', () => {
+    // The context starts inside an OSC whose start is not held; its ST's ESC resynchronises.
+    assert.equal(openSequenceTail('payload of an osc\x1b\\text \x1b[3', '1mred'), 2);
+    assert.equal(openSequenceTail('no escape at all', '633;A;nonce\x07'), 0, 'nothing to go on: taken as outside');
+  });
+
+  it('openSequenceStart: where a sequence still open at the end of a push began', () => {
+    const stripper = new AnsiStripper();
+    stripper.push('text \x1b[31mred\x1b]633;A;abc');
+    assert.equal(stripper.inSequence, true);
+    assert.equal(stripper.openSequenceStart, 'text \x1b[31mred'.length);
+    stripper.push('\x07');
+    assert.equal(stripper.inSequence, false);
+    assert.equal(stripper.openSequenceStart, -1);
+    stripper.push('\x1b[1;3');
+    assert.equal(stripper.openSequenceStart, 0);
+    assert.equal(stripper.finishSequence('2mgreen'), 2);
+    assert.equal(stripper.inSequence, false);
   });
 });
