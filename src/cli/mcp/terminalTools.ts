@@ -174,7 +174,7 @@ export function createSwitchboardMcpServer(client: ControlClient, version: strin
       description: `Block until something happens in a terminal: output matching a regular expression (pattern), the output going quiet for idleMs, the shell back at its prompt (prompt: the running command finished), or the terminal's program exiting (exit). Give at least one; the first met ends the wait. Only output from now on counts, unless since gives an earlier output offset (terminal_send returns one). Use it after terminal_send or terminal_create with a command, e.g. wait for "listening on" from a server. Returns what matched, or says it timed out (default ${McpToolDefaults.waitTimeoutMs} ms, max ${McpToolDefaults.maxTimeoutMs}); a timeout is not an error.`,
       inputSchema: {
         terminal: terminalParam,
-        pattern: z.string().min(1).max(1000).optional().describe('JavaScript regular expression, matched against new output with escape sequences stripped.'),
+        pattern: z.string().min(1).max(1000).optional().describe('JavaScript regular expression, matched against new output with escape sequences stripped. It never matches the echo of text typed with terminal_send, only what the program prints (a program that does not echo delays the match by at most 1 s).'),
         ignoreCase: z.boolean().optional().describe('Match pattern without regard to case.'),
         since: z.number().int().min(0).optional().describe('Output offset to count from (from terminal_send), so output printed before this call still matches.'),
         idleMs: z.number().int().min(1).max(McpToolDefaults.maxTimeoutMs).optional().describe('Done when nothing was printed for this many milliseconds.'),

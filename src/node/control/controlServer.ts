@@ -30,6 +30,7 @@ import { type HistoryCall, historyCommands } from './commands/historyCommands.ts
 import { ControlConnection, type ControlRequest, type RequestOutcome } from './controlConnection.ts';
 import { ExecRunner } from './execRunner.ts';
 import { ControlError, ProtocolErrors } from './protocol.ts';
+import { SentInputTracker } from './sentInput.ts';
 import { UnixSocketListener } from './socketListener.ts';
 import { TerminalInput } from './terminalInput.ts';
 import { TerminalWaiter } from './terminalWaiter.ts';
@@ -87,6 +88,7 @@ export class ControlServer implements IDisposable {
   readonly #input: TerminalInput;
   readonly #exec: ExecRunner;
   readonly #waiter: TerminalWaiter;
+  readonly #sentInput = new SentInputTracker();
   /** The claws/2 bus (hello, subscribe, publish, push frames). */
   readonly bus: Bus;
   readonly #listeners: Array<{ listener: UnixSocketListener; workspace: string | null }> = [];
@@ -104,7 +106,7 @@ export class ControlServer implements IDisposable {
     this.#input = new TerminalInput({ logger: options.logger });
     this.typingGuard = new TypingGuard({ idleMs: options.agentSendIdleMs ?? (() => defaultSettings.agentSendIdleMs), logger: options.logger });
     this.#exec = new ExecRunner({ commandLog: this.commandLog, input: this.#input, typingGuard: this.typingGuard, logger: options.logger });
-    this.#waiter = new TerminalWaiter({ commandLog: this.commandLog, logger: options.logger });
+    this.#waiter = new TerminalWaiter({ commandLog: this.commandLog, sentInput: this.#sentInput, logger: options.logger });
     const services: ControlServices = {
       ptyHost: options.ptyHost,
       commandLog: this.commandLog,
@@ -112,6 +114,7 @@ export class ControlServer implements IDisposable {
       exec: this.#exec,
       input: this.#input,
       waiter: this.#waiter,
+      sentInput: this.#sentInput,
       typingGuard: this.typingGuard,
       logger: options.logger,
       version: options.version,
@@ -204,6 +207,7 @@ export class ControlServer implements IDisposable {
     this.bus.dispose();
     this.#exec.dispose();
     this.#waiter.dispose();
+    this.#sentInput.dispose();
     this.#input.dispose();
     this.typingGuard.dispose();
     this.commandLog.dispose();

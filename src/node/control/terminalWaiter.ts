@@ -5,14 +5,20 @@
  *
  * `since` (an output offset, e.g. from a `send` response) closes the race between acting and
  * waiting: output and commands from that offset on count, even if they came before the wait.
+ *
+ * A pattern never matches the terminal's echo of what an agent sent (echoGate.ts): after `send
+ * 'sleep 2; echo done'`, `wait --pattern done` waits for the command, not the typed line.
  */
+import { StringDecoder } from 'node:string_decoder';
 import { ControlConstants } from '../../common/constants.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtySession } from '../pty/ptySession.ts';
-import { AnsiStripper, normalizeNewlines } from './ansiStrip.ts';
+import { normalizeNewlines } from './ansiStrip.ts';
 import type { CommandLog, LoggedCommand } from './commandLog.ts';
+import { EchoGate } from './echoGate.ts';
 import { ControlError } from './protocol.ts';
+import type { SentInput, SentInputTracker } from './sentInput.ts';
 import { readScreenOrNull } from './terminalInput.ts';
 import { readOutputBytes } from './terminalOutput.ts';
 
@@ -36,11 +42,13 @@ const promptPattern = /[$#%>❯›»]\s?$/;
 
 export class TerminalWaiter implements IDisposable {
   readonly #commandLog: CommandLog;
+  readonly #sentInput: SentInputTracker;
   readonly #logger: ILogger;
   readonly #active = new Set<(error: Error) => void>();
 
-  constructor(options: { commandLog: CommandLog; logger: ILogger }) {
+  constructor(options: { commandLog: CommandLog; sentInput: SentInputTracker; logger: ILogger }) {
     this.#commandLog = options.commandLog;
+    this.#sentInput = options.sentInput;
     this.#logger = options.logger;
   }
 
@@ -50,6 +58,7 @@ export class TerminalWaiter implements IDisposable {
       let timeoutTimer: NodeJS.Timeout | undefined;
       let idleTimer: NodeJS.Timeout | undefined;
       let screenCheck: NodeJS.Timeout | undefined;
+      let echoTimer: NodeJS.Timeout | undefined;
       let settled = false;
       const finish = (outcome: { result: WaitResult } | { error: Error }) => {
         if (settled) return;
@@ -59,6 +68,7 @@ export class TerminalWaiter implements IDisposable {
         clearTimeout(timeoutTimer);
         clearTimeout(idleTimer);
         clearTimeout(screenCheck);
+        clearTimeout(echoTimer);
         if ('result' in outcome) resolve(outcome.result);
         else reject(outcome.error);
       };
@@ -86,10 +96,33 @@ export class TerminalWaiter implements IDisposable {
 
       // --- pattern -------------------------------------------------------------------------
       const matcher = conditions.pattern ? new StreamMatcher(conditions.pattern) : undefined;
-      if (matcher && since < now) {
-        const earlier = readOutputBytes(session, since, now, ControlConstants.waitPatternWindowChars);
-        const match = matcher.push(earlier.data.toString('utf8'));
-        if (match) return succeed({ matched: 'pattern', ...match, offset: now });
+      const gate = matcher ? new EchoGate() : undefined;
+      /** Feed text that counts to the matcher; true when the wait is over. */
+      const matchText = (plain: string, offset: number): boolean => {
+        const match = plain.length > 0 ? matcher!.push(plain) : null;
+        if (match) succeed({ matched: 'pattern', ...match, offset });
+        return match !== null;
+      };
+      /** While an echo is looked for, a timer ends the search at its deadline (the output held then counts). */
+      const armEchoTimer = () => {
+        clearTimeout(echoTimer);
+        const deadline = gate?.deadline ?? null;
+        if (deadline === null) return;
+        // +1: a timer may fire a millisecond before Date.now() reaches the deadline.
+        echoTimer = setTimeout(() => {
+          if (!matchText(gate!.expire(), session.offset)) armEchoTimer();
+        }, Math.max(0, deadline - Date.now()) + 1);
+      };
+      if (gate) {
+        if (matchText(this.#catchUp(session, gate, since, now), now)) return;
+        disposables.push(
+          this.#sentInput.onDidRecord((sent) => {
+            if (sent.session !== session) return;
+            gate.expect(sent.input);
+            armEchoTimer();
+          }),
+        );
+        armEchoTimer();
       }
 
       // --- prompt --------------------------------------------------------------------------
@@ -125,9 +158,9 @@ export class TerminalWaiter implements IDisposable {
 
       disposables.push(
         session.onDidOutput(({ data, endOffset }) => {
-          if (matcher) {
-            const match = matcher.push(data);
-            if (match) return succeed({ matched: 'pattern', ...match, offset: endOffset });
+          if (gate) {
+            if (matchText(gate.push(data), endOffset)) return;
+            armEchoTimer();
           }
           armIdle();
           if (promptByScreen) checkScreenSoon();
@@ -142,6 +175,45 @@ export class TerminalWaiter implements IDisposable {
     this.#active.clear();
   }
 
+  /**
+   * Output that came before the wait and counts for its pattern: from `start` (its `since`) to
+   * `now`, through the echo gate. Sends at or after `start` are expected at their offsets; so is
+   * the last one before it, whose echo may straddle `start` (or be drawn again later, typed ahead),
+   * which is why reading begins at that send.
+   */
+  #catchUp(session: PtySession, gate: EchoGate, start: number, now: number): string {
+    const expected: SentInput[] = [];
+    let before: SentInput | undefined;
+    for (const input of this.#sentInput.recent(session)) {
+      if (input.offset >= start) expected.push(input);
+      else before = input;
+    }
+    if (before && start - before.offset <= ControlConstants.echoLookbackBytes) expected.unshift(before);
+    const origin = Math.min(start, expected[0]?.offset ?? start);
+    const read = origin < now ? readOutputBytes(session, origin, now, ControlConstants.waitPatternWindowChars) : { data: Buffer.alloc(0), startOffset: now };
+    // Where reading pauses: at each send (to expect its echo from there) and at `start`.
+    const stops: Array<{ at: number; input: SentInput | null }> = [...expected.map((input) => ({ at: input.offset, input })), { at: start, input: null }];
+    stops.sort((a, b) => a.at - b.at);
+    // `since` may split a character; the decoder carries its bytes over to the next piece.
+    const decoder = new StringDecoder('utf8');
+    let counted = '';
+    let cursor = read.startOffset;
+    for (const stop of stops) {
+      // A stop before what the ring still holds (or what was kept of a long stretch) applies at its start.
+      const at = Math.max(stop.at, read.startOffset);
+      if (at > cursor) {
+        const text = gate.push(decoder.write(read.data.subarray(cursor - read.startOffset, at - read.startOffset)));
+        // Before `start` nothing counts; the gate drops what it still holds of that once told so.
+        if (cursor >= start) counted += text;
+      }
+      cursor = Math.max(cursor, at);
+      if (stop.input) gate.expect(stop.input);
+      else gate.discardBefore();
+    }
+    counted += gate.push(decoder.write(read.data.subarray(cursor - read.startOffset)));
+    return counted + gate.expire();
+  }
+
   async #checkPromptOnScreen(session: PtySession): Promise<boolean> {
     const screen = await readScreenOrNull(session, this.#logger);
     if (!screen || screen.altScreen) return false;
@@ -154,10 +226,9 @@ function promptResult(entry: LoggedCommand, offset: number): WaitResult {
   return { matched: 'prompt', offset, exitCode: entry.exitCode, commandLine: entry.commandLine };
 }
 
-/** Matches a regex against the plain text of a stream, keeping a bounded window of the newest text. */
+/** Matches a regex against plain text (escape sequences already stripped), keeping a bounded window of the newest text. */
 class StreamMatcher {
   readonly #pattern: RegExp;
-  readonly #stripper = new AnsiStripper();
   #window = '';
   /** CRs at the end of the last piece, held back until we know whether an LF follows. */
   #pendingCr = '';
@@ -167,8 +238,8 @@ class StreamMatcher {
     this.#pattern = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''));
   }
 
-  push(data: string): { text: string; groups: Array<string | null> } | null {
-    let piece = this.#pendingCr + this.#stripper.push(data);
+  push(plain: string): { text: string; groups: Array<string | null> } | null {
+    let piece = this.#pendingCr + plain;
     const trailing = /\r+$/.exec(piece);
     this.#pendingCr = trailing ? trailing[0] : '';
     if (trailing) piece = piece.substring(0, piece.length - trailing[0].length);
