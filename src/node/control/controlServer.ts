@@ -103,7 +103,7 @@ export class ControlServer implements IDisposable {
     this.#logger = options.logger;
     this.audit = new AuditLog();
     this.commandLog = new CommandLog({ ptyHost: options.ptyHost });
-    this.#input = new TerminalInput({ logger: options.logger });
+    this.#input = new TerminalInput({ logger: options.logger, sentInput: this.#sentInput });
     this.typingGuard = new TypingGuard({ idleMs: options.agentSendIdleMs ?? (() => defaultSettings.agentSendIdleMs), logger: options.logger });
     this.#exec = new ExecRunner({ commandLog: this.commandLog, input: this.#input, typingGuard: this.typingGuard, logger: options.logger });
     this.#waiter = new TerminalWaiter({ commandLog: this.commandLog, sentInput: this.#sentInput, logger: options.logger });
@@ -114,7 +114,6 @@ export class ControlServer implements IDisposable {
       exec: this.#exec,
       input: this.#input,
       waiter: this.#waiter,
-      sentInput: this.#sentInput,
       typingGuard: this.typingGuard,
       logger: options.logger,
       version: options.version,

@@ -42,6 +42,13 @@ export interface ExecOptions {
 /** How long after a command's end an exec waits for a prompt the shell does not report. */
 const promptGraceMs = 1_000;
 
+/**
+ * How long a prompt drawn after an exec typed its line must stay without a command start before
+ * the line counts as refused: a shell starts a line it accepts within milliseconds, but fish
+ * redraws its prompt now and then, and a loaded machine delays bash's PS0 fork.
+ */
+const lineRefusalGraceMs = 1_000;
+
 /** What an exec is doing, for the answer it gives when it times out. */
 interface ExecProgress {
   /** What the exec waits for before it can type (said in the timeout message). */
@@ -210,38 +217,57 @@ export class ExecRunner implements IDisposable {
     const started = session.onDidStartCommand((start) => {
       if (progress.typedAt !== null && progress.outputStart === null && start.startOffset >= progress.typedAt) progress.outputStart = start.startOffset;
     });
-    // A prompt drawn after the line was typed, with no command started since: the shell refused
-    // the line (a syntax error) and will report nothing for it, so say so now, not at the timeout.
+    // A prompt drawn after the line was typed that follows no command's end, and no command
+    // starts within a grace: the shell refused the line (a syntax error) and will report nothing
+    // for it, so say so now, not at the timeout. (A prompt right after a command's end is the one
+    // that reads our line; fish also redraws its prompt now and then, hence the grace.)
     let refusedLine!: (error: ControlError) => void;
     const refused = new Promise<never>((_, reject) => (refusedLine = reject));
     refused.catch(() => {});
-    let refusalSeen = false;
-    const prompted = session.onDidReachPrompt(() => {
-      const typedAt = progress.typedAt;
-      if (refusalSeen || typedAt === null || progress.outputStart !== null) return;
-      refusalSeen = true;
-      const promptAt = session.offset;
-      void (async () => {
-        // Not from inside the event: reading the screen flushes the output being processed now.
-        await new Promise((resolve) => setImmediate(resolve));
-        // fish keeps a refused line in its editor for the person to fix: it is ours, so clear it
-        // (end of line, then kill to its start) rather than leave the next input to join it.
-        const screen = await readScreenOrNull(session, this.#logger);
-        if (screen?.promptInput && line.startsWith(screen.promptInput.split('\n')[0]!.slice(0, 16)) && !session.exitStatus) {
-          session.write('\x05\x15');
-          // Until the shell has redrawn the empty line (and its prompt marks): the next input must
-          // not mistake that redraw for its own line's refusal.
-          for (let tries = 0; tries < 20 && !session.exitStatus; tries++) {
-            await new Promise((resolve) => setTimeout(resolve, 50));
-            if ((await readScreenOrNull(session, this.#logger))?.promptInput === '') break;
-          }
+    let afterEnd = false;
+    let startedAt = -1;
+    let checking = false;
+    let settled = false;
+    const watch = [
+      session.onDidStartCommand((start) => {
+        if (progress.typedAt !== null && start.startOffset >= progress.typedAt) startedAt = start.startOffset;
+      }),
+      session.onDidCommand((event) => {
+        if (progress.typedAt !== null && event.endOffset >= progress.typedAt) afterEnd = true;
+      }),
+      session.onDidReachPrompt(() => {
+        const typedAt = progress.typedAt;
+        if (typedAt === null) return;
+        if (afterEnd) {
+          afterEnd = false;
+          return;
         }
-        const output = readPlainOutput(session, typedAt, promptAt, ControlConstants.execMaxOutputBytes).text;
-        const said = output.split('\n').slice(1).map((text) => text.trim()).filter((text) => text !== '');
-        const reason = said.length > 0 ? `; it said: ${JSON.stringify(said.join(' '))}` : '';
-        refusedLine(new ControlError(`the shell in terminal ${session.id} did not run the command (a syntax error?)${reason}`, undefined, { output, exitCode: null }));
-      })();
-    });
+        if (checking) return;
+        checking = true;
+        const promptAt = session.offset;
+        void (async () => {
+          await new Promise((resolve) => setTimeout(resolve, lineRefusalGraceMs));
+          checking = false;
+          if (settled || startedAt >= promptAt || session.exitStatus || signal.aborted) return;
+          // fish keeps a refused line in its editor for the person to fix: it is ours, so clear it
+          // (end of line, then kill to its start) rather than leave the next input to join it.
+          const screen = await readScreenOrNull(session, this.#logger);
+          if (screen?.promptInput && line.startsWith(screen.promptInput.split('\n')[0]!.slice(0, 16)) && !session.exitStatus) {
+            session.write('\x05\x15');
+            // Until the shell has redrawn the empty line (and its prompt marks): the next input
+            // must not mistake that redraw for its own line's refusal.
+            for (let tries = 0; tries < 20 && !session.exitStatus; tries++) {
+              await new Promise((resolve) => setTimeout(resolve, 50));
+              if ((await readScreenOrNull(session, this.#logger))?.promptInput === '') break;
+            }
+          }
+          const output = readPlainOutput(session, typedAt, promptAt, ControlConstants.execMaxOutputBytes).text;
+          const said = output.split('\n').slice(1).map((text) => text.trim()).filter((text) => text !== '');
+          const reason = said.length > 0 ? `; it said: ${JSON.stringify(said.join(' '))}` : '';
+          refusedLine(new ControlError(`the shell in terminal ${session.id} did not run the command (a syntax error?)${reason}`, undefined, { output, exitCode: null }));
+        })();
+      }),
+    ];
     try {
       const typedAt = await this.#input.type(session, line + '\r', signal, guard);
       progress.typedAt = typedAt;
@@ -260,8 +286,9 @@ export class ExecRunner implements IDisposable {
         claim.dispose();
       }
     } finally {
+      settled = true;
       started.dispose();
-      prompted.dispose();
+      for (const listener of watch) listener.dispose();
       shownAs?.dispose();
     }
   }

@@ -8,6 +8,7 @@ import type { ILogger } from '../logger.ts';
 import type { PtySession } from '../pty/ptySession.ts';
 import type { ScreenText } from '../pty/terminalMirror.ts';
 import { PendingSleeps } from './pendingSleeps.ts';
+import type { SentInputTracker } from './sentInput.ts';
 import { ControlError } from './protocol.ts';
 
 const pasteStart = '\x1b[200~';
@@ -40,13 +41,17 @@ export interface SendResult {
 
 export class TerminalInput implements IDisposable {
   readonly #logger: ILogger;
+  readonly #sentInput: SentInputTracker | undefined;
   readonly #tails = new Map<string, Promise<unknown>>();
   readonly #sleeps = new PendingSleeps();
   #disposed = false;
 
-  constructor(options: { logger: ILogger }) {
+  constructor(options: { logger: ILogger; sentInput?: SentInputTracker }) {
     this.#logger = options.logger;
+    this.#sentInput = options.sentInput;
   }
+
+
 
   /** Text as typed; bracketed paste as asked or as the foreground program's mode suggests. */
   send(session: PtySession, text: string, options: SendOptions): Promise<SendResult> {
@@ -70,6 +75,9 @@ export class TerminalInput implements IDisposable {
         // pasted text; Enter goes separately then.
         session.write(options.newline && !bracketedPasteMode ? text + '\r' : text);
       }
+      // In the same turn as the write, Enter included even when it follows apart: a `wait`
+      // skips the echo of what agents typed (SentInputTracker).
+      this.#sentInput?.record(session, text + (options.newline ? '\r' : ''), offset);
       options.onTyped?.();
       if (options.newline && (pasted || bracketedPasteMode || text.length === 0)) {
         if (text.length > 0) await this.#sleep(ControlConstants.pasteEnterDelayMs);
@@ -97,6 +105,7 @@ export class TerminalInput implements IDisposable {
       signal?.throwIfAborted();
       const offset = session.offset;
       session.write(data);
+      this.#sentInput?.record(session, data, offset);
       return offset;
     });
   }

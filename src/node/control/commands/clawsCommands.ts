@@ -96,12 +96,7 @@ export function clawsCommands(services: ControlServices): ControlCommand[] {
           newline,
           paste: params.paste,
           guard: services.typingGuard.guardFor(session.id, { wait: params.wait ?? true, isConnected: () => context.peer.connected, session }),
-          onTyped: () => {
-            const typed = text + (newline ? '\r' : '');
-            audit(services, context, session.id, typed);
-            // Called right after the write, before any output it causes: `wait` skips its echo.
-            services.sentInput.record(session, typed);
-          },
+          onTyped: () => audit(services, context, session.id, text + (newline ? '\r' : '')),
         });
         return { mode: 'wrapped', pasted: result.pasted, offset: result.offset };
       },

@@ -8,7 +8,6 @@ import type { CommandContext } from '../commandRegistry.ts';
 import type { CommandLog, LoggedCommand } from '../commandLog.ts';
 import type { ExecRunner } from '../execRunner.ts';
 import { ControlError, ProtocolErrors, type RequestId } from '../protocol.ts';
-import type { SentInputTracker } from '../sentInput.ts';
 import type { TerminalInput } from '../terminalInput.ts';
 import type { TerminalWaiter } from '../terminalWaiter.ts';
 import type { TypingGuard } from '../typingGuard.ts';
@@ -20,8 +19,6 @@ export interface ControlServices {
   readonly exec: ExecRunner;
   readonly input: TerminalInput;
   readonly waiter: TerminalWaiter;
-  /** What `send` typed where, so `wait` can skip its echo. */
-  readonly sentInput: SentInputTracker;
   /** Holds agents' `send` while a person is typing in the same terminal. */
   readonly typingGuard: TypingGuard;
   readonly logger: ILogger;
