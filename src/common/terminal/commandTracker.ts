@@ -48,6 +48,11 @@ export interface CommandTrackerOptions {
   initialCwd: string;
   /** Whether an OSC 7 host names this machine (a remote host's paths are not ours). */
   isLocalHost: (host: string) => boolean;
+  /**
+   * The line the shell echoed between two offsets (its prompt's end and a command's start),
+   * when it can be told (echoedLine.ts): names a command the shell did not name.
+   */
+  echoedLine?: (from: number, to: number) => string | null;
 }
 
 type RunningCommand = CommandStart;
@@ -72,6 +77,8 @@ export class CommandTracker implements IDisposable {
   /** The shell finished drawing its prompt (OSC 633/133 B): it reads the next line now. */
   readonly onDidReachPrompt: Event<void> = this.#onDidReachPrompt.event;
   #atPrompt = false;
+  /** Where the last prompt ended (after its B mark): the echo of the line typed there follows. */
+  #promptEndOffset: number | null = null;
   readonly #onDidStartCommand = new Emitter<CommandStart>();
   /** Every command start, also of a command that ends within the same batch of output (onDidChange may then show no change). */
   readonly onDidStartCommand: Event<CommandStart> = this.#onDidStartCommand.event;
@@ -129,6 +136,7 @@ export class CommandTracker implements IDisposable {
           changed = true;
         }
         this.#atPrompt = mark.kind === 'promptEnd';
+        this.#promptEndOffset = this.#atPrompt ? position.end : null;
         if (changed) this.#onDidChange.fire();
         if (this.#atPrompt) this.#onDidReachPrompt.fire();
         return;
@@ -137,9 +145,12 @@ export class CommandTracker implements IDisposable {
         let changed = this.#markIntegrated();
         if (this.#running) {
           // bash names a line that did not enter history (ignorespace, ignoredups) only once it
-          // runs, after its C mark (assets/shell-integration/bash): it names the running command.
-          this.#running.commandLine = this.#shown(mark.commandLine);
-          changed = true;
+          // runs, after its C mark (assets/shell-integration/bash), and only by its first simple
+          // command: it names the running command unless the echo of the line already did.
+          if (this.#running.commandLine === '') {
+            this.#running.commandLine = this.#shown(mark.commandLine);
+            changed = true;
+          }
         } else {
           this.#pendingCommandLine = mark.commandLine;
         }
@@ -149,14 +160,17 @@ export class CommandTracker implements IDisposable {
       case 'commandStart': {
         this.#markIntegrated();
         if (this.#running) this.#finish(null, position.start, now);
+        const echoed = this.#pendingCommandLine === null && this.#promptEndOffset !== null ? this.#options.echoedLine?.(this.#promptEndOffset, position.start) : null;
+        const reported = this.#pendingCommandLine ?? echoed ?? null;
         this.#running = {
-          commandLine: this.#pendingCommandLine === null ? '' : this.#shown(this.#pendingCommandLine),
+          commandLine: reported === null ? '' : this.#shown(reported),
           cwd: this.#cwdReported ? this.#cwd : null,
           startOffset: position.end,
           startedAt: now,
         };
         this.#pendingCommandLine = null;
         this.#atPrompt = false;
+        this.#promptEndOffset = null;
         this.#onDidStartCommand.fire({ ...this.#running });
         this.#onDidChange.fire();
         return;

@@ -13,6 +13,7 @@ import { ApiError } from '../../common/api/errors.ts';
 import { TerminalConstants } from '../../common/constants.ts';
 import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
+import { echoedCommandLine } from '../../common/terminal/echoedLine.ts';
 import { CommandTracker, type CommandEvent, type CommandStart } from '../../common/terminal/commandTracker.ts';
 import { OscParser, type OscParserHandler } from '../../common/terminal/oscParser.ts';
 import { parseTerminalMark } from '../../common/terminal/terminalMarks.ts';
@@ -84,6 +85,9 @@ interface Subscription {
   pending: Array<string | number> | null;
   disposed: boolean;
 }
+
+/** The longest echo of a typed line a command is named from (see echoedLine.ts). */
+const maxEchoedLineBytes = 16 * 1024;
 
 /** How often a session builds a new mirror after losing one (a worker that keeps dying is not retried forever). */
 const maxMirrorRebuilds = 3;
@@ -207,7 +211,17 @@ export class PtySession implements IDisposable {
     this.#mirror = this.#newMirror(options.cols, options.rows);
     this.#parser = new OscParser(this.#parserHandler);
     this.#integrationInjected = options.nonce !== null;
-    this.#tracker = new CommandTracker({ nonce: options.nonce, initialCwd: options.cwd, isLocalHost: options.isLocalHost });
+    this.#tracker = new CommandTracker({
+      nonce: options.nonce,
+      initialCwd: options.cwd,
+      isLocalHost: options.isLocalHost,
+      echoedLine: (from, to) => {
+        // A line's echo is short; a long stretch is something else (output typed ahead of a prompt).
+        if (to - from > maxEchoedLineBytes) return null;
+        const read = this.#ring.read(from, to - from);
+        return read.startOffset === from ? echoedCommandLine(read.data.toString('utf8')) : null;
+      },
+    });
     this.#tracker.onDidChange(() => this.#syncTrackerInfo());
     this.#tracker.onDidFinishCommand((event) => this.#onDidCommand.fire(event));
     this.#tracker.onDidStartCommand((start) => this.#onDidStartCommand.fire(start));

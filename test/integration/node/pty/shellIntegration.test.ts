@@ -204,9 +204,11 @@ describe('shell integration: bash specifics', { timeout: 60_000 }, () => {
     // Kept out of history (leading space), and a repeat that ignoredups keeps out.
     const hidden = await run(session, ' (exit 3)');
     assert.equal(hidden.exitCode, 3);
-    // bash keeps no trace of such a line that the shell could report, so its name stays unknown.
+    // No shell code runs for such a line that could name it: the Hub reads it from its echo.
     const again = await run(session, '(cd / && pwd)');
-    assert.deepEqual([again.commandLine, again.exitCode, outputOf(session, again)], ['', 0, '/\r\n']);
+    assert.deepEqual([again.commandLine, again.exitCode, outputOf(session, again)], ['(cd / && pwd)', 0, '/\r\n']);
+    const hiddenList = await run(session, ' echo a && echo b');
+    assert.equal(hiddenList.commandLine, 'echo a && echo b', 'the whole line, not only its first command');
   });
 
   test("the user's own PS0 still shows, also when PROMPT_COMMAND rebuilds it", async () => {
