@@ -39,11 +39,7 @@ export function createTerminalMethods(ptyHost: PtyHost, hooks: TerminalMethodHoo
       return ok;
     },
 
-    'terminal.rename': ({ id, name }) => {
-      const session = ptyHost.require(id);
-      session.rename(name);
-      return session.info;
-    },
+    'terminal.rename': ({ id, name }) => ptyHost.rename(id, name).info,
 
     'terminal.close': async ({ id }) => {
       await ptyHost.close(id);

@@ -118,6 +118,24 @@ export class PtyHost implements IDisposable {
     return session;
   }
 
+  /**
+   * Rename a terminal. A name another terminal has is refused: people and agents address
+   * terminals by name (`switchboard exec builder …`), and a name must point at one terminal.
+   */
+  rename(id: string, name: string): PtySession {
+    const session = this.require(id);
+    const trimmed = name.trim();
+    if (trimmed === '') throw new ApiError('INVALID_PARAMS', 'a terminal name cannot be empty');
+    for (const entry of this.#sessions.values()) {
+      const other = entry.session;
+      if (other !== session && other.info.name === trimmed) {
+        throw new ApiError('INVALID_PARAMS', `the name "${trimmed}" is taken by terminal ${other.id}; names point at one terminal — pick another or rename that one first`);
+      }
+    }
+    session.rename(trimmed);
+    return session;
+  }
+
   list(): TerminalInfo[] {
     return [...this.#sessions.values()].map((entry) => entry.session.info);
   }

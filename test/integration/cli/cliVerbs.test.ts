@@ -170,6 +170,9 @@ describe('switchboard verbs against the real control socket', () => {
   });
 
   it('rename and close change what ls shows', async () => {
+    const taken = await cli(['rename', 'beta', 'alpha']);
+    assert.equal(taken.status, 1);
+    assert.match(taken.stderr, /^switchboard rename: the name "alpha" is taken by terminal \S+; names point at one terminal — pick another or rename that one first\n$/);
     const renamed = await cli(['rename', 'beta', 'gamma']);
     assert.equal(renamed.status, 0, renamed.stderr);
     const listed = JSON.parse((await cli(['ls', '--json'])).stdout) as { id: string; name: string }[];

@@ -176,6 +176,17 @@ describe('terminal commands', () => {
     assert.equal(renamed.name, 'build watcher');
     const list = await client.request({ cmd: 'list' });
     assert.equal(list.terminals.find((terminal: Frame) => terminal.id === id).name, 'build watcher');
+    // A name points at one terminal: another terminal cannot take it.
+    const other = await createTerminal(client, t.env);
+    const refused = await client.request({ cmd: 'rename', terminalId: other, name: 'build watcher' });
+    assert.equal(refused.ok, false);
+    assert.equal(refused.code, 'INVALID_PARAMS');
+    assert.equal(refused.error, `the name "build watcher" is taken by terminal ${id}; names point at one terminal — pick another or rename that one first`);
+    const again = await client.request({ cmd: 'rename', terminalId: id, name: 'build watcher' });
+    assert.equal(again.ok, true, 'renaming a terminal to its own name is fine');
+    const names = (await client.request({ cmd: 'list' })).terminals.map((terminal: Frame) => terminal.name);
+    assert.equal(names.filter((name: string) => name === 'build watcher').length, 1);
+    await client.request({ cmd: 'close', terminalId: other });
     await client.request({ cmd: 'close', terminalId: id });
   });
 

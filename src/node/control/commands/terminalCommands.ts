@@ -128,9 +128,9 @@ export function terminalCommands(services: ControlServices): ControlCommand[] {
       params: z.object({ terminalId: TerminalRef, name: z.string().min(1).max(200) }),
       run: (params, context) => {
         const session = requireTerminal(services, params.terminalId, context);
-        audit(services, context, session.id, `renamed to ${params.name}`);
-        session.rename(params.name);
-        return { name: params.name };
+        const renamed = services.ptyHost.rename(session.id, params.name);
+        audit(services, context, session.id, `renamed to ${renamed.info.name}`);
+        return { name: renamed.info.name };
       },
     }),
 
