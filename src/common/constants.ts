@@ -40,6 +40,13 @@ export const TerminalConstants = {
   killForceDelayMs: 1500,
   /** Largest single write accepted from a client. */
   maxWriteChars: 1024 * 1024,
+  /**
+   * Input typed into a terminal that cannot take it yet (a pane still attaching, a window
+   * reconnecting, a remote viewer's terminal still starting) is held up to this many UTF-8 bytes,
+   * then refused: far more than anyone types ahead, and a paste bigger than this into a terminal
+   * that is not there yet is more likely a mistake than something to replay later.
+   */
+  typeAheadMaxBytes: 64 * 1024,
 } as const;
 
 export const AppConstants = {

@@ -484,10 +484,19 @@ export class RelayClient implements IDisposable {
       this.#refusals.refuse('bad-base64', `terminalInput for ${JSON.stringify(message.terminalId)}: dataBase64 is not standard base64`);
       return;
     }
-    const target = this.#access(message.terminalId, message.channelId, 'terminalInput');
-    if (!target) return;
     const data = Buffer.from(message.dataBase64, 'base64').toString('utf8');
     if (data.length === 0) return;
+    const held = this.#remote.holdInput(message.terminalId, message.channelId, data);
+    if (held === 'refused') {
+      this.#refusals.refuse('terminal-state', `terminalInput for ${JSON.stringify(message.terminalId)}: more input than is held for a terminal still starting`);
+      return;
+    }
+    if (held === 'held') {
+      this.#options.onRemoteInput?.({ terminalId: message.terminalId, viewerName: message.viewerName ?? 'remote viewer', data });
+      return;
+    }
+    const target = this.#access(message.terminalId, message.channelId, 'terminalInput');
+    if (!target) return;
     try {
       target.write(data);
     } catch (error) {

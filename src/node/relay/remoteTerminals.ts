@@ -8,13 +8,15 @@
  * - an idle timer reset only by input (default 5 min, reason `disconnect_timeout`) and a maximum
  *   lifetime (default 4 h, `max_lifetime`);
  * - the terminal belongs to the channel that opened it (others reach it only if it is shared);
+ * - input its viewer sends before `terminalOpened` (possible when it chose the id) is held until
+ *   the shell is spawned, then written first;
  * - when it ends, `terminalExit` with the reason, and the pane is removed.
  */
 import { randomBytes } from 'node:crypto';
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { TerminalId } from '../../common/api/contractTypes.ts';
-import { RelayConstants } from '../../common/constants.ts';
+import { RelayConstants, TerminalConstants } from '../../common/constants.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import { encodeFrame, rfc3339 } from '../../common/protocol/relay/frames.ts';
 import type { RelayFields, TerminalExitReason } from '../../common/protocol/relay/messages.ts';
@@ -57,11 +59,27 @@ export interface RemoteTerminalsOptions {
 
 const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
 
+/** Input for a terminal still starting, from the channel opening it. */
+interface StartingInput {
+  readonly channelId: string;
+  readonly data: string[];
+  bytes: number;
+  /** Once some was refused, the rest is too: writing what came before and after a hole would type something nobody typed. */
+  refused: boolean;
+}
+
+export type HoldInputResult = 'held' | 'refused' | 'not-starting';
+
 export class RemoteTerminals implements IDisposable {
   readonly #options: RemoteTerminalsOptions;
   readonly #terminals = new Map<string, RemoteTerminal>();
   /** Opens still checking their parameters or spawning: they count against the limit. */
   #opening = 0;
+  /**
+   * Opens under an id the viewer chose: it knows the id before `terminalOpened`, and may type at
+   * once. What it types meanwhile waits here instead of being refused as input for an unknown terminal.
+   */
+  readonly #starting = new Map<string, StartingInput>();
   #disposed = false;
 
   constructor(options: RemoteTerminalsOptions) {
@@ -93,7 +111,8 @@ export class RemoteTerminals implements IDisposable {
     let terminalId = request.terminalId;
     if (terminalId !== undefined && terminalId !== '') {
       if (!TerminalId.safeParse(terminalId).success) return fail('invalid terminalId: use 1-64 of [A-Za-z0-9_.-]', terminalId);
-      if (this.#options.ptyHost.get(terminalId)) return fail(`terminal id already in use: ${terminalId}`, terminalId);
+      if (this.#options.ptyHost.get(terminalId) || this.#starting.has(terminalId)) return fail(`terminal id already in use: ${terminalId}`, terminalId);
+      this.#starting.set(terminalId, { channelId, data: [], bytes: 0, refused: false });
     } else {
       terminalId = `r-${randomBytes(4).toString('hex')}`;
     }
@@ -143,9 +162,14 @@ export class RemoteTerminals implements IDisposable {
       terminal.lifetimeTimer = setTimeout(() => this.end(terminalId, 'max_lifetime'), lifetimeMs);
       this.#terminals.set(terminalId, terminal);
       this.#resetIdle(terminal);
+      // Before any later input, which finds the terminal from here on; the PTY holds it for the shell.
+      const held = this.#starting.get(terminalId);
+      if (held && held.data.length > 0) this.#writeHeld(session, held.data.join(''));
       this.#options.logger.info('remote viewer opened a terminal', { terminalId, viewer: viewerName, cwd });
     } finally {
       this.#opening--;
+      // Held input of an open that failed goes with it: the viewer got terminalError.
+      this.#starting.delete(terminalId);
     }
 
     const link = this.#options.link();
@@ -159,6 +183,24 @@ export class RemoteTerminals implements IDisposable {
     );
     // After terminalOpened (control frames go first), output from the terminal's first byte.
     link.streams.open(session, { terminalId, sessionId, channelId, from: 'beginning' });
+  }
+
+  /**
+   * Input for a terminal the viewer on `channelId` is still opening under an id it chose: held until
+   * its shell is spawned, or refused past TerminalConstants.typeAheadMaxBytes. `not-starting` when
+   * no such open is in progress for that channel (then it is input for an existing terminal, or refused).
+   */
+  holdInput(terminalId: string, channelId: string, data: string): HoldInputResult {
+    const starting = this.#starting.get(terminalId);
+    if (!starting || starting.channelId !== channelId) return 'not-starting';
+    const bytes = Buffer.byteLength(data, 'utf8');
+    if (starting.refused || starting.bytes + bytes > TerminalConstants.typeAheadMaxBytes) {
+      starting.refused = true;
+      return 'refused';
+    }
+    starting.data.push(data);
+    starting.bytes += bytes;
+    return 'held';
   }
 
   /** Input from a viewer: resets the idle timer. */
@@ -205,6 +247,15 @@ export class RemoteTerminals implements IDisposable {
       return { ok: true, cwd: real };
     } catch {
       return { ok: false, error: 'cwd is not a directory' };
+    }
+  }
+
+  #writeHeld(session: PtySession, data: string): void {
+    try {
+      session.write(data);
+    } catch (error) {
+      // The shell ended at once: its exit frame follows, and terminalOpened must still go out.
+      this.#options.logger.warn('input held for a starting remote terminal was not written', { id: session.id, error: (error as Error).message });
     }
   }
 
