@@ -320,6 +320,10 @@ export class Hub implements IDisposable {
     // The bus log on disk before the control server goes: a write still in flight would be lost
     // (dispose() writes only what is still queued, synchronously).
     await this.#controlServer.bus.flushLog().catch((error: unknown) => this.#logger.warn('writing the bus log failed', { error }));
+    // Agents waiting on review.request hear `withdrawn (shutdown)` while their connection is still
+    // open: the answers are written within the turn (promise callbacks), before it closes.
+    this.#reviews.withdrawAll('shutdown');
+    await new Promise((resolve) => setImmediate(resolve));
     // No new agent requests while the terminals end; waiting execs fail now rather than on a dead terminal.
     this.#controlServer.dispose();
     for (const connection of [...this.#connections]) connection.dispose();

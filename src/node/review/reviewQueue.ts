@@ -274,6 +274,11 @@ export class ReviewQueue implements IDisposable {
     return true;
   }
 
+  /** Withdraws every pending review: their requesters hear `reason` (the app quits: 'shutdown'). */
+  withdrawAll(reason: 'shutdown'): void {
+    for (const id of [...this.#pending.keys()]) this.remove(id, reason);
+  }
+
   /**
    * Requesters still waiting hear 'shutdown'; nothing pending is stored (nobody decided it).
    * Decisions whose diff is still being computed are archived now, with the linear-time diff.
@@ -281,7 +286,7 @@ export class ReviewQueue implements IDisposable {
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
-    for (const id of [...this.#pending.keys()]) this.remove(id, 'shutdown');
+    this.withdrawAll('shutdown');
     for (const entry of [...this.#deciding.values()]) {
       if (entry.archived) continue;
       this.#archiveDecision(entry, this.#differ.approximateUnifiedDiff(entry.summary.path, entry.diffSides.old?.text ?? null, entry.diffSides.final?.text ?? null).text);

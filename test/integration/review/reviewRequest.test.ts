@@ -239,6 +239,27 @@ describe('review.request on the control socket', () => {
   });
 });
 
+describe('review.request when the app quits', () => {
+  it('a pending request hears that its review was withdrawn (shutdown), before its connection closes', async () => {
+    const kit = await startTestHub({ clawsCompatSockets: false });
+    const api = createLocalHubClient(kit.hub, { kind: 'person', name: 'you' });
+    try {
+      const client = await kit.connect();
+      const path = join(kit.workspace, 'left-open.txt');
+      const answer = client.request({ cmd: 'review.request', path, newContents: 'a\n' });
+      const review = await pollUntil(async () => (await api.call('review.list', { decidedLimit: 0 })).pending.find((summary) => summary.path === path), {
+        what: 'the pending review',
+      });
+      api.dispose();
+      await kit.hub.shutdown();
+      const response = await answer;
+      assert.deepEqual([response.ok, response.error, response.code], [false, `review ${review.id} was withdrawn (shutdown)`, 'CONNECTION_CLOSED']);
+    } finally {
+      await kit.dispose();
+    }
+  });
+});
+
 /** Some fields of a response, for a compact comparison. */
 async function pick(response: Promise<Record<string, unknown>>, keys: string[]): Promise<Record<string, unknown>> {
   const frame = await response;
