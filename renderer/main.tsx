@@ -6,6 +6,7 @@ import { createHubClient } from '../src/browser/createHubClient.ts';
 import { App } from './app/App.tsx';
 import { ErrorList } from './app/errorList.ts';
 import { HubConnection } from './app/hubConnection.ts';
+import { TypeAheadStore } from './features/terminals/typeAhead.ts';
 import { applyInitialColorScheme } from './app/theme.ts';
 
 // Electron's CSP forbids eval; without this zod probes for it with `new Function` and the
@@ -27,5 +28,7 @@ if (!container) throw new Error('index.html has no #root element');
 
 const connection = new HubConnection(createHubClient);
 const errors = new ErrorList();
-createRoot(container).render(<App connection={connection} errors={errors} />);
+// Outlives each connection's Workbench: keys typed while the window reconnects go to the next one's panes.
+const typeAhead = new TypeAheadStore();
+createRoot(container).render(<App connection={connection} errors={errors} typeAhead={typeAhead} />);
 connection.start();

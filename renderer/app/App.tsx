@@ -23,12 +23,13 @@ import { commandForEvent } from './keybindings.ts';
 import { useObservable } from './observable.ts';
 import { installTestHook } from './testHook.ts';
 import { Workbench } from './workbench.ts';
+import type { TypeAheadStore } from '../features/terminals/typeAhead.ts';
 import { WorkbenchContext, useWorkbench } from './WorkbenchContext.tsx';
 
 /** Set when `switchboard relay` served this page as a machine's remote view (`/m/<machineId>/`). */
 const remoteMachineId = remoteViewTarget()?.machineId;
 
-export function App({ connection, errors }: { connection: HubConnection; errors: ErrorList }) {
+export function App({ connection, errors, typeAhead }: { connection: HubConnection; errors: ErrorList; typeAhead: TypeAheadStore }) {
   const state = useObservable(connection.state);
   const live = useObservable(connection.live);
   return (
@@ -44,6 +45,7 @@ export function App({ connection, errors }: { connection: HubConnection; errors:
           client={live.client}
           appState={live.appState}
           errors={errors}
+          typeAhead={typeAhead}
           connected={state.kind === 'connected'}
         />
       ) : (
@@ -68,15 +70,17 @@ function WorkbenchHost({
   client,
   appState,
   errors,
+  typeAhead,
   connected,
 }: {
   client: IHubClient;
   appState: AppState;
   errors: ErrorList;
-  /** False while reconnecting: the last screens stay visible but take no input. */
+  typeAhead: TypeAheadStore;
+  /** False while reconnecting: the last screens stay visible, and only the focused pane takes keys (held until it is back). */
   connected: boolean;
 }) {
-  const [workbench] = useState(() => new Workbench(client, appState, errors));
+  const [workbench] = useState(() => new Workbench(client, appState, errors, typeAhead));
   useEffect(() => {
     workbench.start().catch((error: unknown) => errors.report('Could not load the terminals', error));
     const testHook = installTestHook(workbench);
@@ -113,13 +117,13 @@ function WorkbenchLayout({ connected }: { connected: boolean }) {
   const dialog = useObservable(workbench.dialog);
   const sidebar = useObservable(workbench.sidebar);
   if (workbench.appState.host === 'remote') return <RemoteWorkbenchLayout connected={connected} />;
+  // A lost connection makes the window inert except the focused pane's terminal (app.css), whose keys are held for the reconnect.
   return (
     <div
       className="shell"
       data-connection={connected ? 'live' : 'lost'}
       data-sidebar={sidebar.hidden ? 'hidden' : 'shown'}
       style={{ gridTemplateColumns: sidebar.hidden ? 'minmax(0, 1fr)' : `${sidebar.width}px minmax(0, 1fr)` }}
-      inert={!connected}
     >
       {!sidebar.hidden && <Sidebar />}
       <main className="main-area">

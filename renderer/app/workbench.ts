@@ -28,6 +28,7 @@ import {
   type SplitDirection,
 } from '../features/terminals/layoutModel.ts';
 import { SessionRegistry } from '../features/terminals/sessionRegistry.ts';
+import type { TypeAheadStore } from '../features/terminals/typeAhead.ts';
 import { AgentActivity } from '../features/activity/agentActivity.ts';
 import { HistoryService, type HistoryOpenRequest } from '../features/history/historyService.ts';
 import { ReviewService } from '../features/review/reviewService.ts';
@@ -140,7 +141,7 @@ export class Workbench extends Disposable {
   readonly #markSeenInFlight = new Set<string>();
   #nextTabNumber = 1;
 
-  constructor(client: IHubClient, appState: AppState, errors: ErrorList) {
+  constructor(client: IHubClient, appState: AppState, errors: ErrorList, typeAhead: TypeAheadStore) {
     super();
     this.client = client;
     this.appState = appState;
@@ -157,6 +158,7 @@ export class Workbench extends Disposable {
         isAppShortcut: (event) => commandForEvent(event) !== undefined,
         reportError: (title, error) => this.errors.report(title, error),
         onDidFocusTerminal: (terminalId) => this.#noteFocus(terminalId),
+        typeAhead,
       }),
     );
     this.activity = this.register(new AgentActivity(client));

@@ -43,15 +43,17 @@ export interface ServedAppOptions {
   dirs?: TempDirs;
   /** Listen on this port (default: a free one). */
   port?: number;
+  /** The temp HOME's .bashrc (default: `PS1='$ '`, so every pane's prompt is predictable). */
+  bashrc?: string;
 }
 
 /**
- * Starts browser mode on a free port. HOME is a temp dir whose .bashrc only sets `PS1='$ '`, so
- * every pane's prompt is predictable.
+ * Starts browser mode on a free port. HOME is a temp dir whose .bashrc only sets `PS1='$ '` (unless
+ * `bashrc` says otherwise), so every pane's prompt is predictable.
  */
 export async function startServedApp(options: ServedAppOptions = {}): Promise<ServedApp> {
   const temp = options.dirs ?? createTempHome('sb-e2e-');
-  writeFileSync(join(temp.home, '.bashrc'), "PS1='$ '\n");
+  writeFileSync(join(temp.home, '.bashrc'), options.bashrc ?? "PS1='$ '\n");
   for (const [name, content] of Object.entries(options.workspaceFiles ?? {})) writeFileSync(join(temp.workspace, name), content);
 
   const child = spawn(process.execPath, [cliMain, 'serve', '--port', String(options.port ?? 0), temp.workspace], {

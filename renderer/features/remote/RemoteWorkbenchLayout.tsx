@@ -29,7 +29,7 @@ export function RemoteWorkbenchLayout({ connected }: { connected: boolean }) {
   }, [machineId, pending.length]);
 
   return (
-    <div className="shell remote-shell" data-connection={connected ? 'live' : 'lost'} data-remote-machine={machineId} inert={!connected}>
+    <div className="shell remote-shell" data-connection={connected ? 'live' : 'lost'} data-remote-machine={machineId}>
       <RemoteSidebar client={client} connected={connected} />
       <main className="main-area">
         <TerminalWorkspace hidden={reviewing} />

@@ -25,6 +25,7 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
   // Sessions outlive panes (a pane remounts when its split changes); acquiring is idempotent.
   const session = useMemo(() => workbench.sessions.acquire(terminalId), [workbench, terminalId]);
   const status = useObservable(session.status);
+  const inputNotice = useObservable(session.inputNotice);
   // Selections go to Claude Code (selection_changed, Send to Claude); a pane running Claude Code says so.
   const selection = usePaneSelection(session, terminalId);
   const claudeConnected = useClaudeClient(terminalId) !== undefined;
@@ -113,6 +114,11 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
       {status.kind === 'failed' && (
         <div className="pane-message" role="status">
           Could not show this terminal: {status.message}
+        </div>
+      )}
+      {inputNotice && (
+        <div className="pane-input-notice" role="status">
+          {inputNotice}
         </div>
       )}
       {agentInput && <AgentInputLine key={agentInput.serial} input={agentInput} />}

@@ -6,6 +6,7 @@ import type { ColorScheme } from '../../app/theme.ts';
 import { TerminalSession } from './terminalSession.ts';
 import { xtermTheme } from './xtermThemes.ts';
 import { hasHardwareWebgl } from './webglSupport.ts';
+import type { TypeAheadStore } from './typeAhead.ts';
 
 /**
  * Chromium allows 16 live WebGL contexts per page and drops the oldest beyond that; staying
@@ -23,6 +24,8 @@ export interface SessionRegistryOptions {
   reportError(title: string, error: unknown): void;
   /** A pane's terminal took keyboard focus. */
   onDidFocusTerminal(terminalId: string): void;
+  /** The window's held input; it outlives this registry, so a reconnect's panes send what was typed into the old ones. */
+  typeAhead: TypeAheadStore;
 }
 
 /** Owns every pane session of the window and routes the Hub's output events to them. */
@@ -71,6 +74,7 @@ export class SessionRegistry extends Disposable {
       mayUseWebgl: () =>
         hasHardwareWebgl() && [...this.#sessions.values()].filter((candidate) => candidate.usesWebgl).length < webglContextBudget,
       reportError,
+      typeAhead: this.#options.typeAhead.for(terminalId),
     });
     session.onDidFocus(() => this.#options.onDidFocusTerminal(terminalId));
     this.#sessions.set(terminalId, session);
@@ -78,13 +82,14 @@ export class SessionRegistry extends Disposable {
     return session;
   }
 
-  /** Detaches and drops every session whose terminal is not in `keep`. */
+  /** Detaches and drops every session whose terminal is not in `keep`, and the input held for them. */
   retainOnly(keep: ReadonlySet<string>): void {
     for (const [terminalId, session] of this.#sessions) {
       if (keep.has(terminalId)) continue;
       this.#sessions.delete(terminalId);
       session.dispose();
     }
+    this.#options.typeAhead.retainOnly(keep);
   }
 
   #disposeAll(): void {

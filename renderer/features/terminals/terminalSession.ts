@@ -3,6 +3,10 @@
  * / input / flow-control loop with the Hub. The session owns its host element; React panes only
  * lend it a slot (`mount`), so moving a pane in the split tree re-parents the element instead of
  * re-creating the terminal and re-attaching.
+ *
+ * Input given before the terminal can take it (the pane still attaching, the window reconnecting)
+ * is held in the terminal's TypeAheadBuffer and sent, in order, once it can; nothing typed into a
+ * pane is dropped without the pane saying so.
  */
 import { Terminal, type ITheme } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
@@ -18,6 +22,7 @@ import { Emitter } from '../../../src/common/event.ts';
 import { errorCode } from '../../app/errorList.ts';
 import { ObservableValue } from '../../app/observable.ts';
 import { openExternalLink } from '../../app/links.ts';
+import type { HeldInputKind, TypeAheadBuffer } from './typeAhead.ts';
 
 export type SessionStatus =
   | { kind: 'attaching' }
@@ -41,6 +46,8 @@ export interface TerminalSessionOptions {
   /** Whether this pane may take one of Chromium's limited WebGL contexts. */
   mayUseWebgl(): boolean;
   reportError(title: string, error: unknown): void;
+  /** Where input waits until the terminal takes it; it outlives the session (see typeAhead.ts). */
+  typeAhead: TypeAheadBuffer;
 }
 
 /** Wait this long after the last size change before telling the PTY, so a drag sends one resize. */
@@ -55,6 +62,8 @@ export class TerminalSession extends Disposable {
   readonly terminal: Terminal;
   readonly status = this.register(new ObservableValue<SessionStatus>({ kind: 'attaching' }));
   readonly searchResults = this.register(new ObservableValue<SearchResults | null>(null));
+  /** What became of input typed before the terminal could take it, when some of it was refused or not sent. */
+  readonly inputNotice = this.register(new ObservableValue<string | null>(null));
 
   readonly #onDidFocus = this.register(new Emitter<void>());
   /** The pane's keyboard focus moved into this terminal. */
@@ -80,6 +89,12 @@ export class TerminalSession extends Disposable {
   #copyOnSelect: boolean;
   #copyTimer: ReturnType<typeof setTimeout> | undefined;
   #exited = false;
+  /** Input goes straight to the Hub: attached, what was held has been sent, and the connection is up. */
+  #inputLive = false;
+  /** The client lost its connection: this session will never take input again (the reconnect's session will). */
+  #disconnected = false;
+  /** Held input was dropped for good (the pane could not attach, or the terminal ended first). */
+  #inputEnded = false;
 
   constructor(options: TerminalSessionOptions) {
     super();
@@ -116,6 +131,23 @@ export class TerminalSession extends Disposable {
     // Mouse reports in the legacy X10 encoding arrive as binary strings; they are input too.
     this.register(this.terminal.onBinary((data) => this.#sendInput(data)));
     this.register(
+      options.client.onDidDisconnect(() => {
+        this.#disconnected = true;
+        this.#inputLive = false;
+      }),
+    );
+    // A paste into xterm's textarea (context menu, middle click, the fallback of Ctrl+Shift+V)
+    // before the terminal takes input is held as a paste, so it is bracketed as the program asks
+    // when it is sent. Capture phase: this runs before xterm's own paste handler on the textarea.
+    const holdPaste = (event: ClipboardEvent) => {
+      if (this.#inputLive) return;
+      event.preventDefault();
+      event.stopPropagation();
+      this.#hold('paste', event.clipboardData?.getData('text/plain') ?? '');
+    };
+    this.element.addEventListener('paste', holdPaste, true);
+    this.register(toDisposable(() => this.element.removeEventListener('paste', holdPaste, true)));
+    this.register(
       this.terminal.onSelectionChange(() => {
         this.#onDidChangeSelection.fire();
         // The selection changes on every mouse move of a drag; copy once it has settled.
@@ -144,6 +176,8 @@ export class TerminalSession extends Disposable {
       this.terminal.write(attached.snapshot, () => {
         if (this.store.isDisposed) return;
         if (this.#exited) this.#showAsEnded();
+        // After the snapshot, which set the program's modes: held pastes are bracketed as it asks now.
+        this.#sendHeldInput(attached.info.state === 'running');
         this.status.set({ kind: 'attached' });
         // The pane may differ from the PTY's size (new pane, or the window changed while away).
         this.#fitNow();
@@ -155,7 +189,10 @@ export class TerminalSession extends Disposable {
       if (this.store.isDisposed) return;
       this.#queuedOutput = [];
       this.status.set({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
-      if (errorCode(error) !== 'CONNECTION_CLOSED') this.#options.reportError('Could not attach to the terminal', error);
+      // A lost connection: held input waits for the reconnect, whose pane attaches and sends it.
+      if (errorCode(error) === 'CONNECTION_CLOSED') return;
+      this.#dropHeldInput((typed) => `${typed} typed into this pane and not sent: it could not attach to its terminal.`);
+      this.#options.reportError('Could not attach to the terminal', error);
     }
   }
 
@@ -264,8 +301,11 @@ export class TerminalSession extends Disposable {
       this.#options.reportError('Could not read the clipboard (paste with the right-click menu instead)', error);
       return;
     }
-    // term.paste applies bracketed paste when the program asked for it.
-    if (text) this.terminal.paste(text);
+    if (!text) return;
+    // term.paste applies bracketed paste when the program asked for it; until the terminal takes
+    // input, the paste is held and bracketed when it is sent.
+    if (this.#inputLive) this.terminal.paste(text);
+    else this.#hold('paste', text);
   }
 
   findNext(term: string, options: ISearchOptions): boolean {
@@ -304,11 +344,68 @@ export class TerminalSession extends Disposable {
   }
 
   #sendInput(data: string): void {
-    if (!this.#attached || !this.#options.isRunning()) return;
+    if (!this.#inputLive) {
+      this.#hold('typed', data);
+      return;
+    }
+    if (!this.#options.isRunning()) return; // the exit banner says so
+    // Keys go through again: a notice about earlier ones has been seen.
+    if (this.inputNotice.value !== null) this.inputNotice.set(null);
+    this.#write(data);
+  }
+
+  #write(data: string, onExited?: () => void): void {
     this.#options.client.call('terminal.write', { id: this.terminalId, data }).catch((error: unknown) => {
-      if (errorCode(error) === 'TERMINAL_EXITED' || errorCode(error) === 'NOT_FOUND') return; // the exit banner says so
+      const code = errorCode(error);
+      if (code === 'TERMINAL_EXITED' || code === 'NOT_FOUND') {
+        onExited?.();
+        return; // the exit banner says so
+      }
       this.#options.reportError('Could not send input to the terminal', error);
     });
+  }
+
+  #hold(kind: HeldInputKind, text: string): void {
+    // The pane already says why nothing typed here can go anywhere.
+    if (this.#inputEnded) return;
+    if (this.#options.typeAhead.hold(kind, text)) return;
+    this.inputNotice.set(`Terminal not ready: the first ${typeAheadLimit} typed is kept for it, keys past that are refused.`);
+  }
+
+  /**
+   * The terminal takes input now: send what was held, in the order it was given, then go live.
+   * Each piece goes out once: anything typed from here on is queued behind it on the same
+   * connection, and nothing is sent again after a reconnect (a write in flight when the
+   * connection drops may or may not have arrived; sending it again could type it twice).
+   */
+  #sendHeldInput(runningAtAttach: boolean): void {
+    if (this.#disconnected) return;
+    if (!runningAtAttach || !this.#options.isRunning()) {
+      this.#dropHeldInput(endedMessage);
+      return;
+    }
+    const held = this.#options.typeAhead.take();
+    this.#inputLive = true;
+    // It ended between the attach and these writes.
+    const endedFirst = () => this.inputNotice.set(endedMessage(charactersWere(held.chars)));
+    for (const item of held.items) {
+      // xterm's paste turns newlines into CR and brackets the text as the program asked, then sends it through onData.
+      if (item.kind === 'paste') this.terminal.paste(item.text);
+      else this.#write(item.text, endedFirst);
+    }
+    if (held.refusedChars > 0) {
+      this.inputNotice.set(`Sent what was typed before the terminal was ready; ${charactersWere(held.refusedChars)} refused (past the first ${typeAheadLimit}).`);
+    } else if (this.inputNotice.value !== null) {
+      this.inputNotice.set(null);
+    }
+  }
+
+  /** `message` gets e.g. "12 characters were". */
+  #dropHeldInput(message: (typed: string) => string): void {
+    this.#inputEnded = true;
+    const held = this.#options.typeAhead.take();
+    const chars = held.chars + held.refusedChars;
+    if (chars > 0) this.inputNotice.set(message(charactersWere(chars)));
   }
 
   /** Flow control: tell the Hub, in fixed steps, how much output xterm has processed. */
@@ -371,6 +468,17 @@ export class TerminalSession extends Disposable {
       }
     });
   }
+}
+
+const typeAheadLimit = `${TerminalConstants.typeAheadMaxBytes / 1024} KiB`;
+
+/** "1 character was", "1,234 characters were". */
+function charactersWere(count: number): string {
+  return count === 1 ? '1 character was' : `${count.toLocaleString('en-US')} characters were`;
+}
+
+function endedMessage(typed: string): string {
+  return `The terminal ended before it was ready: ${typed} typed into it and not sent.`;
 }
 
 function clamp(value: number, min: number, max: number): number {

@@ -1,0 +1,90 @@
+/**
+ * Input held for terminals that cannot take it yet: keys and pastes given to a pane before it is
+ * attached, or while the window reconnects to the Hub. It is held per terminal for the whole
+ * window rather than per pane session, because a reconnect replaces every session: the new one
+ * sends what was typed into the old one.
+ */
+import { TerminalConstants } from '../../../src/common/constants.ts';
+
+export type HeldInputKind = 'typed' | 'paste';
+
+/** A paste stays apart from typed keys: it is bracketed as the program asks at the time it is sent. */
+export interface HeldInput {
+  readonly kind: HeldInputKind;
+  readonly text: string;
+}
+
+export interface TakenInput {
+  /** In the order given. */
+  items: HeldInput[];
+  /** Characters held (what a person would count). */
+  chars: number;
+  /** Characters refused since the last take, past the bound. */
+  refusedChars: number;
+}
+
+const encoder = new TextEncoder();
+
+export class TypeAheadBuffer {
+  readonly #maxBytes: number;
+  #items: HeldInput[] = [];
+  #bytes = 0;
+  #chars = 0;
+  #refusedChars = 0;
+
+  constructor(maxBytes: number = TerminalConstants.typeAheadMaxBytes) {
+    this.#maxBytes = maxBytes;
+  }
+
+  /** Nothing held and nothing refused. */
+  get isEmpty(): boolean {
+    return this.#items.length === 0 && this.#refusedChars === 0;
+  }
+
+  /**
+   * Holds `text`, or refuses it (false) when it would take the buffer past its bound. Once
+   * something was refused, everything after it is refused too until the buffer is taken: sending
+   * the keys on either side of a hole would type something nobody typed.
+   */
+  hold(kind: HeldInputKind, text: string): boolean {
+    if (text.length === 0) return true;
+    const bytes = encoder.encode(text).length;
+    if (this.#refusedChars > 0 || this.#bytes + bytes > this.#maxBytes) {
+      this.#refusedChars += text.length;
+      return false;
+    }
+    const last = this.#items.at(-1);
+    // Keystrokes arrive one by one: keep them as one piece, sent in one write.
+    if (kind === 'typed' && last?.kind === 'typed') this.#items[this.#items.length - 1] = { kind, text: last.text + text };
+    else this.#items.push({ kind, text });
+    this.#bytes += bytes;
+    this.#chars += text.length;
+    return true;
+  }
+
+  /** Everything held, and how much was refused; empties the buffer. */
+  take(): TakenInput {
+    const taken = { items: this.#items, chars: this.#chars, refusedChars: this.#refusedChars };
+    this.#items = [];
+    this.#bytes = 0;
+    this.#chars = 0;
+    this.#refusedChars = 0;
+    return taken;
+  }
+}
+
+/** The held input of every terminal of one window. */
+export class TypeAheadStore {
+  readonly #buffers = new Map<string, TypeAheadBuffer>();
+
+  for(terminalId: string): TypeAheadBuffer {
+    let buffer = this.#buffers.get(terminalId);
+    if (!buffer) this.#buffers.set(terminalId, (buffer = new TypeAheadBuffer()));
+    return buffer;
+  }
+
+  /** Forgets the input held for terminals not in `keep`: their panes are gone, and with them the place to send it. */
+  retainOnly(keep: ReadonlySet<string>): void {
+    for (const terminalId of this.#buffers.keys()) if (!keep.has(terminalId)) this.#buffers.delete(terminalId);
+  }
+}
