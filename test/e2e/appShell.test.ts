@@ -31,8 +31,7 @@ describe('the app around the panes', () => {
     await page.locator(`[data-terminal-id="${firstPane}"] .pane-body`).click();
     await page.keyboard.press('Control+Shift+D');
     const [, right] = await waitForPanes(page, 2);
-    await waitForPaneText(page, right!, '$');
-    // The new pane has focus: typing goes there.
+    // The new pane has focus: typing goes there, at once (keys typed before it is ready are kept).
     await page.keyboard.type('echo typed-$((7*6))');
     await page.keyboard.press('Enter');
     await waitForPaneText(page, right!, 'typed-42');

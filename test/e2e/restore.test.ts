@@ -30,7 +30,6 @@ describe('restore after restart (browser mode)', () => {
     await waitForPaneText(page, firstPane, 'before-restart-42');
     await page.getByRole('button', { name: 'Split right', exact: true }).click();
     const [, secondPane] = await waitForPanes(page, 2);
-    await waitForPaneText(page, secondPane!, '$');
     await typeInPane(page, secondPane!, 'echo "right-side-$((7*7))"');
     await waitForPaneText(page, secondPane!, 'right-side-49');
     await waitForLayoutSaved(page);
