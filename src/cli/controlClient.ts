@@ -230,8 +230,8 @@ interface PendingRequest {
 
 export class ControlClient implements IDisposable {
   readonly socketPath: string;
-  readonly #clientName: string;
-  readonly #clientVersion: string | undefined;
+  #clientName: string;
+  #clientVersion: string | undefined;
   readonly #requestTimeoutMs: number;
   readonly #token: string | undefined;
   /** The `auth` request of each connection, which every other request on it waits for. */
@@ -246,6 +246,15 @@ export class ControlClient implements IDisposable {
   readonly #closeListeners = new Set<(reason: string) => void>();
   /** Request ids unique across processes too, so a server log can tell two CLI runs apart. */
   readonly #requestPrefix = `${process.pid.toString(36)}.${Date.now().toString(36)}.`;
+
+  /**
+   * Name later requests after someone else (the MCP client this process serves, once it said who
+   * it is), so the app credits the right agent.
+   */
+  setClient(name: string, version?: string): void {
+    this.#clientName = name;
+    this.#clientVersion = version;
+  }
 
   constructor(options: ControlClientOptions) {
     this.socketPath = options.socketPath;

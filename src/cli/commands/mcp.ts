@@ -34,6 +34,12 @@ export const mcpCommand: CliCommand = {
     const token = resolveControlToken(args.values.token, io.env);
     const client = new ControlClient({ socketPath, clientName: 'switchboard-mcp', clientVersion: switchboardVersion, token });
     const server = createSwitchboardMcpServer(client, switchboardVersion);
+    // Two agents must be told apart in the app: what they do is credited to the MCP client's own
+    // name from its `initialize` ("claude-code", "codex"), not to this proxy.
+    server.server.oninitialized = () => {
+      const peer = server.server.getClientVersion();
+      if (peer?.name) client.setClient(peer.name.slice(0, 200), peer.version);
+    };
     // review_request carries whole files (up to 10 MiB, JSON-escaped): the SDK's 10 MB default
     // would drop the session on a big proposal instead of letting the tool refuse it clearly.
     const transport = new StdioServerTransport(stdin, stdout, { maxBufferSize: ReviewToolLimits.maxStdioMessageBytes });

@@ -63,7 +63,10 @@ describe('switchboard mcp against the real control socket', () => {
     assert.ok(id, textOf(created));
 
     const listed = await mcp.client.callTool({ name: 'terminal_list', arguments: {} });
-    assert.ok((JSON.parse(textOf(listed)) as { id: string }[]).some((terminal) => terminal.id === id));
+    const mine = (JSON.parse(textOf(listed)) as { id: string; createdBy?: { kind: string; name: string } }[]).find((terminal) => terminal.id === id);
+    assert.ok(mine);
+    // Credited to the MCP client by the name it gave in `initialize`, not to the proxy.
+    assert.deepEqual(mine.createdBy, { kind: 'agent', name: 'switchboard-test' });
 
     const ran = await mcp.client.callTool({ name: 'terminal_exec', arguments: { terminal: 'agent-1', command: 'echo hi' } });
     assert.equal(ran.isError, undefined, textOf(ran));
