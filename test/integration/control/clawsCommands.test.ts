@@ -73,6 +73,24 @@ describe('claws/1 commands', () => {
     assert.equal(badShell.code, 'PTY_SPAWN_FAILED');
   });
 
+  it("takes null for an optional field as absent, as claws' Python client sends it", async () => {
+    // claws' clients/python/claws/client.py: create(name, cwd=None, wrapped=False) → "cwd": null.
+    const created = await client.request({ cmd: 'create', name: 'from-python', cwd: null, wrapped: false, env: t.env, ...shells.bashPlain });
+    assert.equal(created.ok, true, created.error);
+    assert.equal(created.terminal.cwd, t.workspace);
+    const id = created.id as string;
+    const exec = await client.request({ cmd: 'exec', terminalId: id, command: 'echo py', timeoutMs: null });
+    assert.equal(exec.ok, true, exec.error);
+    assert.equal(exec.event.output, 'py\n');
+    const log = await client.request({ cmd: 'readLog', terminalId: id, offset: null, limit: null, strip: null });
+    assert.equal(log.ok, true, log.error);
+    // A null where a value is required is still refused, naming the field.
+    const refused = await client.request({ cmd: 'exec', terminalId: id, command: null });
+    assert.equal(refused.ok, false);
+    assert.match(refused.error, /^command: /);
+    await client.request({ cmd: 'close', terminalId: id });
+  });
+
   it('terminal commands carry the terminal id in `id` (rid = terminal id) or in `terminalId`', async () => {
     const id = await createTerminal(client, t.env);
     const viaId = await client.request({ id, cmd: 'send', text: 'echo via-id' });

@@ -17,12 +17,24 @@ const Cols = z.number().int().min(TerminalConstants.minCols).max(TerminalConstan
 const Rows = z.number().int().min(TerminalConstants.minRows).max(TerminalConstants.maxRows);
 export const TimeoutMs = z.number().int().min(1).max(ControlConstants.maxTimeoutMs);
 
+/**
+ * The params of a claws command. claws' clients send `null` for an optional field they leave
+ * unset (its Python client puts `"cwd": null` in every `create`), so for claws' own commands a
+ * null field is an absent one. (Not for our own commands: `review.request` takes null as a value.)
+ */
+function clawsParams<T extends z.ZodRawShape>(shape: T) {
+  return z.preprocess((value) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null));
+  }, z.object(shape));
+}
+
 export function clawsCommands(services: ControlServices): ControlCommand[] {
   const { ptyHost } = services;
   return [
     defineCommand({
       name: 'list',
-      params: z.object({}),
+      params: clawsParams({}),
       run: () => {
         const focused = services.focusedTerminalId();
         return { terminals: ptyHost.list().map((info) => describeTerminal(info, focused)) };
@@ -31,7 +43,7 @@ export function clawsCommands(services: ControlServices): ControlCommand[] {
 
     defineCommand({
       name: 'create',
-      params: z.object({
+      params: clawsParams({
         name: z.string().max(200).optional(),
         cwd: z.string().min(1).max(4096).optional(),
         /** Accepted for claws clients; every terminal is captured. */
@@ -68,7 +80,7 @@ export function clawsCommands(services: ControlServices): ControlCommand[] {
 
     defineCommand({
       name: 'show',
-      params: z.object({ terminalId: TerminalRef, preserveFocus: z.boolean().optional() }),
+      params: clawsParams({ terminalId: TerminalRef, preserveFocus: z.boolean().optional() }),
       run: (params, context) => {
         const session = requireTerminal(services, params.terminalId, context);
         services.reveal(session.id, params.preserveFocus ?? false);
@@ -78,7 +90,7 @@ export function clawsCommands(services: ControlServices): ControlCommand[] {
 
     defineCommand({
       name: 'send',
-      params: z.object({
+      params: clawsParams({
         terminalId: TerminalRef,
         text: z.string().max(TerminalConstants.maxWriteChars).optional(),
         newline: z.boolean().optional(),
@@ -104,7 +116,7 @@ export function clawsCommands(services: ControlServices): ControlCommand[] {
 
     defineCommand({
       name: 'exec',
-      params: z.object({
+      params: clawsParams({
         terminalId: TerminalRef,
         command: z.string().min(1).max(TerminalConstants.maxWriteChars),
         timeoutMs: TimeoutMs.optional(),
@@ -123,7 +135,7 @@ export function clawsCommands(services: ControlServices): ControlCommand[] {
 
     defineCommand({
       name: 'readLog',
-      params: z.object({
+      params: clawsParams({
         terminalId: TerminalRef,
         offset: z.number().int().min(0).optional(),
         /** Clamped to 524288 as in claws, not refused. */
@@ -155,7 +167,7 @@ export function clawsCommands(services: ControlServices): ControlCommand[] {
 
     defineCommand({
       name: 'poll',
-      params: z.object({ since: z.number().int().min(0).optional(), limit: z.number().int().min(1).optional() }),
+      params: clawsParams({ since: z.number().int().min(0).optional(), limit: z.number().int().min(1).optional() }),
       run: (params) => {
         const limit = Math.min(params.limit ?? ControlConstants.pollMaxEvents, ControlConstants.pollMaxEvents);
         const page = services.commandLog.since(params.since ?? 0, limit);
@@ -165,7 +177,7 @@ export function clawsCommands(services: ControlServices): ControlCommand[] {
 
     defineCommand({
       name: 'close',
-      params: z.object({ terminalId: TerminalRef }),
+      params: clawsParams({ terminalId: TerminalRef }),
       run: async (params, context) => {
         const ref = targetTerminalRef(params.terminalId, context);
         const session = ptyHost.get(String(ref));
@@ -183,7 +195,7 @@ export function clawsCommands(services: ControlServices): ControlCommand[] {
 
     defineCommand({
       name: 'introspect',
-      params: z.object({}),
+      params: clawsParams({}),
       run: () => ({
         protocol: ProtocolV1,
         extensionVersion: services.version,
@@ -200,7 +212,7 @@ export function clawsCommands(services: ControlServices): ControlCommand[] {
 
     defineCommand({
       name: 'ping',
-      params: z.object({}),
+      params: clawsParams({}),
       run: () => ({ serverTime: Date.now() }),
     }),
   ];
