@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { ApiError } from '../../common/api/errors.ts';
 import type { HistorySession } from '../../common/api/historyContract.ts';
 import { TerminalConstants } from '../../common/constants.ts';
-import { AnsiStripper, normalizeNewlines } from '../control/ansiStrip.ts';
+import { AnsiStripper } from '../control/ansiStrip.ts';
 import { formatZodIssues } from '../api/validation.ts';
 
 /** An event as the store yields it for export. */
@@ -147,37 +147,100 @@ export function exportCast(session: HistorySession, events: Iterable<ExportEvent
   return lines.join('\n') + '\n';
 }
 
-/** Plain text of raw output: ANSI stripped, CR LF → LF, a lone CR (progress lines) → LF unless it starts a line. */
+/**
+ * The line-editing sequences the text export acts on, besides CR and LF: EL (erase in line:
+ * `ESC[K`/`ESC[0K` to the end, `ESC[1K` to the start, `ESC[2K` all of it) and CHA (cursor to
+ * column n, `ESC[nG`, which Node's readline and many progress bars use instead of CR).
+ */
+const lineEditSequence = /\x1b\[(\d{0,4})([GK])/g;
+/** The end of a chunk that may be the start of one of those, cut off: held for the next chunk. */
+const cutLineEditSequence = /\x1b(?:\[\d{0,4})?$/;
+
+/**
+ * Plain text of raw output, each line as the terminal showed it last: escape sequences stripped,
+ * CR LF → LF, and a CR (or CHA) goes back over the line, so what follows overwrites it, as on the
+ * screen. That keeps a shell's redraws (bash rewrites its prompt and the typed line at every
+ * window resize: CR, EL, prompt) and progress bars (`10%` CR `100%`) from becoming a line each.
+ */
 export class PlainTextExporter {
   readonly #decoder = new StringDecoder('utf8');
   readonly #stripper = new AnsiStripper();
-  #carryCr = false;
-  /** The text so far ends a line (or there is none yet). */
-  #atLineStart = true;
+  /** A line-editing sequence cut off at the end of the last chunk (decoded), to finish with the next one. */
+  #held = '';
+  /** The line being written, not ended by LF yet. */
+  #line = '';
+  /** Where on that line the next character goes. */
+  #column = 0;
 
+  /** Text of the lines the chunk ended (the line still being written comes later). */
   push(bytes: Uint8Array): string {
-    return this.#clean(this.#decoder.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)));
+    return this.#feed(this.#decoder.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)));
   }
 
   end(): string {
-    const rest = this.#clean(this.#decoder.end());
-    const cr = this.#carryCr && !this.#atLineStart ? '\n' : '';
-    this.#carryCr = false;
-    return rest + cr;
+    const text = this.#feed(this.#decoder.end());
+    // A sequence cut off by the end of the output is no text either.
+    this.#held = '';
+    // A line the cursor went back over (a progress line ending in CR) was finished; a prompt was not.
+    const rest = this.#line + (this.#column < this.#line.length ? '\n' : '');
+    this.#line = '';
+    this.#column = 0;
+    return text + rest;
   }
 
-  #clean(text: string): string {
-    let stripped = (this.#carryCr ? '\r' : '') + this.#stripper.push(text);
-    // A CR at the very end may be the first half of a CR LF in the next chunk.
-    this.#carryCr = stripped.endsWith('\r');
-    if (this.#carryCr) stripped = stripped.slice(0, -1);
-    // A CR at the start of a line has nothing to overwrite and adds no line (bash ends the line
-    // of each command with CR LF, ESC[?2004l, CR); elsewhere it starts a progress line anew.
-    let lines = normalizeNewlines(stripped).replace(/\n\r+/g, '\n');
-    if (this.#atLineStart) lines = lines.replace(/^\r+/, '');
-    lines = lines.replace(/\r+/g, '\n');
-    if (lines.length > 0) this.#atLineStart = lines.endsWith('\n');
-    return lines;
+  #feed(decoded: string): string {
+    let text = this.#held + decoded;
+    const cut = cutLineEditSequence.exec(text);
+    this.#held = cut ? text.slice(cut.index) : '';
+    if (cut) text = text.slice(0, cut.index);
+    let out = '';
+    let from = 0;
+    for (const match of text.matchAll(lineEditSequence)) {
+      out += this.#write(this.#stripper.push(text.slice(from, match.index)));
+      // Its ESC ended any sequence still open before it, as in a terminal.
+      this.#stripper.reset();
+      const parameter = match[1] ? Number(match[1]) : 0;
+      if (match[2] === 'G') this.#column = Math.max(0, parameter - 1);
+      else this.#erase(parameter);
+      from = match.index + match[0].length;
+    }
+    return out + this.#write(this.#stripper.push(text.slice(from)));
+  }
+
+  /** Stripped text: LF ends the line, CR takes the cursor back to its start. Returns the lines ended. */
+  #write(text: string): string {
+    let out = '';
+    let from = 0;
+    const lineControl = /[\r\n]/g;
+    for (let match = lineControl.exec(text); match; match = lineControl.exec(text)) {
+      this.#put(text.slice(from, match.index));
+      if (match[0] === '\n') {
+        out += `${this.#line}\n`;
+        this.#line = '';
+      }
+      this.#column = 0;
+      from = match.index + 1;
+    }
+    this.#put(text.slice(from));
+    return out;
+  }
+
+  /** Text at the cursor, over whatever the line held there. */
+  #put(text: string): void {
+    if (text.length === 0) return;
+    const line = this.#line;
+    const column = this.#column;
+    if (column === line.length) this.#line = line + text;
+    else if (column > line.length) this.#line = line.padEnd(column) + text;
+    else this.#line = line.slice(0, column) + text + line.slice(column + text.length);
+    this.#column = column + text.length;
+  }
+
+  /** EL: 0 from the cursor to the end, 1 from the start to the cursor, 2 the whole line (the cursor stays). */
+  #erase(mode: number): void {
+    if (mode === 0) this.#line = this.#line.slice(0, this.#column);
+    else if (mode === 1) this.#line = ' '.repeat(Math.min(this.#column + 1, this.#line.length)) + this.#line.slice(this.#column + 1);
+    else if (mode === 2) this.#line = '';
   }
 }
 

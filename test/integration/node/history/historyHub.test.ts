@@ -247,6 +247,35 @@ describe('History through the Hub (real PTYs, real SQLite)', () => {
     assert.equal((await client.call('history.list', {})).sessions.some((session) => session.id === imported.id), false);
   });
 
+  it('exports text with each prompt once, though bash redrew it at every window resize', async () => {
+    const info = await client.call('terminal.create', { ...bash, env: { ...testEnv(temp.home), PS1: 'resizing$ ' }, name: 'resized', cols: 80, rows: 24 });
+    const received: string[] = [];
+    const listener = client.on('terminal.output', (output) => {
+      if (output.id === info.id) received.push(output.data);
+    });
+    await client.call('terminal.attach', { id: info.id });
+    const prompts = () => received.join('').split('resizing$ ').length - 1;
+    await pollUntil(() => prompts() >= 1, { what: 'the first prompt', timeoutMs: 20_000 });
+    // A half-typed line, then the window is resized three times: bash rewrites prompt and line each time.
+    await client.call('terminal.write', { id: info.id, data: 'echo resized-$((6*7))' });
+    await pollUntil(() => received.join('').includes('echo resized-$((6*7))'), { what: 'the typed line', timeoutMs: 20_000 });
+    for (const [index, cols] of [100, 60, 90].entries()) {
+      await client.call('terminal.resize', { id: info.id, cols, rows: 24 });
+      await pollUntil(() => prompts() >= index + 2, { what: `bash's redraw after resize ${index + 1}`, timeoutMs: 20_000 });
+    }
+    await client.call('terminal.write', { id: info.id, data: '\r' });
+    await pollUntil(() => prompts() >= 5 && received.join('').includes('resized-42'), { what: 'the output and the next prompt', timeoutMs: 20_000 });
+    await client.call('terminal.resize', { id: info.id, cols: 80, rows: 24 });
+    await pollUntil(() => prompts() >= 6, { what: "bash's redraw of the empty prompt", timeoutMs: 20_000 });
+    listener.dispose();
+
+    const sessionId = hub.history.sessionOfTerminal(info.id);
+    assert.ok(sessionId);
+    const { contents } = await client.call('history.export', { id: sessionId, format: 'text' });
+    assert.equal(contents, 'resizing$ echo resized-$((6*7))\nresized-42\nresizing$ ', 'each prompt once, as the screen shows it');
+    await client.call('terminal.close', { id: info.id });
+  });
+
   it('references a command in another terminal: a private transcript file and a one-line pointer, no Enter', async () => {
     const { commands } = await client.call('history.commands', { query: 'echo first-output-line' });
     const command = commands[0]!;

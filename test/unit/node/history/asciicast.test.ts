@@ -76,11 +76,39 @@ describe('asciicast export', () => {
     assert.deepEqual(reimported.events.find((event) => event.kind === 'resize'), { kind: 'resize', time: 0.6, cols: 120, rows: 40 });
   });
 
-  it('plain text: escape sequences stripped, CR LF and lone CR become LF, across chunk boundaries', () => {
+  it('plain text: escape sequences stripped, CR LF becomes LF, a CR goes back over the line, across chunk boundaries', () => {
     const exporter = new PlainTextExporter();
     const parts = ['\x1b[1mbold\x1b', '[0m line\r', '\nprogress 10%\rprogress 100%\r\n', '\x1b]0;title\x07done\r'];
     const text = parts.map((part) => exporter.push(Buffer.from(part))).join('') + exporter.end();
-    assert.equal(text, 'bold line\nprogress 10%\nprogress 100%\ndone\n');
+    // Each line as the screen showed it last: the progress line ends at 100%.
+    assert.equal(text, 'bold line\nprogress 100%\ndone\n');
+  });
+
+  it('plain text: a prompt bash redraws at each window resize shows once', () => {
+    // What bash --norc wrote (recorded from a real PTY): a typed line, two resizes, Enter, one more resize at the next prompt.
+    const recorded =
+      '\x1b[?2004hroot@h:/tmp$ echo hi\r\x1b[K\rroot@h:/tmp$ echo hi\r\x1b[K\rroot@h:/tmp$ echo hi\r\n\x1b[?2004l\rhi\r\n\x1b[?2004hroot@h:/tmp$ \r\x1b[K\rroot@h:/tmp$ ';
+    const bytes = Buffer.from(recorded);
+    // Whole, and cut at every byte (inside the escape sequences too).
+    const whole = new PlainTextExporter();
+    assert.equal(whole.push(bytes) + whole.end(), 'root@h:/tmp$ echo hi\nhi\nroot@h:/tmp$ ');
+    for (let cut = 1; cut < bytes.length; cut++) {
+      const exporter = new PlainTextExporter();
+      const text = exporter.push(bytes.subarray(0, cut)) + exporter.push(bytes.subarray(cut)) + exporter.end();
+      assert.equal(text, 'root@h:/tmp$ echo hi\nhi\nroot@h:/tmp$ ', `cut at ${cut}`);
+    }
+  });
+
+  it('plain text: erase in line and cursor-to-column edit the line as a terminal does', () => {
+    const exporter = new PlainTextExporter();
+    const parts = [
+      'Downloading… 35%\r\x1b[KDone\r\n', // a shorter line over a longer one, erased first
+      'abcdef\x1b[3G\x1b[1KX\r\n', // ESC[3G moves to column 3, ESC[1K blanks up to it, X lands there
+      'old text\x1b[2K\rnew\r\n', // ESC[2K erases the whole line
+      '[  ] step\x1b[2GOK\r\n', // Node's readline.cursorTo: ESC[nG
+    ];
+    const text = parts.map((part) => exporter.push(Buffer.from(part))).join('') + exporter.end();
+    assert.equal(text, 'Done\n  Xdef\nnew\n[OK] step\n');
   });
 
   it('plain text: a CR that starts a line adds no blank line (bash after each command line)', () => {
