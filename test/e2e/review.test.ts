@@ -213,6 +213,16 @@ describe('Review view', () => {
     const accepted = await answer;
     assert.equal(accepted.decision, 'accepted');
     assert.equal(accepted.finalContents, withLines(original, { 3: 'export const line3 = 300;', 27: 'export const line27 = 2700;' }));
+
+    // The decided review counts the two changes made, not the three proposed (+3 −3), here and after a reload.
+    const decidedItem = page.getByRole('region', { name: 'Decided', exact: true }).locator('[data-review-id]', { hasText: 'Three changes' });
+    await decidedItem.getByLabel('2 lines added, 2 removed').waitFor();
+    await decidedItem.click();
+    const decided = await shownReview(page, 'Three changes');
+    assert.equal(await decided.locator('.review-detail-stats').innerText(), '+2 −2');
+    await page.reload();
+    await openReview(page);
+    await page.getByRole('region', { name: 'Decided', exact: true }).locator('[data-review-id]', { hasText: 'Three changes' }).getByLabel('2 lines added, 2 removed').waitFor();
   });
 
   it('shows a new file and a binary file, and accepts with Ctrl+Enter', async (t) => {

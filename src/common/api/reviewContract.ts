@@ -140,7 +140,11 @@ export const ReviewSummary = z.object({
   change: ReviewChange,
   /** null: both sides are text. */
   binary: ReviewBinaryInfo.nullable(),
-  /** Added and removed lines of the proposal (0/0 for binary files), for the list. */
+  /**
+   * Added and removed lines (0/0 for binary files), for the list: of the proposal while pending and
+   * once rejected; of the change made once accepted (with changes left out or lines edited, not
+   * the proposal's).
+   */
   stats: z.object({
     added: z.number().int().min(0),
     removed: z.number().int().min(0),

@@ -88,6 +88,28 @@ export function diffStats(oldText: string, newText: string, options: LineDiffOpt
 }
 
 /**
+ * Added and removed lines of a unified diff made by `unifiedDiff` (two header lines, then hunks
+ * whose every line starts with its tag): what its reader counts, in linear time, without
+ * diffing again.
+ */
+export function unifiedDiffStats(diff: string): { added: number; removed: number } {
+  let added = 0;
+  let removed = 0;
+  // Past the `--- ` and `+++ ` headers, which would otherwise count as a removed and an added line.
+  let start = diff.indexOf('\n', diff.indexOf('\n') + 1) + 1;
+  if (start === 0) return { added, removed };
+  while (start < diff.length) {
+    const tag = diff.charCodeAt(start);
+    if (tag === 0x2b) added++;
+    else if (tag === 0x2d) removed++;
+    const end = diff.indexOf('\n', start);
+    if (end === -1) break;
+    start = end + 1;
+  }
+  return { added, removed };
+}
+
+/**
  * A unified diff with `--- a/<path>` / `+++ b/<path>` headers (`/dev/null` for a missing side),
  * hunks with LineDiffLimits.contextLines of context, and `\ No newline at end of file` markers.
  * "" when the texts are equal.

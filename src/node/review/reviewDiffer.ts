@@ -84,15 +84,22 @@ export class ReviewDiffer implements IDisposable {
   /** Added and removed lines of a proposal. */
   async stats(oldSide: DiffText, newSide: DiffText): Promise<ReviewDiffStats> {
     const [oldText, newText] = [textOf(oldSide), textOf(newSide)];
-    if (isSmall(oldText, newText)) return withFlag(diffStats(oldText, newText));
-    if (isMedium(oldText, newText)) {
-      const trial = diffStats(oldText, newText, inlineTrial);
-      if (!trial.approximate) return withFlag(trial);
-    }
+    const inline = inlineStats(oldText, newText);
+    if (inline) return inline;
     const [oldData, newData] = sideData([oldSide, newSide]);
     const result = await this.#runOnWorker({ kind: 'stats', oldText: oldData!, newText: newData! });
     if (result && 'stats' in result) return withFlag(result.stats);
     return { ...diffStats(oldText, newText, linearOnly), approximate: true };
+  }
+
+  /**
+   * Added and removed lines at once, on this thread, for what cannot wait for the worker (the
+   * summary of a decision, announced as it is made): exact where the inline diffs are, else the
+   * linear-time approximation (`approximate`).
+   */
+  statsNow(oldSide: DiffText, newSide: DiffText): ReviewDiffStats {
+    const [oldText, newText] = [textOf(oldSide), textOf(newSide)];
+    return inlineStats(oldText, newText) ?? { ...diffStats(oldText, newText, linearOnly), approximate: true };
   }
 
   /** The `diff -u` of a decision (null: that side does not exist). */
@@ -193,6 +200,16 @@ export class ReviewDiffer implements IDisposable {
 }
 
 type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
+
+/** The stats when they cost milliseconds here (a small file, or a medium one with few edits); undefined otherwise. */
+function inlineStats(oldText: string, newText: string): ReviewDiffStats | undefined {
+  if (isSmall(oldText, newText)) return withFlag(diffStats(oldText, newText));
+  if (isMedium(oldText, newText)) {
+    const trial = diffStats(oldText, newText, inlineTrial);
+    if (!trial.approximate) return withFlag(trial);
+  }
+  return undefined;
+}
 
 function withFlag(stats: { added: number; removed: number; approximate?: true }): ReviewDiffStats {
   return { added: stats.added, removed: stats.removed, approximate: stats.approximate ?? false };

@@ -23,7 +23,8 @@ import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
 import { assertWithinLimit, FileContent, formatBytes, readFileLimited } from './fileContent.ts';
 import type { DecidedCursor, ReviewArchive } from './reviewArchive.ts';
-import { ReviewDiffer, type ReviewDifferOptions } from './reviewDiffer.ts';
+import { unifiedDiffStats } from './lineDiff.ts';
+import { ReviewDiffer, type ReviewDiffStats, type ReviewDifferOptions } from './reviewDiffer.ts';
 import { isOutsideWorkspace } from './workspacePaths.ts';
 
 export interface ReviewRequest {
@@ -152,7 +153,7 @@ export class ReviewQueue implements IDisposable {
       outsideWorkspace,
       change,
       binary,
-      stats: !diff ? { added: 0, removed: 0 } : diff.approximate ? { added: diff.added, removed: diff.removed, approximate: true } : { added: diff.added, removed: diff.removed },
+      stats: summaryStats(diff),
       state: 'pending',
       createdAt: Date.now(),
       decision: null,
@@ -219,6 +220,7 @@ export class ReviewQueue implements IDisposable {
     let decision: ReviewDecision;
     let outcome: ReviewOutcome;
     let finalSide: FileContent | null;
+    let stats = summary.stats;
     if (params.decision === 'reject') {
       if (params.finalContents !== undefined) throw new ApiError('INVALID_PARAMS', 'finalContents only goes with accept');
       decision = { decision: 'rejected', by, at: Date.now(), comment, edited: false, finalContents: null, unifiedDiff: '' };
@@ -238,10 +240,15 @@ export class ReviewQueue implements IDisposable {
       decision = { decision: 'accepted', by, at: Date.now(), comment, edited, finalContents: final && !final.isBinary ? final.toResultString() : null, unifiedDiff: '' };
       outcome = { kind: 'accepted', reviewId: id, content: final, original: old, edited, comment, by };
       finalSide = final;
+      // A decided review counts the change it made: changes left out or lines retyped are not the
+      // proposal's. Counted now, so the decision is announced with them (exact unless the file is
+      // huge: then approximate until its unified diff is in, see #archiveDecision).
+      if (edited && final) stats = summaryStats(this.#differ.statsNow(diffText(old) ?? '', diffText(final)));
     }
     this.#pending.delete(id);
     const decided: ReviewSummary = {
       ...summary,
+      stats,
       state: decision.decision,
       decision: { decision: decision.decision, by, at: decision.at, comment, edited: decision.edited },
     };
@@ -308,19 +315,27 @@ export class ReviewQueue implements IDisposable {
     this.#deciding.set(summary.id, entry);
     entry.complete = (async () => {
       let diff = '';
+      let exact = false;
       if (diffSides) {
         try {
-          diff = (await this.#differ.unifiedDiff(summary.path, diffText(diffSides.old), diffText(diffSides.final))).text;
+          const unified = await this.#differ.unifiedDiff(summary.path, diffText(diffSides.old), diffText(diffSides.final));
+          diff = unified.text;
+          exact = !unified.approximate;
         } catch (error) {
           this.#logger.error('could not compute the diff of a decided review', { id: summary.id, error: String(error) });
         }
       }
-      if (!entry.archived) this.#archiveDecision(entry, diff);
+      if (!entry.archived) this.#archiveDecision(entry, diff, exact);
     })();
   }
 
-  #archiveDecision(entry: DecidingReview, unifiedDiff: string): void {
+  /** `exactDiff`: the diff is minimal, so the counts stored with it may be read off it. */
+  #archiveDecision(entry: DecidingReview, unifiedDiff: string, exactDiff = false): void {
     entry.archived = true;
+    if (exactDiff && entry.item.stats.approximate) {
+      // The counts announced with a huge edited accept were approximate; the list shows exact ones from now on.
+      entry.item = { ...entry.item, stats: unifiedDiffStats(unifiedDiff) };
+    }
     const budget = ReviewConstants.maxStoredReviewBytes;
     if (entry.textBytes + Buffer.byteLength(unifiedDiff, 'utf8') > budget) {
       // Too big to store whole without stalling the Hub's thread: the diff (cut short), no texts.
@@ -354,6 +369,12 @@ function diffText(content: FileContent): { text: string; bytes: Uint8Array };
 function diffText(content: FileContent | null): { text: string; bytes: Uint8Array } | null;
 function diffText(content: FileContent | null): { text: string; bytes: Uint8Array } | null {
   return content === null ? null : { text: content.text ?? '', bytes: content.bytes };
+}
+
+/** Counts as a summary carries them (`approximate` only when true); none for a binary file. */
+function summaryStats(diff: ReviewDiffStats | null): ReviewSummary['stats'] {
+  if (!diff) return { added: 0, removed: 0 };
+  return diff.approximate ? { added: diff.added, removed: diff.removed, approximate: true } : { added: diff.added, removed: diff.removed };
 }
 
 /** A unified diff of at most about `maxBytes`, cut at a line end, with a note saying so. */

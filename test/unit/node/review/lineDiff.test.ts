@@ -4,7 +4,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { diffLines, diffStats, splitLines, unifiedDiff } from '../../../../src/node/review/lineDiff.ts';
+import { diffLines, diffStats, splitLines, unifiedDiff, unifiedDiffStats } from '../../../../src/node/review/lineDiff.ts';
 
 /** A deterministic PRNG, so a failure can be replayed. */
 function random(seed: number): () => number {
@@ -94,6 +94,18 @@ describe('line diffs for reviews', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('counts a unified diff\'s added and removed lines as diffStats does, headers and lines like "--- x" notwithstanding', () => {
+    const next = random(17);
+    for (let round = 0; round < 200; round++) {
+      const oldText = randomText(next, Math.floor(next() * 30)).replace(/^/gm, () => (next() < 0.2 ? '-- ' : next() < 0.2 ? '++ ' : ''));
+      const newText = randomText(next, Math.floor(next() * 30));
+      const stats = diffStats(oldText, newText);
+      assert.deepEqual(unifiedDiffStats(unifiedDiff('/w/f.txt', oldText, newText)), { added: stats.added, removed: stats.removed }, `round ${round}`);
+    }
+    assert.deepEqual(unifiedDiffStats(unifiedDiff('/w/f.txt', 'a', 'b')), { added: 1, removed: 1 }, 'with "No newline" markers');
+    assert.deepEqual(unifiedDiffStats(''), { added: 0, removed: 0 });
   });
 
   it('names /dev/null for a created or deleted file', () => {
