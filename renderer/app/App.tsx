@@ -37,7 +37,7 @@ export function App({ connection, errors, typeAhead }: { connection: HubConnecti
       {remoteMachineId !== undefined ? (
         <RemoteConnectionBanner machineId={remoteMachineId} state={state} onRetry={() => connection.retryNow()} />
       ) : (
-        <ConnectionBanner state={state} onRetry={() => connection.retryNow()} />
+        <ConnectionBanner state={state} onRetry={() => connection.retryNow()} dataDir={live?.appState.dataDir} />
       )}
       {live ? (
         <WorkbenchHost

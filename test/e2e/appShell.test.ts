@@ -3,6 +3,7 @@
  * shortcuts, errors from the Hub, rename, search, settings, and a lost connection.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import {
@@ -212,6 +213,13 @@ describe('the app around the panes', () => {
     assert.match(await refused.innerText(), /restarted, with a new one/);
     if (process.env.SWITCHBOARD_SCREENSHOTS) await page.screenshot({ path: join(process.env.SWITCHBOARD_SCREENSHOTS, 'refused-after-restart.png') });
     assert.equal(await refused.getByRole('button', { name: 'Retry now' }).count(), 0, 'no retrying against a refusal');
+    // Nor a Reload: this address lost its token to a cookie the new server does not know, so a reload is its 401 page.
+    assert.equal(await refused.getByRole('button').count(), 0, 'no button that leads nowhere');
+    assert.match(await refused.innerText(), /reloading this one cannot get back in/);
+    // Where the new address is: what serve printed, and serve.json in this server's data dir.
+    assert.match(await refused.innerText(), /Open the address switchboard serve printed when it started \(http:\/\/…\/\?token=…/);
+    assert.equal(await refused.locator('.banner-path').innerText(), join(first.dataDir, 'serve.json'));
+    assert.equal(JSON.parse(readFileSync(join(first.dataDir, 'serve.json'), 'utf8')).url, second.url, 'which holds the new address');
     // The address the new server printed works in the same window.
     await openApp(page, second.url);
     assert.equal(await page.getByRole('status').filter({ hasText: 'Switchboard refused' }).count(), 0);
