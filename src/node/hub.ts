@@ -4,7 +4,7 @@
  * `dispose()` it. It never imports electron.
  */
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import type { AppState, EventPayload, HubEvent, Layout } from '../common/api/contract.ts';
 import { DisposableStore, type IDisposable, toDisposable } from '../common/lifecycle.ts';
 import type { ILogger } from './logger.ts';
@@ -114,6 +114,7 @@ export class Hub implements IDisposable {
         logger: this.#logger.child('pty'),
         defaultCwd: this.workspaceFolders[0]!,
         baseEnv: { SWITCHBOARD_SOCKET: this.controlSocketPath },
+        environmentFor: (cwd) => this.#clawsEnvironment(cwd),
         ...(options.shellIntegrationDir ? { shellIntegrationDir: options.shellIntegrationDir } : {}),
         ...(options.mirrorWorkerPath ? { mirrorWorkerPath: options.mirrorWorkerPath } : {}),
       }),
@@ -129,7 +130,12 @@ export class Hub implements IDisposable {
       }),
     );
     this.#windowState = this.#store.add(
-      new WindowStateRecorder({ filePath: windowStateFilePath(this.dataDir), logger: this.#logger.child('window'), terminalInfo: (id) => this.#ptyHost.get(id)?.info }),
+      new WindowStateRecorder({
+        filePath: windowStateFilePath(this.dataDir),
+        logger: this.#logger.child('window'),
+        terminalInfo: (id) => this.#ptyHost.get(id)?.info,
+        notRecorded: (id) => this.#history.isExcluded(id),
+      }),
     );
     this.#store.add(this.#ptyHost.onDidChangeTerminal((info) => this.#windowState.noteTerminalChanged(info)));
     this.#history = new HistoryService({
@@ -145,6 +151,8 @@ export class Hub implements IDisposable {
     this.#store.add(this.#history.onDidChange((change) => this.#broadcast('history.changed', change)));
     this.#store.add(this.#history.onDidChangeStatus((status) => this.#broadcast('history.statusChanged', status)));
     this.#store.add(this.#history.onDidChangeRecording((change) => this.#broadcast('history.recordingChanged', change)));
+    // "Don't record" is a privacy choice: it is saved with the pane and holds after a restart.
+    this.#store.add(this.#history.onDidChangeRecording(({ terminalId }) => this.#windowState.notePaneChanged(terminalId)));
     this.#tokens = this.#store.add(new TokenStore({ filePath: controlTokensFilePath(this.dataDir), logger: this.#logger.child('tokens') }));
     this.#store.add(this.#tokens.onDidChange((tokens) => this.#broadcast('tokens.changed', tokens)));
     // The review queue and the IDE bridge: disposed before the PtyHost, the bridge first, so the
@@ -317,9 +325,10 @@ export class Hub implements IDisposable {
     await this.#ideBridge.shutdown();
     // Remote viewers hear that their terminals end (daemon_shutdown) before the terminals go.
     await this.#relay.stop();
-    // The bus log on disk before the control server goes: a write still in flight would be lost
+    // The bus and audit logs on disk before the control server goes: a write still in flight would be lost
     // (dispose() writes only what is still queued, synchronously).
     await this.#controlServer.bus.flushLog().catch((error: unknown) => this.#logger.warn('writing the bus log failed', { error }));
+    await this.#controlServer.audit.flush();
     // Agents waiting on review.request hear `withdrawn (shutdown)` while their connection is still
     // open: the answers are written within the turn (promise callbacks), before it closes.
     this.#reviews.withdrawAll('shutdown');
@@ -345,6 +354,19 @@ export class Hub implements IDisposable {
     this.#logger.info('hub disposed');
   }
 
+  /**
+   * CLAWS_SOCKET for a terminal starting in `cwd`: the claws socket of the workspace folder it is
+   * in (else the first one's), as claws' clients and hooks look for it. None while claws sockets
+   * are off.
+   */
+  #clawsEnvironment(cwd: string): Record<string, string> {
+    const sockets = this.#controlServer?.sockets.filter((entry) => entry.workspace !== null) ?? [];
+    const inside = sockets.filter((entry) => cwd === entry.workspace || cwd.startsWith(entry.workspace! + sep));
+    // The deepest folder wins when folders nest.
+    const match = inside.sort((a, b) => b.workspace!.length - a.workspace!.length)[0] ?? sockets[0];
+    return match ? { CLAWS_SOCKET: match.socket } : {};
+  }
+
   #broadcast<E extends HubEvent>(event: E, payload: EventPayload<E>, except?: HubConnection): void {
     for (const connection of [...this.#connections]) {
       if (connection !== except) connection.sendEvent(event, payload);
@@ -356,17 +378,24 @@ export class Hub implements IDisposable {
     const logger = this.#logger.child('window');
     const state = await loadWindowState(windowStateFilePath(this.dataDir), logger);
     if (!state || state.layout.tabs.length === 0) return;
-    const layout = await restoreWindow({
+    const restored = await restoreWindow({
       state,
       ptyHost: this.#ptyHost,
       history: this.#restoreHistorySource(),
       fallbackCwd: this.workspaceFolders[0]!,
+      excludeFromHistory: (terminalId) => this.#history.setRecording(terminalId, false),
       logger,
     });
-    if (!layout) return;
-    this.#layout = layout;
-    this.#windowState.noteLayout(layout);
-    logger.info('window restored', { panes: state.layout.tabs.length });
+    if (!restored) return;
+    this.#layout = restored.layout;
+    this.#windowState.noteLayout(restored.layout);
+    // The new ids on disk before the tokens name them: a crash in between must not leave tokens
+    // pointing at panes the next start cannot find.
+    await this.#windowState.saveNow();
+    // A token limited to a pane follows it to its restored terminal, and so do the agents' past actions on it.
+    await this.#tokens.followRestoredTerminals(restored.newIds).catch((error: unknown) => logger.warn('cannot update the tokens of restored panes', { error }));
+    this.#controlServer.audit.followRestoredTerminals(restored.newIds);
+    logger.info('window restored', { panes: restored.newIds.size });
   }
 
   #restoreHistorySource(): RestoreHistorySource | null {

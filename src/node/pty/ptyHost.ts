@@ -29,6 +29,8 @@ export interface PtyHostOptions {
   logger: ILogger;
   /** Merged into every PTY environment (SWITCHBOARD_SOCKET etc.). */
   baseEnv?: Record<string, string>;
+  /** Variables that depend on where a terminal starts (CLAWS_SOCKET: its workspace folder's claws socket). */
+  environmentFor?: (cwd: string) => Record<string, string>;
   /** Used when a create call gives no cwd. */
   defaultCwd: string;
   /** Mirror scrollback lines; default TerminalConstants.scrollbackLines. */
@@ -182,7 +184,7 @@ export class PtyHost implements IDisposable {
     const env = composeEnvironment({
       inherited: process.env,
       terminalId: id,
-      baseEnv: this.#baseEnv,
+      baseEnv: { ...this.#baseEnv, ...this.#options.environmentFor?.(cwd) },
       callerEnv: params.env,
     });
     const requested = params.file ?? (await resolveDefaultShell(env, cwd));

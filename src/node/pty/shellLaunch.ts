@@ -165,5 +165,9 @@ export function composeEnvironment(params: {
   env.TERM_PROGRAM = 'Switchboard';
   Object.assign(env, params.baseEnv ?? {}, params.callerEnv ?? {});
   env.SWITCHBOARD_TERMINAL_ID = params.terminalId;
+  // claws' shell hooks, `claws_done` and its clients read their own names: the same terminal, a
+  // real PTY whose output is captured (claws says "wrapped").
+  env.CLAWS_TERMINAL_ID = params.terminalId;
+  env.CLAWS_WRAPPED = '1';
   return env;
 }

@@ -4,6 +4,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { createLocalHubClient } from '../../../src/node/api/localHubClient.ts';
 import { pollUntil } from '../../helpers/poll.ts';
 import { createTerminal, type Frame, type NdjsonClient, shells, startTestHub, type TestHub, waitForIntegration } from './controlTestKit.ts';
@@ -62,6 +63,9 @@ describe('claws/1 commands', () => {
     assert.equal(created.terminal.cwd, t.workspace);
     const exec = await client.request({ cmd: 'exec', terminalId: id, command: 'echo "$MARKER $SWITCHBOARD_TERMINAL_ID $SWITCHBOARD_SOCKET $(stty size)"' });
     assert.equal(exec.event.output, `m-42 ${id} ${t.socketPath} 30 100\n`);
+    // claws' own names for the same things: its hooks, claws_done and its clients read these.
+    const claws = await client.request({ cmd: 'exec', terminalId: id, command: 'echo "$CLAWS_TERMINAL_ID $CLAWS_WRAPPED $CLAWS_SOCKET"' });
+    assert.equal(claws.event.output, `${id} 1 ${join(t.workspace, '.claws', 'claws.sock')}\n`);
     await client.request({ cmd: 'close', terminalId: id });
 
     const missingCwd = await client.request({ cmd: 'create', cwd: '/definitely/not/here' });
