@@ -96,8 +96,13 @@ export const ControlConstants = {
   commandLogEvents: 1000,
   /** Output kept per command event in the poll log (tail); `exec` responses carry up to execMaxOutputBytes. */
   commandLogOutputBytes: 16 * 1024,
-  /** Audit entries kept in memory (oldest dropped first). */
+  /** Audit entries kept, in memory and in `audit-log.ndjson` (oldest dropped first). */
   auditEntries: 2000,
+  /**
+   * The audit file is appended to and rewritten with only the kept entries once it holds this many
+   * times `auditEntries` lines: rare rewrites, and the file stays bounded.
+   */
+  auditFileCompactFactor: 2,
   /** After a bracketed paste, Enter goes as its own write this much later: Ink TUIs (Claude Code) take a `\r` inside the paste chunk as text. */
   pasteEnterDelayMs: 30,
   /**

@@ -101,7 +101,7 @@ function ActivityRow({ entry }: { entry: AuditEntry }) {
   return (
     <tr data-audit-seq={entry.seq} data-cmd={entry.cmd}>
       <td className="activity-time" title={at.toLocaleString()}>
-        {at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false })}
+        {activityTime(at)}
       </td>
       <td className="activity-peer">{entry.peer}</td>
       <td>
@@ -130,4 +130,13 @@ function ActivityRow({ entry }: { entry: AuditEntry }) {
 
 function terminalLabel(entry: AuditEntry, liveName: string | undefined): string {
   return liveName ?? entry.terminalName ?? entry.terminalId ?? '—';
+}
+
+/**
+ * Today's entries show their time; entries kept from an earlier day (the log outlives restarts)
+ * show the day instead, which fits the same column (the tooltip has both).
+ */
+function activityTime(at: Date): string {
+  if (at.toDateString() !== new Date().toDateString()) return at.toLocaleDateString([], { month: 'short', day: 'numeric' });
+  return at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
 }

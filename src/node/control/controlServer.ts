@@ -15,7 +15,7 @@ import { formatZodIssues } from '../api/validation.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
 import { AuthErrors, ConnectionAccess, filterBodyForToken } from './accessControl.ts';
-import { AuditLog } from './auditLog.ts';
+import { AuditLog, auditLogFileName } from './auditLog.ts';
 import { Bus } from './bus/bus.ts';
 import { busCommands } from './bus/busCommands.ts';
 import { BusLog } from './bus/busLog.ts';
@@ -57,8 +57,9 @@ export interface ControlServerOptions {
   /** How long a person must have paused typing into a terminal before an agent's `send` is written (the `agentSendIdleMs` setting). */
   agentSendIdleMs?: () => number;
   /**
-   * The data dir, where the claws/2 bus keeps its replay log (`bus-log.ndjson`). Absent: the
-   * socket's directory when it is ours (the data dir, by default), else the log stays in memory.
+   * The data dir, where the claws/2 bus keeps its replay log (`bus-log.ndjson`) and the audit log
+   * its entries (`audit-log.ndjson`). Absent: the socket's directory when it is ours (the data dir,
+   * by default), else both stay in memory.
    */
   dataDir?: string;
   /** The control-socket access tokens (owned by the Hub). */
@@ -101,7 +102,13 @@ export class ControlServer implements IDisposable {
   constructor(options: ControlServerOptions) {
     this.#options = options;
     this.#logger = options.logger;
-    this.audit = new AuditLog();
+    // Beside the bus log: in the data dir (kept across restarts), else in memory.
+    const logDir = options.dataDir ?? (options.ownsSocketDirectory ? dirname(options.socketPath) : null);
+    this.audit = new AuditLog({
+      filePath: logDir === null ? null : join(logDir, auditLogFileName),
+      logger: options.logger.child('audit'),
+      terminalName: (id) => options.ptyHost.get(id)?.info.name,
+    });
     this.commandLog = new CommandLog({ ptyHost: options.ptyHost });
     this.#input = new TerminalInput({ logger: options.logger, sentInput: this.#sentInput });
     this.typingGuard = new TypingGuard({ idleMs: options.agentSendIdleMs ?? (() => defaultSettings.agentSendIdleMs), logger: options.logger });
@@ -148,6 +155,7 @@ export class ControlServer implements IDisposable {
   async listen(): Promise<void> {
     if (this.#state !== 'new') throw new Error(`ControlServer.listen() called in state ${this.#state}`);
     this.commandLog.start();
+    await this.audit.load();
     await this.bus.start();
     if (this.#isDisposed()) return;
     const main = await UnixSocketListener.listen({

@@ -8,7 +8,14 @@ import assert from 'node:assert/strict';
 import type { AuditEntry, EventPayload } from '../../../../src/common/api/contract.ts';
 import { ApiError } from '../../../../src/common/api/errors.ts';
 import { createLocalHubClient, type LocalHubClient } from '../../../../src/node/api/localHubClient.ts';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ControlClient } from '../../../../src/cli/controlClient.ts';
+import { auditLogFileName } from '../../../../src/node/control/auditLog.ts';
+import { Hub } from '../../../../src/node/hub.ts';
+import { nullLogger } from '../../../../src/node/logger.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
+import { createTempHome, testEnv } from '../../../helpers/tempHome.ts';
 import { createTerminal, type NdjsonClient, startTestHub, type TestHub } from '../../control/controlTestKit.ts';
 
 describe('agent activity through the Hub API', () => {
@@ -122,6 +129,64 @@ describe('agent activity through the Hub API', () => {
         assert.equal(error.code, 'INVALID_PARAMS', JSON.stringify(params));
         return true;
       });
+    }
+  });
+});
+
+describe('agent activity across a restart', () => {
+  it('is still listed after the app restarts (same seqs, numbering continues), attached to the restored pane, in a 0600 file', async () => {
+    const temp = createTempHome('sb-activity-');
+    const hubs: Hub[] = [];
+    const start = async () => {
+      // Restored panes start with the app's own environment: keep the user's rc files out.
+      Object.assign(process.env, testEnv(temp.home));
+      const hub = new Hub({ dataDir: temp.dataDir, workspaceFolders: [temp.workspace], host: 'test', logger: nullLogger, env: {}, clawsCompatSockets: false });
+      hubs.push(hub);
+      await hub.start();
+      return hub;
+    };
+    try {
+      const first = await start();
+      const person = createLocalHubClient(first, { kind: 'person', name: 'you' });
+      const agent = new ControlClient({ socketPath: first.controlSocketPath, clientName: 'agent-kept' });
+      const pane = await agent.create({ name: 'kept-pane', env: testEnv(temp.home) });
+      const scratch = await agent.create({ name: 'scratch', env: testEnv(temp.home) });
+      await agent.send(pane, { text: 'echo one' });
+      await agent.send(scratch, { text: 'echo two' });
+      await agent.request('close', { terminalId: scratch });
+      await person.call('layout.set', { tabs: [{ id: 'only', root: { type: 'pane', terminalId: pane } }], activeTabId: 'only', focusedTerminalId: pane });
+      const before = await person.call('audit.list', {});
+      assert.equal(before.length, 5);
+      agent.dispose();
+      person.dispose();
+      await first.shutdown();
+      assert.equal(statSync(join(temp.dataDir, auditLogFileName)).mode & 0o777, 0o600);
+
+      const second = await start();
+      const [restored] = second.ptyHost.list();
+      assert.ok(restored && restored.name === 'kept-pane');
+      const viewer = createLocalHubClient(second, { kind: 'person', name: 'you' });
+      const afterRestart = await viewer.call('audit.list', {});
+      assert.deepEqual(
+        afterRestart.map((entry) => [entry.seq, entry.peer, entry.cmd, entry.terminalName, entry.summary]),
+        before.map((entry) => [entry.seq, entry.peer, entry.cmd, entry.terminalName, entry.summary]),
+        'what agents did before the restart is still there',
+      );
+      // The pane that came back carries what was done to it; the closed terminal keeps its old id.
+      assert.deepEqual(
+        afterRestart.filter((entry) => entry.terminalName === 'kept-pane').map((entry) => entry.terminalId),
+        [restored.id, restored.id],
+      );
+      assert.ok(afterRestart.filter((entry) => entry.terminalName === 'scratch').every((entry) => entry.terminalId === scratch));
+      const again = new ControlClient({ socketPath: second.controlSocketPath, clientName: 'agent-kept' });
+      await again.send(restored.id, { text: 'echo three' });
+      again.dispose();
+      const latest = await viewer.call('audit.list', { limit: 1 });
+      assert.equal(latest[0]!.seq, before[0]!.seq + 1, 'numbering continues');
+      viewer.dispose();
+    } finally {
+      for (const hub of hubs) await hub.shutdown();
+      temp.dispose();
     }
   });
 });
