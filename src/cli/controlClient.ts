@@ -104,6 +104,10 @@ export const ControlTerminal = z.looseObject({
 export type ControlTerminal = z.infer<typeof ControlTerminal>;
 
 const ListResult = z.looseObject({ terminals: z.array(ControlTerminal) });
+
+/** What `auth` answers about the token: the CLI explains a refusal with it (a token limited to terminals that are gone). */
+const AuthResult = z.looseObject({ token: z.looseObject({ name: z.string(), terminals: z.array(z.string()).nullable() }) });
+export type AuthenticatedToken = z.infer<typeof AuthResult>['token'];
 const CreateResult = z.looseObject({ id: z.union([z.string(), z.number()]).transform(String) });
 
 export const ExecEvent = z.looseObject({
@@ -236,6 +240,7 @@ export class ControlClient implements IDisposable {
   readonly #token: string | undefined;
   /** The `auth` request of each connection, which every other request on it waits for. */
   readonly #authentications = new WeakMap<Socket, Promise<unknown>>();
+  #authenticatedToken: AuthenticatedToken | undefined;
   #socket: Socket | undefined;
   #connecting: Promise<Socket> | undefined;
   #buffer = '';
@@ -275,7 +280,10 @@ export class ControlClient implements IDisposable {
     if (this.#token !== undefined && cmd !== 'auth') {
       let authentication = this.#authentications.get(socket);
       if (!authentication) {
-        authentication = this.request('auth', { token: this.#token });
+        authentication = this.request('auth', { token: this.#token }).then((body) => {
+          const parsed = AuthResult.safeParse(body);
+          this.#authenticatedToken = parsed.success ? parsed.data.token : undefined;
+        });
         this.#authentications.set(socket, authentication);
       }
       await authentication;
@@ -293,6 +301,11 @@ export class ControlClient implements IDisposable {
       this.#pending.set(id, { resolve: resolvePromise, reject: rejectPromise, timer });
       socket.write(JSON.stringify(frame) + '\n');
     });
+  }
+
+  /** The token this client authenticated with, as the server described it (undefined: no token, or not yet used). */
+  get authenticatedToken(): AuthenticatedToken | undefined {
+    return this.#authenticatedToken;
   }
 
   async list(): Promise<ControlTerminal[]> {

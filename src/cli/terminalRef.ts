@@ -26,7 +26,29 @@ export function resolveTerminalRef(terminals: readonly ControlTerminal[], ref: s
 
 /** `list`, then resolve; returns the terminal's full id. */
 export async function resolveTerminalId(client: ControlClient, ref: string): Promise<string> {
-  return resolveTerminalRef(await client.list(), ref).id;
+  const terminals = await client.list();
+  try {
+    return resolveTerminalRef(terminals, ref).id;
+  } catch (error) {
+    const token = client.authenticatedToken;
+    if (!(error instanceof ControlClientError) || error.code !== 'UNKNOWN_TERMINAL' || !token || token.terminals === null) throw error;
+    // A token limited to terminals sees only those in `list`: "unknown terminal" alone would hide
+    // that the one it was made for is gone (closed, or a restart did not bring it back).
+    throw new ControlClientError('UNKNOWN_TERMINAL', `${error.message}: ${describeTokenReach(token.name, token.terminals, terminals)}`);
+  }
+}
+
+/** What a terminal-limited token can reach now, and which of its terminals are gone. */
+export function describeTokenReach(tokenName: string, tokenTerminals: readonly string[], listed: readonly ControlTerminal[]): string {
+  const live = listed.filter((terminal) => tokenTerminals.includes(terminal.id));
+  const gone = tokenTerminals.filter((id) => !live.some((terminal) => terminal.id === id));
+  const parts: string[] = [];
+  if (live.length > 0) parts.push(`token "${tokenName}" reaches only ${live.map((terminal) => `${terminal.id} (${terminal.name})`).join(', ')}`);
+  if (gone.length > 0) {
+    const which = gone.length === 1 ? `its terminal ${gone[0]} is gone` : `its terminals ${gone.join(', ')} are gone`;
+    parts.push(`${live.length > 0 ? '' : `token "${tokenName}" is limited to terminals, and `}${which} (closed, or not restored when Switchboard restarted); create a token for the terminal you want`);
+  }
+  return parts.join('; ');
 }
 
 function ambiguous(ref: string, matches: readonly ControlTerminal[], kind: string): ControlClientError {

@@ -53,13 +53,16 @@ export const tokensCommand = defineControlCommand({
           return ExitCode.ok;
         }
         const now = Date.now();
+        // Names say which pane a token is for; a terminal that is gone (closed, not restored) says so.
+        const names = new Map((await client.list()).map((terminal) => [terminal.id, terminal.name]));
+        const terminalCell = (id: string) => `${id} (${names.has(id) ? printable(names.get(id)!) : 'gone'})`;
         const rows = [
           ['ID', 'NAME', 'SCOPE', 'TERMINALS', 'CREATED', 'EXPIRES', 'STATUS'],
           ...tokens.map((token) => [
             token.id,
             printable(token.name),
             token.scopes.join(','),
-            token.terminals === null ? 'all' : token.terminals.join(','),
+            token.terminals === null ? 'all' : token.terminals.map(terminalCell).join(','),
             day(token.createdAt),
             day(token.expiresAt),
             status(token, now),

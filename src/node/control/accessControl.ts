@@ -6,6 +6,7 @@
  * revoking a token cuts off connections that already authenticated with it).
  */
 import type { ControlTokenInfo, ControlTokenScope } from '../../common/api/contract.ts';
+import type { ApiErrorCode } from '../../common/api/errors.ts';
 import type { ControlRequest } from './controlConnection.ts';
 import type { TokenStore } from './tokenStore.ts';
 
@@ -36,16 +37,28 @@ function allows(token: ControlTokenInfo, scope: ControlTokenScope): boolean {
   return token.scopes.includes('drive') || token.scopes.includes(scope);
 }
 
-export type AccessDecision = { ok: true } | { ok: false; error: string };
+/** `code` defaults to UNAUTHORIZED. */
+export type AccessDecision = { ok: true } | { ok: false; error: string; code?: ApiErrorCode };
+
+/** A terminal a token is limited to no longer exists: say so, instead of a bare "unknown terminal". */
+export function tokenTerminalGone(tokenName: string, terminalId: string): string {
+  return (
+    `terminal ${terminalId} of token "${tokenName}" is gone (it was closed, or not restored when Switchboard restarted); ` +
+    'the token reaches no terminal in its place: create a token for the terminal you want'
+  );
+}
 
 export class ConnectionAccess {
   readonly #tokens: TokenStore;
   readonly #enforced: () => boolean;
-  readonly #tokenByConnection = new WeakMap<object, ControlTokenInfo>();
+  readonly #terminalExists: (id: string) => boolean;
+  /** The token each connection authenticated with, by id: its current info is the store's (restored panes change its terminals). */
+  readonly #tokenByConnection = new WeakMap<object, string>();
 
-  constructor(options: { tokens: TokenStore; enforced: () => boolean }) {
+  constructor(options: { tokens: TokenStore; enforced: () => boolean; terminalExists: (id: string) => boolean }) {
     this.#tokens = options.tokens;
     this.#enforced = options.enforced;
+    this.#terminalExists = options.terminalExists;
   }
 
   get enforced(): boolean {
@@ -56,13 +69,14 @@ export class ConnectionAccess {
   authenticate(connection: object, secret: string): { ok: true; token: ControlTokenInfo } | { ok: false; error: string } {
     const verified = this.#tokens.verify(secret);
     if (!verified.ok) return { ok: false, error: AuthErrors.invalid };
-    this.#tokenByConnection.set(connection, verified.token);
+    this.#tokenByConnection.set(connection, verified.token.id);
     return { ok: true, token: verified.token };
   }
 
-  /** The token the connection authenticated with, if any. */
+  /** The token the connection authenticated with, if any, as it is now. */
   tokenOf(connection: object): ControlTokenInfo | undefined {
-    return this.#tokenByConnection.get(connection);
+    const id = this.#tokenByConnection.get(connection);
+    return id === undefined ? undefined : this.#tokens.get(id);
   }
 
   /** Whether this request may run on this connection (before its fields are validated). */
@@ -78,9 +92,10 @@ export class ConnectionAccess {
     return this.#checkToken(connection, token, request);
   }
 
-  #checkToken(connection: object, token: ControlTokenInfo, request: ControlRequest): AccessDecision {
+  #checkToken(connection: object, tokenId: string, request: ControlRequest): AccessDecision {
     if (request.cmd === 'auth') return { ok: true };
-    if (!this.#tokens.isActive(token.id)) {
+    const token = this.#tokens.isActive(tokenId) ? this.#tokens.get(tokenId) : undefined;
+    if (!token) {
       this.#tokenByConnection.delete(connection);
       return { ok: false, error: AuthErrors.invalid };
     }
@@ -91,8 +106,9 @@ export class ConnectionAccess {
     if (historyVerbs.has(cmd)) return { ok: false, error: AuthErrors.forbidden(cmd) };
     const allowed = token.terminals;
     if (terminalVerbs.has(cmd)) {
-      const ref = fields.terminalId ?? request.id;
-      return allowed.includes(String(ref)) ? { ok: true } : { ok: false, error: AuthErrors.forbidden(cmd) };
+      const ref = String(fields.terminalId ?? request.id);
+      if (!allowed.includes(ref)) return { ok: false, error: AuthErrors.forbidden(cmd) };
+      return this.#terminalExists(ref) ? { ok: true } : { ok: false, error: tokenTerminalGone(token.name, ref), code: 'NOT_FOUND' };
     }
     // A terminal-limited token cannot make new terminals (they would be outside its list).
     if (cmd === 'create') return { ok: false, error: AuthErrors.forbidden(cmd) };

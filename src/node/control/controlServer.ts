@@ -133,15 +133,18 @@ export class ControlServer implements IDisposable {
     };
     this.#registry.registerAll(clawsCommands(services));
     this.#registry.registerAll(terminalCommands(services));
-    const busDir = options.dataDir ?? (options.ownsSocketDirectory ? dirname(options.socketPath) : null);
     this.bus = new Bus({
       ptyHost: options.ptyHost,
       commandLog: this.commandLog,
-      log: new BusLog({ filePath: busDir === null ? null : join(busDir, busLogFileName), logger: options.logger.child('bus') }),
+      log: new BusLog({ filePath: logDir === null ? null : join(logDir, busLogFileName), logger: options.logger.child('bus') }),
       logger: options.logger.child('bus'),
     });
     this.#registry.registerAll(busCommands(this.bus));
-    this.#access = new ConnectionAccess({ tokens: options.tokens, enforced: options.tokenAuthEnabled ?? (() => false) });
+    this.#access = new ConnectionAccess({
+      tokens: options.tokens,
+      enforced: options.tokenAuthEnabled ?? (() => false),
+      terminalExists: (id) => options.ptyHost.get(id) !== undefined,
+    });
     this.#registry.registerAll(tokenCommands({ tokens: options.tokens, access: this.#access }));
     if (options.review) this.#registry.registerAll(reviewCommands(options.review));
     if (options.history) this.#registry.registerAll(historyCommands(options.history));
@@ -253,7 +256,7 @@ export class ControlServer implements IDisposable {
       if (typeof token !== 'string' || !this.#access.authenticate(connection, token).ok) return { ok: false, error: AuthErrors.invalid, code: 'UNAUTHORIZED' };
     }
     const access = this.#access.check(connection, request);
-    if (!access.ok) return { ok: false, error: access.error, code: 'UNAUTHORIZED' };
+    if (!access.ok) return { ok: false, error: access.error, code: access.code ?? 'UNAUTHORIZED' };
     const command = this.#registry.get(request.cmd);
     if (!command) return { ok: false, error: ProtocolErrors.unknownCommand(request.cmd) };
     const parsed = command.params.safeParse(request.fields);

@@ -116,6 +116,28 @@ export class TokenStore implements IDisposable {
     return { ok: true, token: toInfo(match) };
   }
 
+  /** The token's current info (its terminals change when restored panes get new ids). */
+  get(id: string): ControlTokenInfo | undefined {
+    const stored = this.#tokens.find((token) => token.id === id);
+    return stored && toInfo(stored);
+  }
+
+  /**
+   * Panes restored after a restart are new terminals with new ids: a token limited to a pane
+   * follows it to the terminal that replaces it (`newIds`: old id → new id). Ids with no
+   * replacement stay as they are — their terminals are gone, the token reaches nothing in their
+   * place, and requests for them say so (accessControl.ts).
+   */
+  async followRestoredTerminals(newIds: ReadonlyMap<string, string>): Promise<void> {
+    let changed = false;
+    for (const token of this.#tokens) {
+      if (token.terminals === null || !token.terminals.some((id) => newIds.has(id))) continue;
+      token.terminals = [...new Set(token.terminals.map((id) => newIds.get(id) ?? id))];
+      changed = true;
+    }
+    if (changed) await this.#persist();
+  }
+
   /** Whether the token still exists, is not revoked and has not expired (checked on every request). */
   isActive(id: string): boolean {
     const token = this.#tokens.find((candidate) => candidate.id === id);

@@ -63,6 +63,12 @@ export class HistoryService implements IDisposable {
   #retentionTimer: NodeJS.Timeout | undefined;
   #retentionRunning = false;
   #disposed = false;
+  /**
+   * Terminals "don't record" was chosen for, until they are closed. Kept here, not only in the
+   * recorder: the recorder forgets a terminal once it has ended (its pane may stay on screen and be
+   * restored), and there is none while the database cannot be opened — the choice must hold anyway.
+   */
+  readonly #notRecorded = new Set<string>();
 
   readonly #onDidChange = new Emitter<{ sessionIds: string[] }>();
   /** Sessions were added, ended, pruned, deleted or imported. */
@@ -169,7 +175,7 @@ export class HistoryService implements IDisposable {
       storedBytes,
       capBytes: this.#options.settings().historyMaxTotalMiB * HistoryConstants.bytesPerMiB,
       movedAside: this.#movedAside,
-      notRecorded: this.#recorder?.excludedTerminals() ?? [],
+      notRecorded: this.#openNotRecorded(),
     };
   }
 
@@ -215,6 +221,11 @@ export class HistoryService implements IDisposable {
     return this.#recorder?.isRecording(terminalId) ?? false;
   }
 
+  /** Whether "don't record" was chosen for this terminal, running or ended (kept in the window state across restarts). */
+  isExcluded(terminalId: string): boolean {
+    return this.#notRecorded.has(terminalId) && this.#options.ptyHost.get(terminalId) !== undefined;
+  }
+
   latestSessionOfTerminal(terminalId: string): { id: string; endedAt: number | null; cols: number; rows: number } | null {
     return this.#store?.latestSessionOfTerminal(terminalId) ?? null;
   }
@@ -222,6 +233,12 @@ export class HistoryService implements IDisposable {
   tailBytes(sessionId: string, maxBytes: number): Uint8Array {
     this.#upToDate();
     return this.#store?.tailBytes(sessionId, maxBytes) ?? new Uint8Array(0);
+  }
+
+  /** The terminals marked "don't record" that are still open (closed ones are forgotten here). */
+  #openNotRecorded(): string[] {
+    for (const id of this.#notRecorded) if (!this.#options.ptyHost.get(id)) this.#notRecorded.delete(id);
+    return [...this.#notRecorded];
   }
 
   #upToDate(): void {
@@ -268,11 +285,14 @@ export class HistoryService implements IDisposable {
   setRecording(terminalId: string, record: boolean): void {
     const recorder = this.#recorder;
     const terminal = this.#options.ptyHost.get(terminalId);
-    if (!recorder || !terminal) throw new ApiError('NOT_FOUND', `no terminal with id ${terminalId}`);
+    if (!terminal) throw new ApiError('NOT_FOUND', `no terminal with id ${terminalId}`);
     // Its recording ended with it: there is nothing to start or stop (History can delete the session).
     if (terminal.exitStatus) throw new ApiError('INVALID_PARAMS', `terminal ${terminalId} has ended; its session in History is complete (delete it there)`);
-    if (recorder.isRecording(terminalId) === record) return;
-    recorder.setRecording(terminalId, record);
+    if (this.#notRecorded.has(terminalId) === !record) return;
+    // The recorder first: should it throw, the choice is not reported as made.
+    recorder?.setRecording(terminalId, record);
+    if (record) this.#notRecorded.delete(terminalId);
+    else this.#notRecorded.add(terminalId);
     this.#onDidChangeRecording.fire({ terminalId, record });
   }
 

@@ -36,11 +36,23 @@ export interface RestoreOptions {
   history: RestoreHistorySource | null;
   /** Where a pane goes whose old cwd no longer exists. */
   fallbackCwd: string;
+  /**
+   * Marks a restored pane "don't record" (History). Called as soon as its terminal exists, before
+   * History writes anything of it: a privacy choice holds from the first byte.
+   */
+  excludeFromHistory: (terminalId: string) => void;
   logger: ILogger;
 }
 
-/** Creates the panes and returns the saved layout with the new terminal ids (panes that could not start are left out); null if none could. */
-export async function restoreWindow(options: RestoreOptions): Promise<Layout | null> {
+export interface RestoredWindow {
+  /** The saved layout with the new terminal ids (panes that could not start are left out). */
+  layout: Layout;
+  /** Old terminal id → the id of the pane that replaces it. */
+  newIds: ReadonlyMap<string, string>;
+}
+
+/** Creates the panes and returns the layout with their new ids; null if none could start. */
+export async function restoreWindow(options: RestoreOptions): Promise<RestoredWindow | null> {
   const { state, ptyHost, history, logger } = options;
   const newIds = new Map<string, string>();
   for (const oldId of layoutTerminalIds(state.layout)) {
@@ -51,20 +63,33 @@ export async function restoreWindow(options: RestoreOptions): Promise<Layout | n
       const from: RestoredFrom = { sessionId: previous?.id ?? null, endedAt: previous?.endedAt ?? null };
       const screen = previous && history ? await lastScreenOf(history, previous, logger) : '';
       const cwd = saved && (await isDirectory(saved.cwd)) ? saved.cwd : options.fallbackCwd;
+      const notRecorded = saved?.notRecorded === true;
       const info = await ptyHost.create({
         cwd,
         ...(saved ? { name: saved.name } : {}),
         ...(previous ? { cols: clamp(previous.cols, TerminalConstants.minCols, TerminalConstants.maxCols), rows: clamp(previous.rows, TerminalConstants.minRows, TerminalConstants.maxRows) } : {}),
         createdBy: { kind: 'person', name: 'you' },
-        restore: { preamble: screen + restoredBanner(from), from },
+        restore: { preamble: screen + restoredBanner(from, { notRecorded }), from },
       });
+      // In the same turn as the create: History writes on a timer, so nothing of the pane is stored yet.
+      if (notRecorded) excludeFromHistory(options, info.id, logger);
       newIds.set(oldId, info.id);
     } catch (error) {
       logger.warn('could not restore a pane; leaving it out', { terminalId: oldId, error });
     }
   }
   if (newIds.size === 0) return null;
-  return remapLayout(state.layout, newIds);
+  const layout = remapLayout(state.layout, newIds);
+  return layout ? { layout, newIds } : null;
+}
+
+function excludeFromHistory(options: RestoreOptions, terminalId: string, logger: ILogger): void {
+  try {
+    options.excludeFromHistory(terminalId);
+  } catch (error) {
+    // The terminal was created this very turn, so this is not expected; losing the pane would be worse.
+    logger.warn('cannot mark a restored pane "don\'t record"', { terminalId, error });
+  }
 }
 
 /** The pane's own last session, else (it was a restored pane nobody used) the one it was showing. */
@@ -89,10 +114,12 @@ async function lastScreenOf(history: RestoreHistorySource, session: { id: string
 }
 
 /** The dim rule under the old screen that says what it is. */
-export function restoredBanner(from: RestoredFrom): string {
+export function restoredBanner(from: RestoredFrom, options: { notRecorded?: boolean } = {}): string {
   const when = from.endedAt === null ? '' : ` · ended ${formatLocalTime(from.endedAt)}`;
   // Short enough not to wrap in a narrow split; the pane's "restored" badge explains the rest.
-  const what = from.sessionId === null ? 'restored · nothing of the previous session was recorded' : `restored${when}`;
+  let what = from.sessionId === null ? 'restored · nothing of the previous session was recorded' : `restored${when}`;
+  // The privacy choice is said where the person looks, not only on the tab's record button.
+  if (options.notRecorded) what = from.sessionId === null ? 'restored · not recorded in History' : `restored${when} · not recorded in History`;
   return `\x1b[0m\x1b[2m── ${what} ──\x1b[0m\r\n`;
 }
 

@@ -29,6 +29,11 @@ export const WindowStateFile = z
            * no trace (History's no-input rule), and the next restore shows this one again.
            */
           restoredFromSessionId: z.string().max(64).nullable().optional(),
+          /**
+           * "Don't record this terminal" was chosen for the pane: a privacy choice, so the restored
+           * pane is not recorded either. Absent (files written before it existed): recorded.
+           */
+          notRecorded: z.boolean().optional(),
         })
         .strict(),
     ),
@@ -83,6 +88,8 @@ export interface WindowStateRecorderOptions {
   logger: ILogger;
   /** The current info of a terminal, for its name and cwd. */
   terminalInfo: (id: string) => TerminalInfo | undefined;
+  /** Whether "don't record" was chosen for a terminal (History). */
+  notRecorded: (id: string) => boolean;
 }
 
 export class WindowStateRecorder implements IDisposable {
@@ -105,8 +112,22 @@ export class WindowStateRecorder implements IDisposable {
 
   /** A pane's name or cwd may have changed. */
   noteTerminalChanged(info: TerminalInfo): void {
-    if (this.#frozen || !this.#layout || !layoutTerminalIds(this.#layout).includes(info.id)) return;
+    this.notePaneChanged(info.id);
+  }
+
+  /** Something saved for a pane changed (its name, cwd, or whether it is recorded). */
+  notePaneChanged(terminalId: string): void {
+    if (this.#frozen || !this.#layout || !layoutTerminalIds(this.#layout).includes(terminalId)) return;
     this.#schedule();
+  }
+
+  /** Write the state now instead of after the debounce; resolves once it is on disk (or the write failed, logged). */
+  async saveNow(): Promise<void> {
+    if (this.#frozen) return this.#writing;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#save();
+    return this.#writing;
   }
 
   /** Write what is pending now and record nothing after (shutdown). */
@@ -140,7 +161,9 @@ export class WindowStateRecorder implements IDisposable {
     const panes: WindowStateFile['panes'] = {};
     for (const id of layoutTerminalIds(layout)) {
       const info = this.#options.terminalInfo(id);
-      if (info) panes[id] = { name: info.name, cwd: info.cwd, restoredFromSessionId: info.restoredFrom?.sessionId ?? null };
+      if (!info) continue;
+      panes[id] = { name: info.name, cwd: info.cwd, restoredFromSessionId: info.restoredFrom?.sessionId ?? null };
+      if (this.#options.notRecorded(id)) panes[id].notRecorded = true;
     }
     const state: WindowStateFile = { version: 1, savedAt: Date.now(), layout, panes };
     const { filePath, logger } = this.#options;

@@ -53,4 +53,18 @@ describe('TokenStore', () => {
     assert.equal(reloaded.verify(secret).ok, false);
     assert.equal(reloaded.list().find((t) => t.id === token.id)?.revokedAt, now);
   });
+  it('follows restored panes to their new ids, persistently, and leaves the ids of gone terminals alone', async () => {
+    const store = open();
+    await store.load();
+    const { token, secret } = await store.create({ name: 'panes', scopes: ['drive'], terminals: ['t-old1', 't-old2'] });
+    const unlimited = await store.create({ name: 'all', scopes: ['read'] });
+    await store.followRestoredTerminals(new Map([['t-old1', 't-new1'], ['t-other', 't-new9']]));
+    assert.deepEqual(store.get(token.id)?.terminals, ['t-new1', 't-old2']);
+    assert.equal(store.get(unlimited.token.id)?.terminals, null);
+    const reloaded = open();
+    await reloaded.load();
+    assert.deepEqual(reloaded.get(token.id)?.terminals, ['t-new1', 't-old2']);
+    const verified = reloaded.verify(secret);
+    assert.ok(verified.ok && verified.token.terminals?.includes('t-new1'));
+  });
 });
