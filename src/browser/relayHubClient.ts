@@ -359,11 +359,12 @@ export class RelayHubClient extends HubClientBase {
     if (answer.type !== 'terminalOpened' || !TerminalId.safeParse(answer.terminalId).success) {
       throw new ApiError('INTERNAL', `${this.machineId} answered terminalOpen with an unusable ${answer.type}`);
     }
-    const shellName = answer.shell.split(/[\\/]/).pop() || 'shell';
+    // The machine's own name for it (`bash 2`) when it says it, so the app and this view agree; else the shell's.
+    const name = answer.title || answer.shell.split(/[\\/]/).pop() || 'shell';
     const existing = this.#terminals.get(answer.terminalId);
     const info: TerminalInfo = existing?.info ?? {
       ...blankInfo(answer.terminalId),
-      name: shellName,
+      name,
       file: answer.shell,
       cwd: answer.cwd,
       cols,

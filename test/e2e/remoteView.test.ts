@@ -35,7 +35,8 @@ interface RelayProcess {
 
 async function startRelayProcess(tokensFile: string, home: string): Promise<RelayProcess> {
   const child = spawn(process.execPath, [cliMain, 'relay', '--port', '0', '--tokens', tokensFile, '--json'], {
-    env: { ...testEnv(home), SWITCHBOARD_LOG_LEVEL: 'warn' },
+    // A renderer built elsewhere (a run that must not rebuild dist/) is served when named.
+    env: { ...testEnv(home), SWITCHBOARD_LOG_LEVEL: 'warn', ...(process.env.SWITCHBOARD_RENDERER_DIR ? { SWITCHBOARD_RENDERER_DIR: process.env.SWITCHBOARD_RENDERER_DIR } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -75,8 +76,8 @@ interface RemoteSetup {
   startServe(): Promise<ServeProcess>;
 }
 
-/** A relay with machine "home", and `switchboard serve` on a temp HOME dialling it and sharing every pane. */
-async function startRemoteSetup(t: TestContext, workspaceFiles: Record<string, string> = {}): Promise<RemoteSetup> {
+/** A relay with machine "home", and `switchboard serve` on a temp HOME dialling it and sharing every pane (unless `shareAll: false`). */
+async function startRemoteSetup(t: TestContext, workspaceFiles: Record<string, string> = {}, options: { shareAll?: boolean } = {}): Promise<RemoteSetup> {
   const dirs = createTempHome('sb-e2e-remote-');
   t.after(() => dirs.dispose());
   writeFileSync(join(dirs.home, '.bashrc'), "PS1='$ '\n");
@@ -94,7 +95,7 @@ async function startRemoteSetup(t: TestContext, workspaceFiles: Record<string, s
     viewerLink: `${relay.viewOrigin}/m/${machineId}/?token=${tokens.viewerToken}&name=phone`,
     startServe: async () => {
       const serve = await startServe({
-        args: ['--port', '0', '--relay', relay.url, '--machine-id', machineId, '--share-all', dirs.workspace],
+        args: ['--port', '0', '--relay', relay.url, '--machine-id', machineId, ...(options.shareAll === false ? [] : ['--share-all']), dirs.workspace],
         home: dirs.home,
         dataDir: dirs.dataDir,
         env: { SWITCHBOARD_RELAY_TOKEN: tokens.daemonToken },
@@ -185,6 +186,29 @@ describe('remote view through switchboard relay', () => {
     await waitForPaneText(remote, opened, 'opened-remotely-9', slow);
     await localItem.getByRole('button').first().click();
     await waitForPaneText(local, opened, 'opened-remotely-9', slow);
+  });
+
+  it('a terminal opened in the remote page has one name, in the remote page and in the app', async (t) => {
+    // Not sharing every pane: the remote page learns of its terminal only from the machine's answer.
+    const setup = await startRemoteSetup(t, {}, { shareAll: false });
+    const local = await newPage(t, browser());
+    const localPane = await openApp(local, setup.serve.url);
+    const remote = await newPage(t, browser());
+    await openRemote(remote, setup.viewerLink);
+    await remote.getByRole('button', { name: 'New terminal' }).click();
+    const [opened] = await waitForPanes(remote, 1);
+    await waitForPaneText(remote, opened!, '$', slow);
+    const localName = local.locator(`[data-terminal-item="${opened}"] .name-text`);
+    await localName.waitFor({ timeout: 20_000 });
+    const remoteName = remote.locator(`[data-terminal-item="${opened}"] .name-text`);
+    assert.notEqual(opened, localPane);
+    // The app numbers it beside its own bash pane; the remote page says the same.
+    assert.equal(await localName.innerText(), 'bash 2');
+    assert.equal(await remoteName.innerText(), 'bash 2');
+    assert.equal(await remote.locator('.tab-title').first().innerText(), 'bash 2');
+    const shots = process.env.SWITCHBOARD_SCREENSHOTS;
+    if (shots) await remote.screenshot({ path: join(shots, 'remote-opened-name.png') });
+    if (shots) await local.screenshot({ path: join(shots, 'local-remote-opened-name.png') });
   });
 
   it('a review accepted in the remote page resolves the review on the machine', async (t) => {

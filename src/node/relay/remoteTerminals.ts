@@ -6,7 +6,9 @@
  * - `cwd` absolute and an existing directory after resolving symlinks (empty → $HOME);
  * - cols clamped to 20–300, rows to 5–100 (open and resize);
  * - an idle timer reset only by input (default 5 min, reason `disconnect_timeout`) and a maximum
- *   lifetime (default 4 h, `max_lifetime`);
+ *   lifetime (default 4 h, `max_lifetime`). Input from anyone counts — the viewer, a person typing
+ *   in the app's pane, an agent: the timer is there to reap terminals nobody uses any more, and one
+ *   used locally is not abandoned however long ago its viewer typed;
  * - the terminal belongs to the channel that opened it (others reach it only if it is shared);
  * - input its viewer sends before `terminalOpened` (possible when it chose the id) is held until
  *   the shell is spawned, then written first;
@@ -43,6 +45,8 @@ export interface RemoteTerminal {
   idleTimer: NodeJS.Timeout | undefined;
   lifetimeTimer: NodeJS.Timeout | undefined;
   exitListener: IDisposable;
+  /** Any input written to the terminal (viewer, app, agent) resets the idle timer. */
+  inputListener: IDisposable;
 }
 
 export interface RemoteTerminalsOptions {
@@ -158,6 +162,7 @@ export class RemoteTerminals implements IDisposable {
         idleTimer: undefined,
         lifetimeTimer: undefined,
         exitListener: session.onDidExit((status) => this.#onExit(terminal, status)),
+        inputListener: session.onDidWrite(() => this.#resetIdle(terminal)),
       };
       terminal.lifetimeTimer = setTimeout(() => this.end(terminalId, 'max_lifetime'), lifetimeMs);
       this.#terminals.set(terminalId, terminal);
@@ -179,7 +184,17 @@ export class RemoteTerminals implements IDisposable {
       return;
     }
     link.send(
-      encodeFrame('terminalOpened', { requestId, terminalId, sessionId, channelId, shell: session.info.file, cwd, startedAt: rfc3339(session.info.createdAt) }),
+      // `title` (a Switchboard extension): the name the app gives it (`bash 2`), so both show one name.
+      encodeFrame('terminalOpened', {
+        requestId,
+        terminalId,
+        sessionId,
+        channelId,
+        shell: session.info.file,
+        cwd,
+        startedAt: rfc3339(session.info.createdAt),
+        title: session.info.name,
+      }),
     );
     // After terminalOpened (control frames go first), output from the terminal's first byte.
     link.streams.open(session, { terminalId, sessionId, channelId, from: 'beginning' });
@@ -203,7 +218,7 @@ export class RemoteTerminals implements IDisposable {
     return 'held';
   }
 
-  /** Input from a viewer: resets the idle timer. */
+  /** Input from a viewer: resets the idle timer (as every write to the terminal does, whoever typed). */
   noteInput(id: string): void {
     const terminal = this.#terminals.get(id);
     if (terminal) this.#resetIdle(terminal);
@@ -232,6 +247,7 @@ export class RemoteTerminals implements IDisposable {
     for (const terminal of this.#terminals.values()) {
       this.#clearTimers(terminal);
       terminal.exitListener.dispose();
+      terminal.inputListener.dispose();
       // The Hub owns the PTYs; ask it to end them, do not wait.
       this.#options.ptyHost.close(terminal.id).catch(() => {});
     }
@@ -274,6 +290,7 @@ export class RemoteTerminals implements IDisposable {
     this.#terminals.delete(terminal.id);
     this.#clearTimers(terminal);
     terminal.exitListener.dispose();
+    terminal.inputListener.dispose();
     const reason = terminal.endReason ?? 'process_exit';
     const endedAt = rfc3339(terminal.session.info.endedAt ?? Date.now());
     const exitFrameFor = (channelId: string) =>

@@ -9,6 +9,7 @@ import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RelayMessage } from '../../../src/common/protocol/relay/messages.ts';
 import type { RelayClient } from '../../../src/node/relay/relayClient.ts';
+import { createLocalHubClient } from '../../../src/node/api/localHubClient.ts';
 import { pollUntil } from '../../helpers/poll.ts';
 import { bashShell, connectClient, screenOf, startTestHub, startTestRelay, type TestHub, type TestRelay, TestViewer, waitConnected } from './relayTestKit.ts';
 
@@ -117,6 +118,50 @@ describe('relay: terminals end to end (real relay, real Hub, real PTYs)', () => 
     await pollUntil(() => hub.hub.ptyHost.get(id)?.info.cols === 20 && hub.hub.ptyHost.get(id)?.info.rows === 100, { what: 'clamped resize' });
     const exit = await v.waitFor((frame) => frame.type === 'terminalExit' && frame.terminalId === id, { what: 'idle exit', timeoutMs: 20_000 });
     assert.equal(exit.type === 'terminalExit' && exit.reason, 'disconnect_timeout');
+  });
+
+  it('keeps a terminal a viewer opened alive while someone types in it in the app, and ends it once nobody does', async () => {
+    const v = await viewer();
+    const idleMs = 1500;
+    const id = await v.openTerminal({ idleTimeoutMs: idleMs });
+    v.typeInto(id, 'echo viewer-$((1+1))\r');
+    await v.waitForText(id, 'viewer-2');
+    // The viewer stops typing; a person at the machine goes on in the app's pane for three idle periods.
+    const person = createLocalHubClient(hub.hub, { kind: 'person', name: 'you' });
+    try {
+      const startedAt = Date.now();
+      let round = 0;
+      await pollUntil(
+        async () => {
+          round++;
+          await person.call('terminal.write', { id, data: `echo local-${round}\r` });
+          return Date.now() - startedAt > 3 * idleMs;
+        },
+        { intervalMs: 300, timeoutMs: 20_000, what: 'a person to type in the app for three idle periods' },
+      );
+      await v.waitForText(id, `local-${round}`);
+      assert.equal(v.frames.find((frame) => frame.type === 'terminalExit' && frame.terminalId === id), undefined, 'local typing kept it alive');
+      assert.ok(hub.hub.ptyHost.get(id), 'the pane is still there');
+    } finally {
+      person.dispose();
+    }
+    const exit = await v.waitFor((frame) => frame.type === 'terminalExit' && frame.terminalId === id, { what: 'the idle exit once nobody types', timeoutMs: 20_000 });
+    assert.equal(exit.type === 'terminalExit' && exit.reason, 'disconnect_timeout');
+  });
+
+  it('tells the viewer the name the app gives the terminal it opened (`bash 2`, not the shell\'s `bash`)', async () => {
+    const local = await hub.hub.ptyHost.create({ ...bashShell, cwd: hub.temp.workspace, createdBy: { kind: 'person', name: 'you' } });
+    const v = await viewer();
+    const opened = await v.request('terminalOpen', { sessionId: 'sess-name', cols: 80, rows: 24 });
+    assert.equal(opened.type, 'terminalOpened', JSON.stringify(opened));
+    if (opened.type !== 'terminalOpened') return;
+    const name = hub.hub.ptyHost.get(opened.terminalId)!.info.name;
+    assert.match(local.info.name, /^bash( \d+)?$/);
+    assert.notEqual(name, 'bash', 'a second bash is numbered in the app');
+    assert.equal(opened.title, name);
+    v.send('terminalClose', { terminalId: opened.terminalId, channelId: v.channelId });
+    await v.waitFor((frame) => frame.type === 'terminalExit' && frame.terminalId === opened.terminalId);
+    await hub.hub.ptyHost.close(local.id);
   });
 
   it("keeps one viewer's terminal away from another viewer's channel (binding) unless it is shared", async () => {

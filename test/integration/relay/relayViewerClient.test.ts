@@ -210,8 +210,14 @@ describe('RelayHubClient against a real relay and a scripted daemon', () => {
     assert.deepEqual(added, ['r-1']);
     assert.ok((await client.call('terminal.list', {})).some((terminal) => terminal.id === 'r-1'));
 
+    // The machine names it as its app does (`bash 6` beside five other bash panes): one name in both places.
+    const named = client.call('terminal.create', {});
+    const third = await daemon.waitFor('terminalOpen', (frame) => frame.requestId !== open.requestId && frame.channelId === client.channelId);
+    daemon.send('terminalOpened', { requestId: third.requestId, terminalId: 'r-6', sessionId: third.sessionId, channelId: third.channelId, shell: '/bin/bash', cwd: '/w', startedAt: rfc3339(), title: 'bash 6' });
+    assert.equal((await named).name, 'bash 6');
+
     const refused = client.call('terminal.create', {});
-    const second = await daemon.waitFor('terminalOpen', (frame) => frame.requestId !== open.requestId && frame.channelId === client.channelId);
+    const second = await daemon.waitFor('terminalOpen', (frame) => ![open.requestId, third.requestId].includes(frame.requestId) && frame.channelId === client.channelId);
     daemon.send('terminalError', { requestId: second.requestId, sessionId: second.sessionId, channelId: second.channelId, error: 'Terminal limit reached' });
     await assert.rejects(refused, (error: unknown) => error instanceof ApiError && error.code === 'PTY_SPAWN_FAILED' && error.message === 'Terminal limit reached');
     await assert.rejects(client.call('terminal.create', { file: '/bin/sh' }), { code: 'INVALID_PARAMS' });

@@ -13,8 +13,10 @@
  *
  * Switchboard extensions (optional fields other implementations ignore, per the unknown-field rule):
  * `viewerName` on `terminalOpen` / `terminalInput` / `permissionResponse` (stamped by `switchboard relay` with the viewer's
- * name so the local UI can say who opened or typed), and `channelId` on the `machineStatus` a
- * relay sends a viewer when it connects (the channel the relay bound that viewer to).
+ * name so the local UI can say who opened or typed), `channelId` on the `machineStatus` a
+ * relay sends a viewer when it connects (the channel the relay bound that viewer to), and `title`
+ * on `terminalOpened` (the terminal's name on the machine, `bash 2`, so the viewer shows the same
+ * name as the app instead of the shell's).
  */
 import { z } from 'zod';
 
@@ -130,6 +132,7 @@ export const relayMessageSchemas = {
     shell: str,
     cwd: str,
     startedAt: str,
+    title: str.optional(),
   }),
   terminalInput: z.object({ terminalId: str, channelId: str, dataBase64: str, viewerName: str.optional() }),
   terminalOutput: z.object({ terminalId: str, sessionId: str, channelId: str, seq: int, dataBase64: str }),
