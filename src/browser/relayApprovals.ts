@@ -27,6 +27,9 @@ export const ApprovalReview = z.object({
   stats: z.object({ added: z.number().int().min(0), removed: z.number().int().min(0) }).optional(),
   diffTruncated: z.boolean().optional(),
   diffBytes: z.number().int().min(0).optional(),
+  /** true: the machine writes the file on Accept; false: the requester does. Absent from daemons that do not say. */
+  apply: z.boolean().optional(),
+  /** When the review was opened, RFC 3339 (the machine's clock). */
   createdAt: z.string().max(64).optional(),
 });
 export type ApprovalReview = z.infer<typeof ApprovalReview>;
@@ -40,6 +43,11 @@ export interface PendingApproval {
   /** Otherwise a short JSON preview of toolInput, so the person still sees what is asked. */
   preview: string;
   receivedAt: number;
+  /**
+   * When the review was opened, epoch ms: its `createdAt` when the daemon gives one (so a review
+   * keeps its age across reloads and reconnects), else when this viewer first received it.
+   */
+  openedAt: number;
   /** Set once this viewer answered, until the machine confirms. */
   sent: 'accept' | 'reject' | undefined;
 }
@@ -96,13 +104,16 @@ export class RelayApprovals implements IDisposable {
   add(frame: { requestId: string; sessionId: string; toolName: string; toolInput: unknown }): void {
     const parsed = frame.toolName === 'openDiff' ? ApprovalReview.safeParse(frame.toolInput) : undefined;
     const previous = this.#pending.get(frame.requestId);
+    const review = parsed?.success ? parsed.data : undefined;
+    const receivedAt = previous?.receivedAt ?? Date.now();
     this.#pending.set(frame.requestId, {
       requestId: frame.requestId,
       sessionId: frame.sessionId,
       toolName: frame.toolName,
-      review: parsed?.success ? parsed.data : undefined,
+      review,
       preview: parsed?.success ? '' : previewOf(frame.toolInput),
-      receivedAt: previous?.receivedAt ?? Date.now(),
+      receivedAt,
+      openedAt: openedAtOf(review?.createdAt) ?? receivedAt,
       sent: previous?.sent,
     });
     this.#onDidChange.fire();
@@ -147,6 +158,13 @@ export class RelayApprovals implements IDisposable {
     this.#settled = [{ requestId: item.requestId, title, ...result, at: Date.now() }, ...this.#settled].slice(0, RelayApprovalsConstants.settledShown);
     this.#onDidChange.fire();
   }
+}
+
+/** Epoch ms of an RFC 3339 time; undefined when missing or not a time. */
+function openedAtOf(createdAt: string | undefined): number | undefined {
+  if (createdAt === undefined) return undefined;
+  const at = Date.parse(createdAt);
+  return Number.isFinite(at) ? at : undefined;
 }
 
 function previewOf(value: unknown): string {

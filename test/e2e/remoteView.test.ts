@@ -129,6 +129,30 @@ async function openRemote(page: Page, link: string): Promise<void> {
   await page.locator(`.remote-machine[data-machine-id="${machineId}"]`).waitFor({ timeout: 20_000 });
 }
 
+/**
+ * With SWITCHBOARD_SCREENSHOTS=DIR: the page at 1280×800 and 1000×700, light and dark, as
+ * DIR/<name>-<scheme>-<width>.png; the page is left as it was (1280×800, dark).
+ */
+async function screenshots(page: Page, name: string): Promise<void> {
+  const dir = process.env.SWITCHBOARD_SCREENSHOTS;
+  if (!dir) return;
+  for (const colorScheme of ['light', 'dark'] as const) {
+    for (const [width, height] of [[1280, 800], [1000, 700]] as const) {
+      await page.setViewportSize({ width, height });
+      await page.emulateMedia({ colorScheme });
+      // The app follows the system scheme (a media query listener), then fades colours: shoot once the transitions are over.
+      await page.waitForFunction((scheme) => document.documentElement.dataset.theme === scheme, colorScheme);
+      await page.evaluate(() => {
+        // Styles first, so the transitions the switch starts are there to wait for.
+        void document.body.offsetHeight;
+        return Promise.all(document.getAnimations().map((animation) => animation.finished));
+      });
+      await page.screenshot({ path: join(dir, `${name}-${colorScheme}-${width}.png`) });
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
 function remoteSidebar(page: Page) {
   return page.getByRole('navigation', { name: 'Sidebar' });
 }
@@ -240,6 +264,58 @@ describe('remote view through switchboard relay', () => {
     // The machine confirmed it: the review leaves the pending list for the decided one.
     await remote.locator('.remote-settled-item[data-outcome="accepted"]', { hasText: 'Accepted by phone' }).waitFor({ timeout: 20_000 });
     assert.equal(await remote.locator('.remote-review').count(), 0);
+  });
+
+  it('dates reviews from when they were opened, keeps their ages current, and says who writes the file on Accept', async (t) => {
+    const setup = await startRemoteSetup(t, { 'config.txt': 'alpha\nbeta\ngamma\n', 'notes.txt': 'one\n' });
+    const agent = new ControlClient({ socketPath: join(setup.dirs.dataDir, 'control.sock'), clientName: 'e2e-agent' });
+    t.after(() => agent.dispose());
+    const requests = [
+      agent.request('review.request', { path: join(setup.dirs.workspace, 'config.txt'), newContents: 'alpha\nBETA\ngamma\n', title: 'Shout beta' }, { timeoutMs: 120_000 }),
+      agent.request('review.request', { path: join(setup.dirs.workspace, 'notes.txt'), newContents: 'one\ntwo\n', title: 'Add two', apply: true }, { timeoutMs: 120_000 }),
+    ];
+    for (const request of requests) request.catch(() => {});
+
+    // The reviews were opened eight minutes before this page's clock says it is now (as for a
+    // page opened, or reloaded, long after the agent asked).
+    const remote = await newPage(t, browser());
+    await remote.clock.install({ time: Date.now() + 8 * 60_000 });
+    await openRemote(remote, setup.viewerLink);
+    await remoteSidebar(remote).locator('.remote-badge', { hasText: '2' }).waitFor({ timeout: 20_000 });
+    await remoteSidebar(remote).getByRole('button', { name: /Reviews/ }).click();
+    const shout = remote.locator('.remote-review', { hasText: 'Shout beta' });
+    const addTwo = remote.locator('.remote-review', { hasText: 'Add two' });
+    await shout.waitFor();
+    assert.match(await shout.locator('.remote-review-meta').innerText(), /from e2e-agent · (8|9) min ago$/);
+    assert.match(await addTwo.locator('.remote-review-meta').innerText(), /(8|9) min ago$/);
+
+    // What Accept does, per review: this request writes the file itself (no `apply`); that one has the machine write it.
+    assert.equal(await shout.locator('.remote-review-effect').innerText(), 'Accept: e2e-agent gets the change and writes the file itself; Switchboard writes nothing.');
+    assert.equal(await addTwo.locator('.remote-review-effect').innerText(), `Accept: Switchboard writes the change to the file on ${machineId}.`);
+    const description = await remote.getByRole('region', { name: 'Reviews' }).locator('.view-description').innerText();
+    assert.match(description, /Each says who writes the file if you accept it/);
+    await screenshots(remote, 'remote-reviews');
+
+    // Two minutes pass with the page open: the ages follow.
+    await remote.clock.fastForward('02:00');
+    await pollUntil(async () => /(10|11) min ago$/.test(await shout.locator('.remote-review-meta').innerText()), { what: 'the age to be redrawn' });
+
+    // A reload keeps them: the age is the review's, not the page's.
+    await remote.reload();
+    await remoteSidebar(remote).getByRole('button', { name: /Reviews/ }).click();
+    await shout.waitFor({ timeout: 20_000 });
+    assert.match(await shout.locator('.remote-review-meta').innerText(), /(10|11) min ago$/);
+
+    // Decided ones age too.
+    await addTwo.getByRole('button', { name: 'Accept', exact: true }).click();
+    const accepted = await requests[1]!;
+    assert.equal(accepted.applied, true, 'the machine wrote it, as the card said');
+    const decided = remote.locator('.remote-settled-item', { hasText: 'Add two' });
+    await decided.waitFor({ timeout: 20_000 });
+    assert.equal(await decided.locator('.remote-settled-time').innerText(), 'just now');
+    await remote.clock.fastForward('05:00');
+    await pollUntil(async () => (await decided.locator('.remote-settled-time').innerText()) === '5 min ago', { what: 'the decided age to be redrawn' });
+    await screenshots(remote, 'remote-reviews-decided');
   });
 
   it('says when the machine goes offline, and comes back with it', async (t) => {

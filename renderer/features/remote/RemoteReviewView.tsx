@@ -1,25 +1,28 @@
 /**
  * Reviews of the machine as the remote view shows them: each pending approval (a file change an
  * agent proposes) with its unified diff, and Accept / Reject, which answer with
- * `permissionResponse` and apply on the machine exactly as its own buttons do. Below, what was
- * decided lately (here, on the machine, or by another viewer).
+ * `permissionResponse` and apply on the machine exactly as its own buttons do; each card says what
+ * Accept does to its file (the machine writes it, or the requester does). Below, what was decided
+ * lately (here, on the machine, or by another viewer). Ages count from when the review was opened
+ * on the machine and are redrawn while the view is open.
  */
 import type { PendingApproval, SettledApproval } from '../../../src/browser/relayApprovals.ts';
 import type { RelayHubClient } from '../../../src/browser/relayHubClient.ts';
 import { ReviewIcon, CheckIcon } from '../../app/icons.tsx';
 import { ViewPage } from '../../app/ViewPage.tsx';
 import { CrossIcon } from './remoteIcons.tsx';
-import { useApprovals } from './remoteClient.ts';
-import { diffLines, formatAgo, formatBytes } from './remoteFormat.ts';
+import { useApprovals, useNow } from './remoteClient.ts';
+import { acceptEffect, diffLines, formatAgo, formatBytes } from './remoteFormat.ts';
 
 export function RemoteReviewView({ client }: { client: RelayHubClient | undefined }) {
   const { pending, settled } = useApprovals(client);
+  const now = useNow();
   const machineId = client?.machineId ?? 'the machine';
   return (
     <ViewPage
       label="Reviews"
       title="Reviews"
-      description={`File changes proposed on ${machineId}. Accept writes the proposal to the file there; Reject leaves the file as it is.`}
+      description={`File changes proposed on ${machineId}. Each says who writes the file if you accept it; Reject turns the change down and tells whoever proposed it.`}
     >
       <div className="remote-reviews">
         {pending.length === 0 ? (
@@ -31,7 +34,7 @@ export function RemoteReviewView({ client }: { client: RelayHubClient | undefine
         ) : (
           <ul className="remote-review-list" aria-label="Pending reviews">
             {pending.map((item) => (
-              <PendingReview key={item.requestId} item={item} onDecide={(approved) => client?.approvals.decide(item.requestId, approved)} />
+              <PendingReview key={item.requestId} item={item} machineId={machineId} now={now} onDecide={(approved) => client?.approvals.decide(item.requestId, approved)} />
             ))}
           </ul>
         )}
@@ -40,7 +43,7 @@ export function RemoteReviewView({ client }: { client: RelayHubClient | undefine
             <h2>Decided</h2>
             <ul>
               {settled.map((item) => (
-                <SettledReview key={`${item.requestId}-${item.at}`} item={item} />
+                <SettledReview key={`${item.requestId}-${item.at}`} item={item} now={now} />
               ))}
             </ul>
           </section>
@@ -50,11 +53,12 @@ export function RemoteReviewView({ client }: { client: RelayHubClient | undefine
   );
 }
 
-function PendingReview({ item, onDecide }: { item: PendingApproval; onDecide(approved: boolean): void }) {
+function PendingReview({ item, machineId, now, onDecide }: { item: PendingApproval; machineId: string; now: number; onDecide(approved: boolean): void }) {
   const review = item.review;
   const title = review?.title ?? review?.path ?? item.toolName;
   const source = review?.source;
   const stats = review?.stats;
+  const effect = review && acceptEffect(review, machineId);
   return (
     <li className="remote-review" data-request-id={item.requestId} data-sent={item.sent}>
       <div className="remote-review-head">
@@ -76,8 +80,15 @@ function PendingReview({ item, onDecide }: { item: PendingApproval; onDecide(app
         <div className="remote-review-meta">
           {source ? `from ${source.name}${source.terminalName ? ` in “${source.terminalName}”` : ''}` : `${item.toolName} request`}
           {' · '}
-          {formatAgo(Date.now() - item.receivedAt)}
+          <time dateTime={new Date(item.openedAt).toISOString()} title={new Date(item.openedAt).toLocaleString()}>
+            {formatAgo(now - item.openedAt)}
+          </time>
         </div>
+        {effect && (
+          <div className="remote-review-effect" data-apply={review?.apply ? 'machine' : 'requester'}>
+            {effect}
+          </div>
+        )}
         <div className="remote-review-actions">
           {item.sent ? (
             <span className="remote-sending" role="status">
@@ -125,7 +136,7 @@ function ReviewDiff({ item }: { item: PendingApproval }) {
   );
 }
 
-function SettledReview({ item }: { item: SettledApproval }) {
+function SettledReview({ item, now }: { item: SettledApproval; now: number }) {
   const words = item.outcome === 'withdrawn' ? 'Withdrawn by its requester' : `${item.outcome === 'accepted' ? 'Accepted' : 'Rejected'}${item.decidedBy ? ` by ${item.decidedBy}` : ''}`;
   return (
     <li className="remote-settled-item" data-outcome={item.outcome}>
@@ -133,7 +144,7 @@ function SettledReview({ item }: { item: SettledApproval }) {
       <span className="remote-settled-title">{item.title}</span>
       <span className="remote-settled-time">
         {item.confirmed ? '' : 'sent, not confirmed · '}
-        {formatAgo(Date.now() - item.at)}
+        {formatAgo(now - item.at)}
       </span>
     </li>
   );

@@ -2,7 +2,7 @@
  * The remote view's access to what only the relay client has (the machine's name, its pending
  * approvals): the Workbench holds the client as a plain IHubClient.
  */
-import { useSyncExternalStore } from 'react';
+import { useEffect, useState, useSyncExternalStore } from 'react';
 import type { IHubClient } from '../../../src/common/api/hubClient.ts';
 import { RelayHubClient } from '../../../src/browser/relayHubClient.ts';
 import type { PendingApproval, SettledApproval } from '../../../src/browser/relayApprovals.ts';
@@ -43,4 +43,17 @@ export function useApprovals(client: RelayHubClient | undefined): ApprovalLists 
     },
     () => (client ? snapshotOf(client) : noApprovals),
   );
+}
+
+/** Ages ("5 min ago") are redrawn this often while the reviews are on screen. */
+export const remoteAgeRefreshMs = 30_000;
+
+/** The current time, redrawn every `intervalMs`, so ages stay true while the view is open. */
+export function useNow(intervalMs: number = remoteAgeRefreshMs): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), intervalMs);
+    return () => clearInterval(timer);
+  }, [intervalMs]);
+  return now;
 }

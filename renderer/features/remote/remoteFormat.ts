@@ -27,6 +27,21 @@ export function formatAgo(ms: number): string {
   return `${Math.round(hours / 24)} d ago`;
 }
 
+/**
+ * What Accept does to a review's file, as its card says it: the machine writes it (`apply`), or
+ * the requester gets the change and writes it itself (Claude Code always does). A daemon that does
+ * not say gets no sentence rather than a guess.
+ */
+export function acceptEffect(review: { apply?: boolean | undefined; change?: string | undefined; source?: { name: string } | undefined }, machineId: string): string | undefined {
+  const verb = review.change === 'delete' ? 'deletes the file' : 'writes the change to the file';
+  if (review.apply === true) return `Accept: Switchboard ${verb} on ${machineId}.`;
+  if (review.apply === false) {
+    const requester = review.source?.name ?? 'the requester';
+    return `Accept: ${requester} gets the change and ${review.change === 'delete' ? 'deletes the file' : 'writes the file'} itself; Switchboard writes nothing.`;
+  }
+  return undefined;
+}
+
 /** "812 B", "14.2 KB", "3.1 MB"; "none" for a side that does not exist. */
 export function formatBytes(bytes: number | null): string {
   if (bytes === null) return 'none';

@@ -67,6 +67,12 @@ export const ReviewSource = z.object({
   terminalName: z.string().nullable(),
   /** IDE reviews: Claude Code's `tab_name` (the CLI closes the review by this name); null otherwise. */
   tabName: z.string().nullable(),
+  /**
+   * What Accept does to the file. true: the app writes the accepted contents (a control/MCP
+   * request with `apply`). Absent or false: the requester gets them and writes the file itself,
+   * as Claude Code always does; the app writes nothing.
+   */
+  apply: z.boolean().optional(),
 });
 export type ReviewSource = z.infer<typeof ReviewSource>;
 

@@ -37,6 +37,12 @@ export interface ApprovalToolInput {
   /** null: both sides are text. Otherwise the sizes; `diff` is then "". */
   binary: { oldBytes: number | null; newBytes: number | null } | null;
   stats: { added: number; removed: number };
+  /**
+   * What Accept does to the file: true, this machine's Switchboard writes the accepted contents
+   * (a request with `apply`); false, the requester gets them and writes the file itself (as Claude
+   * Code does) and Switchboard writes nothing.
+   */
+  apply: boolean;
   /** `diff -u` of the current file → the proposal (`--- a/…` / `+++ b/…`), cut at a line end when too big. */
   diff: string;
   diffTruncated: boolean;
@@ -139,6 +145,7 @@ export class ReviewMirror implements RelayApprovals, IDisposable {
       outsideWorkspace: summary.outsideWorkspace,
       binary: summary.binary,
       stats: summary.stats,
+      apply: summary.source.apply === true,
       diffBytes,
       createdAt: rfc3339(summary.createdAt),
     };

@@ -69,8 +69,8 @@ describe('relay in the app: approvals and remote typing (real relay, real Hub, r
     const input = request.toolInput as ApprovalToolInput;
     assert.equal(input.reviewId, request.requestId);
     assert.deepEqual(
-      { title: input.title, change: input.change, source: input.source, stats: input.stats, binary: input.binary, outsideWorkspace: input.outsideWorkspace, diffTruncated: input.diffTruncated },
-      { title: 'Add step 2', change: 'modify', source: { kind: 'control', name: 'codex', terminalId: null, terminalName: null }, stats: { added: 1, removed: 0 }, binary: null, outsideWorkspace: false, diffTruncated: false },
+      { title: input.title, change: input.change, source: input.source, stats: input.stats, binary: input.binary, outsideWorkspace: input.outsideWorkspace, diffTruncated: input.diffTruncated, apply: input.apply },
+      { title: 'Add step 2', change: 'modify', source: { kind: 'control', name: 'codex', terminalId: null, terminalName: null }, stats: { added: 1, removed: 0 }, binary: null, outsideWorkspace: false, diffTruncated: false, apply: false },
     );
     assert.match(input.diff, /^--- a\/.*plan\.md\n\+\+\+ b\/.*plan\.md\n@@ -1,2 \+1,3 @@\n # plan\n step 1\n\+step 2\n$/);
     assert.equal(input.diffBytes, Buffer.byteLength(input.diff));

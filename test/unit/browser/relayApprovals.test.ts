@@ -55,6 +55,22 @@ describe('RelayApprovals', () => {
     approvals.dispose();
   });
 
+  it('dates a request from when the machine opened the review, not from when this page received it, also when sent again', () => {
+    const approvals = new RelayApprovals({ respond: () => true });
+    const eightMinutesAgo = Math.floor((Date.now() - 8 * 60_000) / 1000) * 1000;
+    const opened = { ...review, createdAt: new Date(eightMinutesAgo).toISOString().replace(/\.\d+Z$/, 'Z') };
+    approvals.add({ requestId: 'old', sessionId: 's', toolName: 'openDiff', toolInput: opened });
+    assert.equal(approvals.pending[0]!.openedAt, eightMinutesAgo);
+    // After a reconnect the daemon sends it again: same age.
+    approvals.add({ requestId: 'old', sessionId: 's', toolName: 'openDiff', toolInput: opened });
+    assert.equal(approvals.pending[0]!.openedAt, eightMinutesAgo);
+    // A daemon that does not say (or says nonsense): from when it arrived here.
+    const before = Date.now();
+    approvals.add({ requestId: 'undated', sessionId: 's', toolName: 'openDiff', toolInput: { ...review, createdAt: 'yesterday-ish' } });
+    assert.ok(approvals.pending[1]!.openedAt >= before && approvals.pending[1]!.openedAt <= Date.now());
+    approvals.dispose();
+  });
+
   it('keeps a request pending when the answer cannot be sent', () => {
     const approvals = new RelayApprovals({ respond: () => false });
     approvals.add({ requestId: 'x', sessionId: 's', toolName: 'openDiff', toolInput: review });

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { diffLines, formatAgo, formatBytes } from '../../../renderer/features/remote/remoteFormat.ts';
+import { acceptEffect, diffLines, formatAgo, formatBytes } from '../../../renderer/features/remote/remoteFormat.ts';
 
 describe('remote view formatting', () => {
   it('tells the lines of a unified diff apart', () => {
@@ -19,5 +19,14 @@ describe('remote view formatting', () => {
     assert.equal(formatBytes(null), 'none');
     assert.equal(formatBytes(812), '812 B');
     assert.equal(formatBytes(14_540), '14.2 KB');
+  });
+
+  it('says what Accept does to the file: the machine writes it, or the requester does', () => {
+    assert.equal(acceptEffect({ apply: true, change: 'modify', source: { name: 'codex' } }, 'home'), 'Accept: Switchboard writes the change to the file on home.');
+    assert.equal(acceptEffect({ apply: true, change: 'delete', source: { name: 'codex' } }, 'home'), 'Accept: Switchboard deletes the file on home.');
+    assert.equal(acceptEffect({ apply: false, change: 'modify', source: { name: 'Claude Code' } }, 'home'), 'Accept: Claude Code gets the change and writes the file itself; Switchboard writes nothing.');
+    assert.equal(acceptEffect({ apply: false, change: 'delete' }, 'home'), 'Accept: the requester gets the change and deletes the file itself; Switchboard writes nothing.');
+    // A daemon that does not say gets no guess.
+    assert.equal(acceptEffect({ change: 'modify', source: { name: 'x' } }, 'home'), undefined);
   });
 });

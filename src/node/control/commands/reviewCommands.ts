@@ -112,6 +112,8 @@ export function reviewCommands(deps: ReviewCommandDeps): ControlCommand[] {
               terminalId: params.terminalId ?? null,
               terminalName,
               tabName: null,
+              // Reviewers are told who writes the file if they accept (the remote view says so).
+              apply: params.apply === true,
             },
             title: params.title ?? null,
             path: params.path,
