@@ -12,5 +12,12 @@ export const sentinelOscNumber = 6973;
  * integration started after the wrapper was typed reports the whole wrapper as its command).
  */
 export function isExecSentinelLine(commandLine: string): boolean {
-  return commandLine.includes(`\\033]${sentinelOscNumber};S;`);
+  return sentinelLineStart.test(commandLine);
 }
+
+/**
+ * How every wrapper starts (shellCommandLine.ts sentinelLine): its start marker's printf with a
+ * 16-hex-digit nonce. Only that shape: a command that prints such text itself (`printf
+ * '\033]6973;S;…'`) is a command of its own, not a wrapper.
+ */
+const sentinelLineStart = new RegExp(`^\\s*(?:builtin|command) printf '\\\\033\\]${sentinelOscNumber};S;[0-9a-f]{16};%s\\\\007' "\\$PWD"`);
