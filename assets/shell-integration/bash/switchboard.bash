@@ -111,8 +111,17 @@ __sb_unrecorded_command_line() {
 }
 
 # Runs in PS0's command substitution (a subshell of the shell that read the line): prints the
-# command line (E) when the line entered history, then the start of its output (C).
+# command line (E) when the line entered history, then the start of its output (C). bash prints
+# PS0 to its stderr: after `exec 2>/dev/null` the marks go straight to the terminal instead.
 __sb_ps0_marks() {
+	if [[ ! -t 2 ]] && { : >/dev/tty; } 2>/dev/null; then
+		__sb_ps0_mark_text >/dev/tty
+	else
+		__sb_ps0_mark_text
+	fi
+}
+
+__sb_ps0_mark_text() {
 	if [[ "$__sb_line_read" == 3 ]]; then
 		builtin local HISTTIMEFORMAT=''
 		builtin local entry
