@@ -17,7 +17,7 @@ export function isExecSentinelLine(commandLine: string): boolean {
 
 /**
  * How every wrapper starts (shellCommandLine.ts sentinelLine): its start marker's printf with a
- * 16-hex-digit nonce. Only that shape: a command that prints such text itself (`printf
+ * hex nonce. Only that shape: a command that prints such text itself (`printf
  * '\033]6973;S;…'`) is a command of its own, not a wrapper.
  */
-const sentinelLineStart = new RegExp(`^\\s*(?:builtin|command) printf '\\\\033\\]${sentinelOscNumber};S;[0-9a-f]{16};%s\\\\007' "\\$PWD"`);
+const sentinelLineStart = new RegExp(`^\\s*(?:builtin|command) printf '\\\\033\\]${sentinelOscNumber};S;[0-9a-f]+;%s\\\\007' "\\$PWD"`);
