@@ -159,7 +159,7 @@ export class ExecRunner implements IDisposable {
         signal.throwIfAborted();
         if (session.exitStatus) throw new ControlError(`terminal ${id} has exited`, 'TERMINAL_EXITED');
         const running = session.info.runningCommand;
-        if (!session.info.shellIntegration || running === null || runsAShell(running)) break;
+        if (!marksTrusted(session) || running === null || runsAShell(running)) break;
         // A command runs: type once the shell is back at its prompt, then look again (a line
         // typed ahead may start the next command at that prompt, a person may type meanwhile).
         progress.waitingFor = `\`${running}\` to finish`;
@@ -168,7 +168,7 @@ export class ExecRunner implements IDisposable {
       }
       const info = session.info;
       const flavor = shellFlavorOf(info.file, info.runningCommand);
-      const useMarks = info.shellIntegration && info.runningCommand === null;
+      const useMarks = marksTrusted(session) && info.runningCommand === null;
       if (useMarks) return await this.#viaShellIntegration(session, command, flavor, signal, ended.promise, guard, progress, onTyped);
       return await this.#viaSentinel(session, command, flavor, signal, ended.promise, guard, progress, onTyped);
     } finally {
@@ -308,7 +308,7 @@ export class ExecRunner implements IDisposable {
     // Typed into a shell that runs inside the terminal's own (`bash --norc` in an integrated
     // bash): when that shell exits (`exit`), its end marker never comes — the outer shell's end
     // of that command says so instead.
-    const nested = session.info.shellIntegration ? session.info.runningCommand : null;
+    const nested = marksTrusted(session) ? session.info.runningCommand : null;
     const typedAt = await this.#input.type(session, sentinelLine(command, flavor, nonce) + '\r', signal, guard);
     progress.typedAt = typedAt;
     const scanner = new SentinelScanner(session, nonce, typedAt);
@@ -370,6 +370,16 @@ export class ExecRunner implements IDisposable {
     promise.catch(() => {});
     return { promise, dispose: () => listener?.dispose() };
   }
+}
+
+/**
+ * Whether exec may rely on the terminal's command marks: only those of our own integration, which
+ * carry its nonce. In a terminal without it (`bash --norc`, sh) marks may be any program's output
+ * (`cat` of a recorded log, a printf), and an exec that waited for marks no shell sends would hang:
+ * there the sentinel wrapper, which works in every shell, is used.
+ */
+function marksTrusted(session: PtySession): boolean {
+  return session.integrationInjected && session.info.shellIntegration;
 }
 
 /** The terminal's process ended while the command ran; docs/protocol.md's message, with how it ended. */

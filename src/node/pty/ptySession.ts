@@ -261,6 +261,11 @@ export class PtySession implements IDisposable {
     return this.#integrationInjected && !this.#tracker.shellIntegration && !this.#exit;
   }
 
+  /** Our integration script was injected: command marks without its nonce are ignored. */
+  get integrationInjected(): boolean {
+    return this.#integrationInjected;
+  }
+
   /** See CommandTracker.showCommandAs. */
   showCommandAs(typedLine: string, commandLine: string): IDisposable {
     return this.#tracker.showCommandAs(typedLine, commandLine);

@@ -138,6 +138,17 @@ describe('exec into a shell that is still starting, and every way a command ends
     await client.request({ cmd: 'close', terminalId: id });
   });
 
+  it('marks a command prints in a terminal without our integration do not make later execs wait for marks', async () => {
+    const id = await createTerminal(client, t.env, shells.bashPlain);
+    // A command start with no end and a prompt: as if the shell reported them itself.
+    const fake = await client.request({ cmd: 'exec', terminalId: id, command: "printf '\\033]133;A\\a\\033]133;B\\a\\033]633;C\\a'; echo faked", timeoutMs: 20_000 }, 30_000);
+    assert.deepEqual([fake.ok, fake.event?.output, fake.event?.source], [true, 'faked\n', 'exec']);
+    const next = await client.request({ cmd: 'exec', terminalId: id, command: 'echo next; (exit 3)', timeoutMs: 10_000 }, 20_000);
+    assert.equal(next.ok, true, next.error);
+    assert.deepEqual([next.event.output, next.event.exitCode, next.event.source], ['next\n', 3, 'exec']);
+    await client.request({ cmd: 'close', terminalId: id });
+  });
+
   it('a multi-line exec is shown and recorded as the agent sent it, not as its eval wrapper', async () => {
     const id = await createTerminal(client, t.env, shells.bashIntegrated);
     const command = 'echo first\necho second';
