@@ -168,13 +168,23 @@ export function evalCommand(command: string, flavor: ShellFlavor): string {
  * With a SIGINT trap set they go on with the line instead, so a no-op trap is set for the
  * command's duration and SIGINT is reset to the shell's default right after the marker. fish goes
  * on by itself.
+ *
+ * An interactive dash and zsh also abandon the rest of the line on an error inside the command
+ * that is not its exit status: dash on a syntax error in `eval` (`echo (`, `fi`), an expansion
+ * error (`${x?}`, `$((1+))`, `set -u`) or a readonly assignment, zsh on an expansion error. The end
+ * marker must survive those, or the exec waits for its timeout: dash runs the command as
+ * `command eval`, which takes away eval's special-builtin power to abort the line (POSIX), and zsh
+ * prints the marker from an `always` block, which runs however its try-block ended.
  */
 export function sentinelLine(command: string, flavor: ShellFlavor, nonce: string): string {
   const printf = printfOf(flavor);
   const osc = `\\033]${sentinelOscNumber}`;
   const start = `${printf} '${osc};S;${nonce};%s\\007' "$PWD"`;
-  if (flavor === 'fish') return ` ${start}; ${evalCommand(command, flavor)}; ${printf} '${osc};E;${nonce};%s\\007' $status`;
-  return ` ${start}; trap : INT; ${evalCommand(command, flavor)}; ${printf} '${osc};E;${nonce};%s\\007' "$?"; trap - INT`;
+  const end = `${printf} '${osc};E;${nonce};%s\\007'`;
+  const run = evalCommand(command, flavor);
+  if (flavor === 'fish') return ` ${start}; ${run}; ${end} $status`;
+  if (flavor === 'zsh') return ` ${start}; trap : INT; { ${run} } always { ${end} "$?"; trap - INT }`;
+  return ` ${start}; trap : INT; ${flavor === 'sh' ? `command ${run}` : run}; ${end} "$?"; trap - INT`;
 }
 
 /** The byte prefixes of the two markers in the output (each ends with `;<value>` and BEL). */

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import {
   evalCommand,
   isTypeableAsIs,
@@ -26,7 +26,14 @@ const tricky = [
 /** Run a line in a non-interactive shell; the line must reproduce exactly what the command prints. */
 function run(flavor: ShellFlavor, line: string): string {
   const program = flavor === 'sh' ? 'dash' : flavor;
-  return execFileSync(program, ['-c', line], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: '/tmp' } });
+  return stdoutOf(program, ['-c', line]);
+}
+
+/** What a program prints, whatever its exit status (a wrapper may end with the command's). */
+function stdoutOf(program: string, args: string[]): string {
+  const result = spawnSync(program, args, { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: '/tmp' }, stdio: ['ignore', 'pipe', 'ignore'] });
+  if (result.error) throw result.error;
+  return result.stdout;
 }
 
 describe('shellFlavorOf', () => {
@@ -78,6 +85,34 @@ describe('evalCommand and sentinelLine run the exact command in every shell', ()
     for (const flavor of ['bash', 'zsh', 'fish', 'sh'] as const) {
       const output = run(flavor, sentinelLine('sh -c "exit 7"', flavor, 'n1'));
       assert.match(output, /\x1b\]6973;E;n1;7\x07$/, flavor);
+    }
+  });
+
+  it('prints the end marker after an error that makes an interactive shell abandon the rest of the line', () => {
+    // -i: dash and zsh abandon a typed line on these errors only when interactive, as in a pane.
+    const interactive: Record<ShellFlavor, string[]> = {
+      bash: ['bash', '--norc', '--noprofile', '-i', '-c'],
+      zsh: ['zsh', '-f', '-i', '-c'],
+      sh: ['dash', '-i', '-c'],
+      fish: ['fish', '--no-config', '-i', '-c'],
+    };
+    const posixErrors: [command: string, codes: Record<Exclude<ShellFlavor, 'fish'>, number>][] = [
+      ['echo (', { bash: 2, zsh: 1, sh: 2 }],
+      ['fi', { bash: 2, zsh: 1, sh: 2 }],
+      ['echo ${SB_UNSET_SB?gone}', { bash: 1, zsh: 1, sh: 2 }],
+      ['echo $((1+))', { bash: 1, zsh: 1, sh: 2 }],
+      ['readonly sb_ro=1; sb_ro=2', { bash: 1, zsh: 1, sh: 2 }],
+    ];
+    const cases: [ShellFlavor, string, number][] = [
+      ...posixErrors.flatMap(([command, codes]) => (['bash', 'zsh', 'sh'] as const).map((flavor): [ShellFlavor, string, number] => [flavor, command, codes[flavor]])),
+      ['fish', 'echo (', 123],
+      ['fish', 'echo $?', 121],
+    ];
+    for (const [flavor, command, code] of cases) {
+      const [program, ...args] = interactive[flavor];
+      const output = stdoutOf(program!, [...args, sentinelLine(command, flavor, 'n2')]);
+      assert.ok(output.includes('\x1b]6973;E;n2;'), `${flavor}: no end marker after ${JSON.stringify(command)}: ${JSON.stringify(output)}`);
+      assert.match(output, new RegExp(`\\x1b\\]6973;E;n2;${code}\\x07`), `${flavor}: ${JSON.stringify(command)}`);
     }
   });
 
