@@ -130,11 +130,20 @@ export async function launchBrowser(options: { colorScheme?: 'dark' | 'light' } 
   return { browser, context, page, close: () => browser.close() };
 }
 
-/** One headless Chromium shared by the tests of a file: launched before them, closed after. */
-export function useSharedBrowser(): () => Browser {
+/**
+ * One headless Chromium shared by the tests of a file: launched before them, closed after.
+ * `showScrollbars`: keep the native scrollbars a person sees (Playwright hides them in headless
+ * mode, which would hide a stray scrollbar from a test that measures the page).
+ */
+export function useSharedBrowser(options: { showScrollbars?: boolean } = {}): () => Browser {
   let browser: Browser | undefined;
   before(async () => {
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: chromiumArgs });
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: chromiumArgs,
+      ...(options.showScrollbars ? { ignoreDefaultArgs: ['--hide-scrollbars'] } : {}),
+    });
   });
   after(async () => {
     await browser?.close();

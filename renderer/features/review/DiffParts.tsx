@@ -114,36 +114,38 @@ export function DiffToolbar({ editor, status, send }: { editor: ReviewDiffEditor
       >
         <FoldIcon width={14} height={14} /> Fold unchanged
       </button>
-      <span className="review-toolbar-gap" />
-      <span className="review-change-status" aria-live="polite">
-        {position}
-        {status && status.accepted > 0 && <span className="review-change-accepted"> · {status.accepted} accepted</span>}
-        {status?.edited && (
-          <span className="review-edited-tag" title="The proposed side differs from the proposal (you edited it or rejected a change): Accept sends it as shown">
-            edited
-          </span>
-        )}
+      {/* One piece: the status grows and shrinks with what it says, the toolbar's rows do not (review.css). */}
+      <span className="review-change-nav">
+        <span className="review-change-status" aria-live="polite">
+          {position}
+          {status && status.accepted > 0 && <span className="review-change-accepted"> · {status.accepted} accepted</span>}
+          {status?.edited && (
+            <span className="review-edited-tag" title="The proposed side differs from the proposal (you edited it or rejected a change): Accept sends it as shown">
+              edited
+            </span>
+          )}
+        </span>
+        <button
+          type="button"
+          className="icon-button small"
+          aria-label="Previous change"
+          title={`Previous change (${keysFor('review.previousChange')})`}
+          disabled={!editor || total === 0}
+          onClick={() => editor?.previousChange()}
+        >
+          <ArrowUpIcon />
+        </button>
+        <button
+          type="button"
+          className="icon-button small"
+          aria-label="Next change"
+          title={`Next change (${keysFor('review.nextChange')})`}
+          disabled={!editor || total === 0}
+          onClick={() => editor?.nextChange()}
+        >
+          <ArrowDownIcon />
+        </button>
       </span>
-      <button
-        type="button"
-        className="icon-button small"
-        aria-label="Previous change"
-        title={`Previous change (${keysFor('review.previousChange')})`}
-        disabled={!editor || total === 0}
-        onClick={() => editor?.previousChange()}
-      >
-        <ArrowUpIcon />
-      </button>
-      <button
-        type="button"
-        className="icon-button small"
-        aria-label="Next change"
-        title={`Next change (${keysFor('review.nextChange')})`}
-        disabled={!editor || total === 0}
-        onClick={() => editor?.nextChange()}
-      >
-        <ArrowDownIcon />
-      </button>
       <span className="review-toolbar-divider" />
       <SendToClaudeButton payload={send} />
     </div>

@@ -27,12 +27,17 @@ export interface EditorSetupOptions {
   lineSeparator: string;
   /** The accessible name of the text area ("Proposed contents"). */
   label: string;
+  /**
+   * A diff: the empty line after the file's final line break gets no number. An editor numbers it
+   * (the cursor can go there); a diff shows the file's lines, and "a\n" has one.
+   */
+  diff?: boolean;
 }
 
-export function editorSetup({ editable, lineSeparator, label }: EditorSetupOptions): Extension {
+export function editorSetup({ editable, lineSeparator, label, diff = false }: EditorSetupOptions): Extension {
   return [
     EditorState.lineSeparator.of(lineSeparator),
-    lineNumbers(),
+    lineNumbers(diff ? { formatNumber: diffLineNumber } : {}),
     highlightActiveLineGutter(),
     highlightSpecialChars(),
     drawSelection(),
@@ -50,6 +55,11 @@ export function editorSetup({ editable, lineSeparator, label }: EditorSetupOptio
     EditorView.contentAttributes.of({ 'aria-label': label }),
     codeTheme,
   ];
+}
+
+function diffLineNumber(lineNumber: number, state: EditorState): string {
+  const afterLastBreak = lineNumber > 1 && lineNumber === state.doc.lines && state.doc.line(lineNumber).length === 0;
+  return afterLastBreak ? '' : String(lineNumber);
 }
 
 /** The main selection of `state` as Claude Code sees one: its text and 0-based range. */

@@ -232,7 +232,7 @@ export class ReviewDiffEditor implements LiveReviewDiff {
   #build({ doc, selection, carried }: { doc: Text; selection: EditorSelection | undefined; carried: Extension[] }): void {
     const { editable, partial } = this.#options;
     const proposedExtensions: Extension = [
-      editorSetup({ editable, lineSeparator: this.#proposedSeparator, label: 'Proposed contents' }),
+      editorSetup({ editable, lineSeparator: this.#proposedSeparator, label: 'Proposed contents', diff: true }),
       carried,
       this.#language.of(this.#languageSupport),
       hunkControls({ side: 'b', original: this.#original, headers: partial, interactive: editable && partial }),
@@ -246,7 +246,7 @@ export class ReviewDiffEditor implements LiveReviewDiff {
         a: {
           doc: this.#original,
           extensions: [
-            editorSetup({ editable: false, lineSeparator: this.#originalSeparator, label: 'Original contents' }),
+            editorSetup({ editable: false, lineSeparator: this.#originalSeparator, label: 'Original contents', diff: true }),
             this.#language.of(this.#languageSupport),
             hunkControls({ side: 'a', original: this.#original, headers: partial, interactive: false, proposed: () => this.#merge?.b.state.doc ?? doc }),
             EditorView.updateListener.of((update) => this.#onUpdate(update, 'original')),
