@@ -79,6 +79,7 @@ export class CommandTracker implements IDisposable {
   #atPrompt = false;
   /** Where the last prompt ended (after its B mark): the echo of the line typed there follows. */
   #promptEndOffset: number | null = null;
+  #promptStartOffset: number | null = null;
   readonly #onDidStartCommand = new Emitter<CommandStart>();
   /** Every command start, also of a command that ends within the same batch of output (onDidChange may then show no change). */
   readonly onDidStartCommand: Event<CommandStart> = this.#onDidStartCommand.event;
@@ -100,6 +101,10 @@ export class CommandTracker implements IDisposable {
   }
   get runningCommand(): string | null {
     return this.#running ? this.#running.commandLine : null;
+  }
+  /** Where the last prompt began (its A mark): what the shell printed before it is not the prompt. */
+  get promptStartOffset(): number | null {
+    return this.#promptStartOffset;
   }
   get lastCommand(): CommandSummary | null {
     return this.#lastCommand;
@@ -137,6 +142,7 @@ export class CommandTracker implements IDisposable {
         }
         this.#atPrompt = mark.kind === 'promptEnd';
         this.#promptEndOffset = this.#atPrompt ? position.end : null;
+        if (mark.kind === 'promptStart') this.#promptStartOffset = position.start;
         if (changed) this.#onDidChange.fire();
         if (this.#atPrompt) this.#onDidReachPrompt.fire();
         return;

@@ -30,7 +30,7 @@ import type { CommandLog, LoggedCommand } from './commandLog.ts';
 import { ControlError } from './protocol.ts';
 import { evalCommand, isTypeableAsIs, runsAShell, sentinelLine, sentinelMarkers, shellFlavorOf } from './shellCommandLine.ts';
 import { readScreenOrNull, type InputGuard, type TerminalInput } from './terminalInput.ts';
-import { readPlainOutput } from './terminalOutput.ts';
+import { readPlainOutput, trimShellArtifacts } from './terminalOutput.ts';
 import type { TypingGuard } from './typingGuard.ts';
 
 export interface ExecOptions {
@@ -41,6 +41,16 @@ export interface ExecOptions {
 
 /** How long after a command's end an exec waits for a prompt the shell does not report. */
 const promptGraceMs = 1_000;
+
+/** How long after a command that says `exit` ended an exec waits to see the shell exit (fish reports the end first). */
+const shellExitGraceMs = 500;
+
+/** Resolves once the terminal's process exited, or after `ms`. */
+async function exitsWithin(session: PtySession, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([session.exited, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
 
 /**
  * How long a prompt drawn after an exec typed its line must stay without a command start before
@@ -244,27 +254,35 @@ export class ExecRunner implements IDisposable {
         }
         if (checking) return;
         checking = true;
-        const promptAt = session.offset;
+        const promptAt = session.promptStartOffset ?? session.offset;
         void (async () => {
           await new Promise((resolve) => setTimeout(resolve, lineRefusalGraceMs));
           checking = false;
           if (settled || startedAt >= promptAt || session.exitStatus || signal.aborted) return;
+          // A shell that refuses a line says why; a prompt redrawn around a long line (fish
+          // highlighting it) shows only the line itself, and the line still runs. (fish may draw
+          // its message after the new prompt's mark: read up to now.)
+          await readScreenOrNull(session, this.#logger); // flushes the output read so far
+          const output = trimShellArtifacts(readPlainOutput(session, typedAt, session.offset, ControlConstants.execMaxOutputBytes).text);
+          const said = whatTheShellSaid(output, line, flavor);
+          if (said === null) return;
           // fish keeps a refused line in its editor for the person to fix: it is ours, so clear it
-          // (end of line, then kill to its start) rather than leave the next input to join it.
+          // rather than leave the next input to join it — in fish with Ctrl-C (cancel the command
+          // line; Ctrl-E would first accept an autosuggestion), elsewhere end of line + kill.
           const screen = await readScreenOrNull(session, this.#logger);
-          if (screen?.promptInput && line.startsWith(screen.promptInput.split('\n')[0]!.slice(0, 16)) && !session.exitStatus) {
-            session.write('\x05\x15');
+          // (What the editor shows may go on past the line: fish draws an autosuggestion after it.)
+          if (screen?.promptInput && screen.promptInput.startsWith(line.slice(0, 16)) && !session.exitStatus) {
+            const before = session.offset;
+            session.write(flavor === 'fish' ? '\x03' : '\x05\x15');
             // Until the shell has redrawn the empty line (and its prompt marks): the next input
-            // must not mistake that redraw for its own line's refusal.
-            for (let tries = 0; tries < 20 && !session.exitStatus; tries++) {
+            // must not mistake that redraw for its own line's refusal, nor be cleared with it.
+            for (let tries = 0; tries < 40 && !session.exitStatus; tries++) {
               await new Promise((resolve) => setTimeout(resolve, 50));
-              if ((await readScreenOrNull(session, this.#logger))?.promptInput === '') break;
+              const after = await readScreenOrNull(session, this.#logger);
+              if (session.offset > before && after?.promptInput === '') break;
             }
           }
-          const output = readPlainOutput(session, typedAt, promptAt, ControlConstants.execMaxOutputBytes).text;
-          const said = output.split('\n').slice(1).map((text) => text.trim()).filter((text) => text !== '');
-          const reason = said.length > 0 ? `; it said: ${JSON.stringify(said.join(' '))}` : '';
-          refusedLine(new ControlError(`the shell in terminal ${session.id} did not run the command (a syntax error?)${reason}`, undefined, { output, exitCode: null }));
+          refusedLine(new ControlError(`the shell in terminal ${session.id} did not run the command (a syntax error?); it said: ${JSON.stringify(said)}`, undefined, { output, exitCode: null }));
         })();
       }),
     ];
@@ -279,8 +297,11 @@ export class ExecRunner implements IDisposable {
         onTyped?.();
         const entry = await Promise.race([claim.promise, ended, refused, aborted(signal)]);
         const output = readPlainOutput(session, entry.startOffset, entry.endOffset, ControlConstants.execMaxOutputBytes);
-        // The command ended because the shell did (`exit 4`): the process's exit says how.
-        if (entry.exitCode === null && session.exitStatus) throw exitedError(session, output.text);
+        // The command ended because the shell did (`exit 4`): the process's exit says how. fish
+        // reports the command's end before it exits, so a line that may end the shell gets a
+        // moment to do so.
+        if (entry.exitCode !== null && !session.exitStatus && /\bexit\b/.test(command)) await exitsWithin(session, shellExitGraceMs);
+        if (session.exitStatus) throw exitedError(session, output.text);
         return { ...entry, output: output.text, truncated: output.truncated };
       } finally {
         claim.dispose();
@@ -370,6 +391,44 @@ export class ExecRunner implements IDisposable {
     promise.catch(() => {});
     return { promise, dispose: () => listener?.dispose() };
   }
+}
+
+/**
+ * What a shell printed about a line it refused, from the output between the line's typing and
+ * now (the prompt it drew again last, where the cursor waits): the rows from the first that is
+ * not the echo of the line itself, without the prompt row and the shells' end-of-output marks
+ * (zsh's `%`/`#`, fish's `⏎`). null when nothing but the line is there (a prompt redrawn while
+ * the line is still being read: fish highlighting a long line).
+ */
+export function whatTheShellSaid(output: string, typedLine: string, flavor: ReturnType<typeof shellFlavorOf>): string | null {
+  const typed = typedLine.replace(/\s+/g, ' ').trim();
+  const typedWords = new Set(typed.split(' '));
+  let rows = output.split('\n').map((row) => overwriteRow(row).replace(/\s+/g, ' ').trim());
+  while (rows.length > 0 && rows[rows.length - 1] === '') rows.pop();
+  rows.pop(); // the prompt, drawn again
+  // Shells start their messages with their name ("zsh: parse error near …"); before it on its row
+  // is what is left of the line editor's redraw.
+  const named = rows.findIndex((row) => row.includes(`${flavor}: `));
+  if (named !== -1) {
+    rows = rows.slice(named);
+    rows[0] = rows[0]!.slice(rows[0]!.indexOf(`${flavor}: `));
+  } else {
+    const isEcho = (row: string) => typed.includes(row) || row.split(' ').every((word) => typedWords.has(word) || typed.includes(word));
+    const first = rows.findIndex((row) => row !== '' && !isEcho(row));
+    if (first === -1) return null;
+    rows = rows.slice(first);
+  }
+  const said = rows.filter((row) => row !== '' && !/^[%#⏎]$/.test(row));
+  return said.length > 0 ? said.join(' ') : null;
+}
+
+/** A row as the terminal leaves it: text after a carriage return overwrites it from its start (line editors redraw so). */
+function overwriteRow(row: string): string {
+  const cells: string[] = [];
+  for (const part of row.split('\r')) {
+    [...part].forEach((char, index) => (cells[index] = char));
+  }
+  return cells.join('');
 }
 
 /**

@@ -261,6 +261,11 @@ export class PtySession implements IDisposable {
     return this.#integrationInjected && !this.#tracker.shellIntegration && !this.#exit;
   }
 
+  /** Offset of the last prompt's start mark (OSC 633/133 A), if any. */
+  get promptStartOffset(): number | null {
+    return this.#tracker.promptStartOffset;
+  }
+
   /** Our integration script was injected: command marks without its nonce are ignored. */
   get integrationInjected(): boolean {
     return this.#integrationInjected;
