@@ -224,9 +224,6 @@ export class ExecRunner implements IDisposable {
     const line = isTypeableAsIs(command, flavor) ? command : evalCommand(command, flavor);
     // The pane, History and the bus show the command as sent, not its `eval` form.
     const shownAs = line === command ? undefined : session.showCommandAs(line, command);
-    const started = session.onDidStartCommand((start) => {
-      if (progress.typedAt !== null && progress.outputStart === null && start.startOffset >= progress.typedAt) progress.outputStart = start.startOffset;
-    });
     // A prompt drawn after the line was typed that follows no command's end, and no command
     // starts within a grace: the shell refused the line (a syntax error) and will report nothing
     // for it, so say so now, not at the timeout. (A prompt right after a command's end is the one
@@ -240,7 +237,9 @@ export class ExecRunner implements IDisposable {
     let settled = false;
     const watch = [
       session.onDidStartCommand((start) => {
-        if (progress.typedAt !== null && start.startOffset >= progress.typedAt) startedAt = start.startOffset;
+        if (progress.typedAt === null || start.startOffset < progress.typedAt) return;
+        startedAt = start.startOffset;
+        progress.outputStart ??= start.startOffset;
       }),
       session.onDidCommand((event) => {
         if (progress.typedAt !== null && event.endOffset >= progress.typedAt) afterEnd = true;
@@ -308,7 +307,6 @@ export class ExecRunner implements IDisposable {
       }
     } finally {
       settled = true;
-      started.dispose();
       for (const listener of watch) listener.dispose();
       shownAs?.dispose();
     }

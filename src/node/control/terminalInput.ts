@@ -51,8 +51,6 @@ export class TerminalInput implements IDisposable {
     this.#sentInput = options.sentInput;
   }
 
-
-
   /** Text as typed; bracketed paste as asked or as the foreground program's mode suggests. */
   send(session: PtySession, text: string, options: SendOptions): Promise<SendResult> {
     return this.#serialize(session.id, async () => {
