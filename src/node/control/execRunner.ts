@@ -393,29 +393,23 @@ export class ExecRunner implements IDisposable {
 
 /**
  * What a shell printed about a line it refused, from the output between the line's typing and
- * now (the prompt it drew again last, where the cursor waits): the rows from the first that is
- * not the echo of the line itself, without the prompt row and the shells' end-of-output marks
- * (zsh's `%`/`#`, fish's `⏎`). null when nothing but the line is there (a prompt redrawn while
- * the line is still being read: fish highlighting a long line).
+ * now (the prompt it drew again last, where the cursor waits): from its message, which starts
+ * with the shell's name, without the prompt row and the shells' end-of-output marks (zsh's
+ * `%`/`#`, fish's `⏎`). null without such a message (a prompt redrawn while the line is still
+ * being read: fish highlighting a long line).
  */
 export function whatTheShellSaid(output: string, typedLine: string, flavor: ReturnType<typeof shellFlavorOf>): string | null {
   const typed = typedLine.replace(/\s+/g, ' ').trim();
-  const typedWords = new Set(typed.split(' '));
   let rows = output.split('\n').map((row) => overwriteRow(row).replace(/\s+/g, ' ').trim());
   while (rows.length > 0 && rows[rows.length - 1] === '') rows.pop();
   rows.pop(); // the prompt, drawn again
   // Shells start their messages with their name ("zsh: parse error near …"); before it on its row
   // is what is left of the line editor's redraw.
-  const named = rows.findIndex((row) => row.includes(`${flavor}: `));
-  if (named !== -1) {
-    rows = rows.slice(named);
-    rows[0] = rows[0]!.slice(rows[0]!.indexOf(`${flavor}: `));
-  } else {
-    const isEcho = (row: string) => typed.includes(row) || row.split(' ').every((word) => typedWords.has(word) || typed.includes(word));
-    const first = rows.findIndex((row) => row !== '' && !isEcho(row));
-    if (first === -1) return null;
-    rows = rows.slice(first);
-  }
+  // Without such a message it is no refusal (a prompt redrawn around a long line still being read).
+  const named = rows.findIndex((row) => row.includes(`${flavor}: `) && !typed.includes(`${flavor}: `));
+  if (named === -1) return null;
+  rows = rows.slice(named);
+  rows[0] = rows[0]!.slice(rows[0]!.indexOf(`${flavor}: `));
   const said = rows.filter((row) => row !== '' && !/^[%#⏎]$/.test(row));
   return said.length > 0 ? said.join(' ') : null;
 }
