@@ -1,9 +1,9 @@
 /** Reading a byte range of a terminal's output ring as text for agents. */
 import { ControlConstants } from '../../common/constants.ts';
 import { maxOscPayloadChars } from '../../common/terminal/oscParser.ts';
+import { incompleteUtf8TailLength, leadingContinuationLength } from '../../common/terminal/utf8Boundaries.ts';
 import type { PtySession } from '../pty/ptySession.ts';
 import { AnsiStripper, openSequenceTail, plainText } from './ansiStrip.ts';
-import { leadingContinuationBytes, trailingIncompleteBytes } from './utf8Boundaries.ts';
 
 export interface OutputSlice {
   /** Decoded (and, for plain reads, ANSI-stripped) text. */
@@ -65,7 +65,7 @@ const fullSequenceContextBytes = maxOscPayloadChars * 4;
  * it, which the ring usually still holds.
  */
 export function startBoundarySkip(session: PtySession, data: Buffer, startOffset: number): number {
-  const utf8 = leadingContinuationBytes(data);
+  const utf8 = leadingContinuationLength(data);
   const at = startOffset + utf8;
   if (at === 0 || utf8 === data.length) return utf8;
   const text = data.subarray(utf8).toString('utf8');
@@ -93,7 +93,7 @@ const stringTail = /^[\x20-\x7e\u00a0-\uffff]*?(?:\x07|\x1b\\|\u009c)/;
  * of it (cutting would leave nothing, and a reader must get on).
  */
 function endBoundaryCut(data: Buffer): number {
-  const utf8 = trailingIncompleteBytes(data);
+  const utf8 = incompleteUtf8TailLength(data);
   const text = data.subarray(0, data.length - utf8).toString('utf8');
   const stripper = new AnsiStripper();
   stripper.push(text);

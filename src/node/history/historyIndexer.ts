@@ -20,6 +20,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { AnsiStripper } from '../control/ansiStrip.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
+import { incompleteUtf8TailLength } from '../../common/terminal/utf8Boundaries.ts';
 import type { ILogger } from '../logger.ts';
 import { HistoryConstants } from './historyConstants.ts';
 import { describe } from './historyDatabase.ts';
@@ -236,8 +237,7 @@ function consumeChunk(state: SessionState, blocks: Block[], chunkOffset: number,
     let cut = lastIndexOfByte(data, newline, position, limit);
     if (cut === -1) cut = lastIndexOfByte(data, space, position, limit);
     if (cut === -1) {
-      cut = limit;
-      while (cut > position + 1 && cut < data.byteLength && (data[cut]! & 0xc0) === 0x80) cut--;
+      cut = limit < data.byteLength ? Math.max(position + 1, limit - incompleteUtf8TailLength(data, limit)) : limit;
     } else {
       cut += 1;
     }

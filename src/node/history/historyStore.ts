@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { Creator } from '../../common/api/contractTypes.ts';
 import type { HistoryCommand, HistoryEvent, HistoryFilter, HistorySearchHit, HistorySession } from '../../common/api/historyContract.ts';
+import { leadingContinuationLength } from '../../common/terminal/utf8Boundaries.ts';
 import { HistoryConstants } from './historyConstants.ts';
 import { EventKind, SearchSource } from './historySchema.ts';
 import { buildSnippet, parseSearchQuery, type SearchTerm } from './searchQuery.ts';
@@ -819,7 +820,7 @@ function snippetText(raw: Buffer, terms: readonly SearchTerm[]): string {
     const first = firstOccurrence(raw, terms);
     if (first !== -1) {
       let start = Math.max(0, first - snippetWindowBytes);
-      while (start < first && (raw[start]! & 0xc0) === 0x80) start++; // not inside a UTF-8 character
+      start += leadingContinuationLength(raw, start); // not inside a UTF-8 character
       raw = raw.subarray(start, Math.min(raw.length, first + 2 * snippetWindowBytes));
     }
   }

@@ -15,6 +15,8 @@
  * TerminalMirror.skipSafe and lazyMirror.ts, which uses this.
  */
 
+import { wellFormedUtf8Length } from '../../common/terminal/utf8Boundaries.ts';
+
 /** A run of plain output in a byte buffer and where it can be cut. */
 export interface FloodRun {
   /** First byte of the run. */
@@ -138,34 +140,13 @@ function grown(array: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
 
 const notes = new RunNotes();
 
-function isContinuation(byte: number | undefined): boolean {
-  return byte !== undefined && (byte & 0xc0) === 0x80;
-}
-
 /**
  * Length of the well-formed UTF-8 sequence of a printable code point at `index`, or 0. C1
- * controls (U+0080–U+009F) count as not printable: xterm.js executes them.
+ * controls (U+0080–U+009F, C2 80–9F) count as not printable: xterm.js executes them.
  */
 function printableUtf8Length(bytes: Uint8Array, index: number): number {
-  const lead = bytes[index]!;
-  const second = bytes[index + 1];
-  if (lead >= 0xc2 && lead <= 0xdf) {
-    if (!isContinuation(second)) return 0;
-    return lead === 0xc2 && second! < 0xa0 ? 0 : 2;
-  }
-  if (lead >= 0xe0 && lead <= 0xef) {
-    if (!isContinuation(second) || !isContinuation(bytes[index + 2])) return 0;
-    if (lead === 0xe0 && second! < 0xa0) return 0; // overlong
-    if (lead === 0xed && second! > 0x9f) return 0; // surrogate
-    return 3;
-  }
-  if (lead >= 0xf0 && lead <= 0xf4) {
-    if (!isContinuation(second) || !isContinuation(bytes[index + 2]) || !isContinuation(bytes[index + 3])) return 0;
-    if (lead === 0xf0 && second! < 0x90) return 0; // overlong
-    if (lead === 0xf4 && second! > 0x8f) return 0; // above U+10FFFF
-    return 4;
-  }
-  return 0;
+  const length = wellFormedUtf8Length(bytes, index);
+  return length === 2 && bytes[index] === 0xc2 && bytes[index + 1]! < 0xa0 ? 0 : length;
 }
 
 /**

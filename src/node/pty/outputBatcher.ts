@@ -12,7 +12,7 @@
  * passed to `onBatch` is only valid during that call.
  */
 import type { IDisposable } from '../../common/lifecycle.ts';
-import { incompleteUtf8TailLength } from './utf8.ts';
+import { incompleteUtf8TailLength } from '../../common/terminal/utf8Boundaries.ts';
 
 export interface OutputBatcherOptions {
   maxBytes: number;

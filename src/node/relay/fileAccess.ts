@@ -16,6 +16,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { RelayConstants } from '../../common/constants.ts';
 import type { BrowseEntry } from '../../common/protocol/relay/messages.ts';
 import { rfc3339 } from '../../common/protocol/relay/frames.ts';
+import { incompleteUtf8TailLength } from '../../common/terminal/utf8Boundaries.ts';
 
 const blockedSegments = new Set(['.ssh', '.aws', '.gnupg', '.config']);
 const blockedFiles = new Set(['/etc/shadow']);
@@ -112,7 +113,7 @@ export class FileAccess {
       if (bytes.includes(0)) return { ok: false, error: `path ${JSON.stringify(path)} is not a text file` };
       const truncated = info.size > filled;
       // Never end inside a UTF-8 sequence when the file was cut.
-      if (truncated) bytes = bytes.subarray(0, completeUtf8Length(bytes));
+      if (truncated) bytes = bytes.subarray(0, bytes.length - incompleteUtf8TailLength(bytes));
       return { ok: true, content: bytes.toString('utf8'), truncated };
     } catch (error) {
       return { ok: false, error: `cannot read ${JSON.stringify(path)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
@@ -187,19 +188,3 @@ function isInside(root: string, candidate: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
-/** Length of the longest prefix of `bytes` that does not end inside a UTF-8 sequence. */
-function completeUtf8Length(bytes: Buffer): number {
-  let end = bytes.length;
-  // Walk back over at most 3 continuation bytes to the lead byte of the last sequence.
-  let index = end - 1;
-  let continuation = 0;
-  while (index >= 0 && continuation < 3 && (bytes[index]! & 0xc0) === 0x80) {
-    index--;
-    continuation++;
-  }
-  if (index < 0) return 0;
-  const lead = bytes[index]!;
-  const needed = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
-  if (needed > continuation + 1) end = index;
-  return end;
-}

@@ -12,7 +12,7 @@ import { ControlConstants } from '../../../common/constants.ts';
 import { stripAnsi } from '../ansiStrip.ts';
 import { type ControlCommand, defineCommand } from '../commandRegistry.ts';
 import { ControlError } from '../protocol.ts';
-import { leadingContinuationBytes, trailingIncompleteBytes } from '../utf8Boundaries.ts';
+import { incompleteUtf8TailLength, leadingContinuationLength } from '../../../common/terminal/utf8Boundaries.ts';
 
 export type HistoryMethod = keyof typeof historyMethods;
 
@@ -94,11 +94,11 @@ export function historyCommands(call: HistoryCall): ControlCommand[] {
         let data = Buffer.from(read.data, 'base64');
         let start = read.offset;
         if (start !== params.offset) {
-          const skip = leadingContinuationBytes(data);
+          const skip = leadingContinuationLength(data);
           data = data.subarray(skip);
           start += skip;
         }
-        if (start + data.length < read.endOffset) data = data.subarray(0, data.length - trailingIncompleteBytes(data));
+        if (start + data.length < read.endOffset) data = data.subarray(0, data.length - incompleteUtf8TailLength(data));
         const nextOffset = start + data.length;
         const text = data.toString('utf8');
         return {

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { OutputBatcher } from '../../../../src/node/pty/outputBatcher.ts';
-import { incompleteUtf8TailLength } from '../../../../src/node/pty/utf8.ts';
 
 /** A batcher whose batches are decoded and collected; flushes are driven by the test. */
 function collecting(maxBytes = 64 * 1024) {
@@ -14,25 +13,19 @@ function collecting(maxBytes = 64 * 1024) {
 const text = 'aé€😀b';
 const bytes = Buffer.from(text, 'utf8');
 
-describe('incompleteUtf8TailLength', () => {
-  test('counts the bytes of a sequence cut at the end, and only those', () => {
-    assert.equal(incompleteUtf8TailLength(Buffer.from('abc')), 0);
-    assert.equal(incompleteUtf8TailLength(Buffer.from('é')), 0);
-    assert.equal(incompleteUtf8TailLength(Buffer.from('é').subarray(0, 1)), 1);
-    assert.equal(incompleteUtf8TailLength(Buffer.from('€').subarray(0, 2)), 2);
-    assert.equal(incompleteUtf8TailLength(Buffer.from('😀').subarray(0, 3)), 3);
-    assert.equal(incompleteUtf8TailLength(Buffer.from('😀')), 0);
-    assert.equal(incompleteUtf8TailLength(Buffer.alloc(0)), 0);
-  });
-
-  test('does not hold back invalid bytes', () => {
-    assert.equal(incompleteUtf8TailLength(Buffer.from([0x80, 0x80, 0x80, 0x80])), 0);
-    assert.equal(incompleteUtf8TailLength(Buffer.from([0xff])), 0);
-    assert.equal(incompleteUtf8TailLength(Buffer.from([0x41, 0x80])), 0);
-  });
-});
-
 describe('OutputBatcher', () => {
+  test('holds back a cut character but not bytes no character starts with', () => {
+    const { batcher, batches } = collecting();
+    batcher.push(Buffer.from([0x41, 0xe2, 0x82]));
+    batcher.flush();
+    batcher.push(Buffer.from([0xac, 0xc0]));
+    batcher.flush();
+    batcher.push(Buffer.from([0xed, 0xa0]));
+    batcher.flush();
+    assert.deepEqual(batches.map((batch) => [...batch]), [[0x41], [0xe2, 0x82, 0xac, 0xc0], [0xed, 0xa0]]);
+    batcher.dispose();
+  });
+
   test('never splits a multi-byte char, whatever byte position the chunks split at', () => {
     for (let split = 0; split <= bytes.length; split++) {
       const { batcher, batches } = collecting();
