@@ -73,7 +73,7 @@ export function ReviewView() {
                 <div className="empty-state review-empty">
                   <ReviewIcon width={28} height={28} />
                   <p className="empty-title">Nothing to review</p>
-                  <p>All caught up. Pick a decided review on the left to see what was written.</p>
+                  <p>All caught up. Pick a decided review on the left to see what was decided and what changed.</p>
                 </div>
               )}
             </div>
