@@ -143,8 +143,6 @@ export class Hub implements IDisposable {
       ptyHost: this.#ptyHost,
       settings: () => this.#settings.current,
       logger: this.#logger.child('history'),
-      // A pane whose Claude Code is connected gets the transcript as an @-mention, not a paste.
-      atMention: async (terminalId, { path }) => await this.#ideBridge.atMention(terminalId, { filePath: path }),
       ...(options.mirrorWorkerPath ? { checkpointWorkerPath: bundledWorkerBesideMirror(options.mirrorWorkerPath, 'walCheckpointWorker.cjs') } : {}),
     });
     const historyHandlers = createHistoryMethods(this.#history);

@@ -119,6 +119,62 @@ export const HistoryStatus = z.object({
 });
 export type HistoryStatus = z.infer<typeof HistoryStatus>;
 
+/** Limits of one `history.reference` (docs/protocol.md): what fits in one message to an agent. */
+export const HistoryReferenceLimits = {
+  maxItems: 100,
+  /** UTF-8 bytes. */
+  maxNotesBytes: 16 * 1024,
+} as const;
+
+/** A whole session, or one command of it. */
+export const HistoryReferenceItem = z.object({ sessionId: HistorySessionId, commandId: z.number().int().min(0).optional() }).strict();
+export type HistoryReferenceItem = z.infer<typeof HistoryReferenceItem>;
+
+export const HistoryReferenceItems = z
+  .array(HistoryReferenceItem)
+  .min(1, 'give at least one session to reference')
+  .max(HistoryReferenceLimits.maxItems, {
+    error: (issue) => `at most ${HistoryReferenceLimits.maxItems} items in one reference (got ${Array.isArray(issue.input) ? issue.input.length : 'more'})`,
+  });
+
+const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
+
+export const HistoryReferenceNotes = z.string().check((context) => {
+  const bytes = utf8Bytes(context.value);
+  if (bytes > HistoryReferenceLimits.maxNotesBytes) {
+    context.issues.push({ code: 'custom', input: context.value, message: `notes are ${bytes} bytes; at most ${HistoryReferenceLimits.maxNotesBytes} (16 KiB)` });
+  }
+});
+
+/** One transcript file a reference wrote. */
+export const HistoryReferenceFile = z.object({
+  path: z.string(),
+  sessionId: HistorySessionId,
+  /** Set when the item was one command. */
+  commandId: z.number().int().optional(),
+  commandLine: z.string().optional(),
+  /** Of the command, else of the session (null: still running, or ended by a signal). */
+  exitCode: z.number().int().nullable(),
+  startedAt: z.number(),
+  endedAt: z.number().nullable(),
+  /** Size of the file. */
+  bytes: z.number().int().min(0),
+  /** Still being written when referenced: the file holds what was recorded up to then. */
+  live: z.boolean(),
+});
+export type HistoryReferenceFile = z.infer<typeof HistoryReferenceFile>;
+
+export const HistoryReferenceResult = z.object({
+  files: z.array(HistoryReferenceFile),
+  /** The text for the agent: paths, commands, exit codes, times and the notes; never a transcript. */
+  pointer: z.string(),
+  /** Things the caller should know (a session still being written, referenced as of now). */
+  warnings: z.array(z.string()),
+  /** The terminal the pointer was typed into, if one was given. */
+  deliveredTo: TerminalId.nullable(),
+});
+export type HistoryReferenceResult = z.infer<typeof HistoryReferenceResult>;
+
 const SessionIdParams = z.object({ id: HistorySessionId }).strict();
 const Ok = z.object({ ok: z.literal(true) });
 /** Export/import travel in one message; the per-session cap keeps sessions well under this. */
@@ -201,13 +257,14 @@ export const historyMethods = {
     result: HistorySession,
   },
   /**
-   * Hand a past session (or one command of it) to a running agent: the transcript is written to a
-   * file under the data dir and a short pointer (path, command, exit code, time) is pasted into the
-   * terminal — or sent as `at_mentioned` when that pane's Claude Code is connected to the IDE bridge.
+   * Hand past sessions (or single commands of them) to an agent: each transcript is written to a
+   * private file under the data dir, and a pointer (paths, commands, exit codes, times, the notes;
+   * never the transcript) is returned and, with `terminalId`, typed into that terminal without
+   * Enter. All files are written or none.
    */
   'history.reference': {
-    params: z.object({ id: HistorySessionId, commandId: z.number().int().optional(), terminalId: TerminalId }).strict(),
-    result: z.object({ path: z.string(), pointer: z.string(), deliveredAs: z.enum(['paste', 'at_mentioned']) }),
+    params: z.object({ items: HistoryReferenceItems, notes: HistoryReferenceNotes.optional(), terminalId: TerminalId.optional() }).strict(),
+    result: HistoryReferenceResult,
   },
   /** Record this terminal or not ("don't record" drops what was recorded of it so far). */
   'history.setRecording': { params: z.object({ terminalId: TerminalId, record: z.boolean() }).strict(), result: Ok },

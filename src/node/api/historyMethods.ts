@@ -67,7 +67,7 @@ export function createHistoryMethods(history: HistoryService): HistoryMethodHand
     'history.import': ({ fileName, contents }, context) =>
       history.importCast(fileName, contents, context?.connection.peer ?? { kind: 'agent', name: 'socket client' }),
 
-    'history.reference': ({ id, commandId, terminalId }) => history.reference(id, commandId, terminalId),
+    'history.reference': ({ items, notes, terminalId }) => history.reference(items, notes, terminalId),
 
     'history.setRecording': ({ terminalId, record }) => {
       history.setRecording(terminalId, record);

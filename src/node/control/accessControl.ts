@@ -21,7 +21,7 @@ const readVerbs = new Set(['list', 'readLog', 'readScreen', 'poll', 'subscribe',
 /** Commands that change terminals or talk on the bus. Any command in neither set also needs `drive` (fail closed). */
 export const driveOnlyVerbs = new Set(['send', 'exec', 'create', 'close', 'resize', 'signal', 'rename', 'show', 'publish', 'broadcast']);
 /** History spans every terminal, closed ones too: reading it needs a token not limited to terminals. */
-const historyVerbs = new Set(['history.list', 'history.search', 'history.get', 'history.read', 'history.commands', 'history.export']);
+const historyVerbs = new Set(['history.list', 'history.search', 'history.get', 'history.read', 'history.commands', 'history.export', 'history.reference']);
 /** Token management needs a `drive` token that is not limited to terminals: a narrower token must not mint a wider one. */
 const tokenManagementVerbs = new Set(['tokens.list', 'tokens.create', 'tokens.revoke']);
 /** Answered without a token, so clients can probe the server before authenticating. */
@@ -31,6 +31,12 @@ const terminalVerbs = new Set(['show', 'send', 'exec', 'readLog', 'close', 'read
 
 export function requiredScope(cmd: string): ControlTokenScope {
   return readVerbs.has(cmd) || historyVerbs.has(cmd) ? 'read' : 'drive';
+}
+
+/** The scope one request needs: `history.reference` reads, unless it also types into a terminal (`deliverTo`). */
+function requiredScopeOf(request: ControlRequest): ControlTokenScope {
+  if (request.cmd === 'history.reference' && request.fields.deliverTo !== undefined && request.fields.deliverTo !== null) return 'drive';
+  return requiredScope(request.cmd);
 }
 
 function allows(token: ControlTokenInfo, scope: ControlTokenScope): boolean {
@@ -101,7 +107,7 @@ export class ConnectionAccess {
     }
     const { cmd, fields } = request;
     if (tokenManagementVerbs.has(cmd)) return allows(token, 'drive') && token.terminals === null ? { ok: true } : { ok: false, error: AuthErrors.forbidden(cmd) };
-    if (!allows(token, requiredScope(cmd))) return { ok: false, error: AuthErrors.forbidden(cmd) };
+    if (!allows(token, requiredScopeOf(request))) return { ok: false, error: AuthErrors.forbidden(cmd) };
     if (token.terminals === null) return { ok: true };
     if (historyVerbs.has(cmd)) return { ok: false, error: AuthErrors.forbidden(cmd) };
     const allowed = token.terminals;

@@ -19,7 +19,16 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { Settings } from '../../common/api/contract.ts';
 import type { Creator } from '../../common/api/contractTypes.ts';
 import { ApiError } from '../../common/api/errors.ts';
-import type { HistoryCommand, HistoryEvent, HistoryFilter, HistorySearchHit, HistorySession, HistoryStatus } from '../../common/api/historyContract.ts';
+import type {
+  HistoryCommand,
+  HistoryEvent,
+  HistoryFilter,
+  HistoryReferenceItem,
+  HistoryReferenceResult,
+  HistorySearchHit,
+  HistorySession,
+  HistoryStatus,
+} from '../../common/api/historyContract.ts';
 import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
@@ -30,7 +39,7 @@ import { describe, openHistoryDatabase, openRecordingConnection } from './histor
 import { HistoryIndexer } from './historyIndexer.ts';
 import { type CommittedBatch, HistoryRecorder } from './historyRecorder.ts';
 import { type CheckpointOutcome, WalCheckpointer } from './walCheckpointer.ts';
-import { type AtMentionDelivery, pastePointer, writeReferenceFile } from './historyReference.ts';
+import { referencePointer, type ResolvedReference, typePointer, writeReferenceFiles } from './references.ts';
 import { type CommandsParams, HistoryStore, type ListParams, newSessionId, type ReadResult, type RecordedEvent, type SessionWrites } from './historyStore.ts';
 
 export interface HistoryServiceOptions {
@@ -39,8 +48,6 @@ export interface HistoryServiceOptions {
   /** The user's settings now (History reads its switches and caps from them). */
   settings: () => Settings;
   logger: ILogger;
-  /** Delivers references as `at_mentioned` once the IDE bridge exists; without it they are pasted. */
-  atMention?: AtMentionDelivery;
   /** The WAL checkpoint worker script, for bundles (`walCheckpointWorker.cjs`); null: none. Default: the source file. */
   checkpointWorkerPath?: string | null;
   now?: () => number;
@@ -367,24 +374,71 @@ export class HistoryService implements IDisposable {
   }
 
   /**
-   * "Reference in agent": the transcript (of the session, or of one of its commands) goes to a
-   * private file; a one-line pointer is delivered to the terminal (at-mention when a hook takes
-   * it, else pasted without Enter).
+   * Hand sessions (or commands of them) to an agent: every transcript goes to a private file (all
+   * or none, see writeReferenceFiles) and the pointer names them. With `terminalId` the pointer
+   * is typed there without Enter (the person chose it in the UI; the control socket types it
+   * itself, through its typing guard, and passes none). A session still being recorded is
+   * referenced as of now, with a warning saying so.
    */
-  async reference(id: string, commandId: number | undefined, terminalId: string): Promise<{ path: string; pointer: string; deliveredAs: 'paste' | 'at_mentioned' }> {
+  async reference(items: readonly HistoryReferenceItem[], notes?: string, terminalId?: string): Promise<HistoryReferenceResult> {
     const store = this.#requireStore();
-    const terminal = this.#options.ptyHost.get(terminalId);
-    if (!terminal) throw new ApiError('NOT_FOUND', `no terminal with id ${terminalId}`);
-    if (terminal.exitStatus) throw new ApiError('TERMINAL_EXITED', `terminal ${terminalId} has exited`);
+    const terminal = terminalId === undefined ? undefined : this.#options.ptyHost.get(terminalId);
+    if (terminalId !== undefined && !terminal) throw new ApiError('NOT_FOUND', `no terminal with id ${terminalId}`);
+    if (terminal?.exitStatus) throw new ApiError('TERMINAL_EXITED', `terminal ${terminalId} has exited`);
     this.flush();
-    const session = this.#requireSession(id);
-    const command = commandId === undefined ? null : store.command(id, commandId);
-    if (commandId !== undefined && !command) throw new ApiError('NOT_FOUND', `session ${id} has no command ${commandId}`);
-    const transcript = command ? this.#plainText(id, command.startOffset, command.endOffset ?? undefined) : this.#plainText(id);
-    const { path, pointer } = await writeReferenceFile({ dataDir: this.#options.dataDir, session, command, transcript });
-    if (this.#options.atMention && (await this.#options.atMention(terminalId, { path, pointer }))) return { path, pointer, deliveredAs: 'at_mentioned' };
-    await pastePointer(terminal, pointer);
-    return { path, pointer, deliveredAs: 'paste' };
+    const resolved = this.#resolveReferences(store, items);
+    const files = await writeReferenceFiles(this.#options.dataDir, resolved);
+    const pointer = referencePointer(resolved.map((item, index) => ({ item, path: files[index]!.path })), notes);
+    const warnings = resolved
+      .filter((item) => item.live)
+      .map((item) =>
+        item.command
+          ? `command ${item.command.id} of session ${item.session.id} is still running: referenced as of now (its output so far)`
+          : `session ${item.session.id} is still being recorded: referenced as of now (its output so far)`,
+      );
+    if (terminal) await typePointer(terminal, pointer);
+    return { files, pointer, warnings, deliveredTo: terminal ? terminal.id : null };
+  }
+
+  /** Every item checked before anything is written: all unknown ids in one error. */
+  #resolveReferences(store: HistoryStore, items: readonly HistoryReferenceItem[]): ResolvedReference[] {
+    const seen = new Set<string>();
+    const unique = items.filter((item) => {
+      const key = `${item.sessionId}:${item.commandId ?? ''}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    const sessions = new Map<string, HistorySession>();
+    const missing: string[] = [];
+    for (const { sessionId } of unique) {
+      if (sessions.has(sessionId) || missing.includes(sessionId)) continue;
+      const session = store.get(sessionId);
+      if (session) sessions.set(sessionId, session);
+      else missing.push(sessionId);
+    }
+    if (missing.length > 0) throw new ApiError('NOT_FOUND', `no history session ${missing.join(', ')}: nothing was written`);
+    const now = this.#now();
+    const resolved: ResolvedReference[] = [];
+    const missingCommands: string[] = [];
+    for (const item of unique) {
+      const session = sessions.get(item.sessionId)!;
+      const sessionEnd = session.firstOffset + session.byteCount;
+      if (item.commandId === undefined) {
+        resolved.push({ session, command: null, live: session.live, endOffset: sessionEnd, asOf: now, transcript: () => this.#plainText(session.id, undefined, sessionEnd) });
+        continue;
+      }
+      const command = store.command(session.id, item.commandId);
+      if (!command) {
+        missingCommands.push(`session ${session.id} has no command ${item.commandId}`);
+        continue;
+      }
+      const live = command.endOffset === null;
+      const end = command.endOffset ?? sessionEnd;
+      resolved.push({ session, command, live, endOffset: end, asOf: now, transcript: () => this.#plainText(session.id, command.startOffset, end) });
+    }
+    if (missingCommands.length > 0) throw new ApiError('NOT_FOUND', `${missingCommands.join('; ')}: nothing was written`);
+    return resolved;
   }
 
   dispose(): void {

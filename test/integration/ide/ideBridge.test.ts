@@ -381,17 +381,22 @@ describe('IDE bridge: the CLI handshake and tools', () => {
     await assert.rejects(kit.api.call('ide.sendToClaude', { terminalId: 'nope', text: 'x' }), (error: ApiError) => error.code === 'NOT_FOUND');
   });
 
-  it('"Reference in agent" from History reaches the pane\'s Claude Code as an @-mention of the transcript file', async () => {
+  it('"Reference in agent" from History types the pointer as text into a pane whose Claude Code is connected, never as an @-mention', async () => {
+    // An @-mention makes Claude Code attach the file's whole content to the next message; the
+    // transcript must enter the agent's context only when the agent reads it.
     const source = await kit.api.call('terminal.create', { ...bash, name: 'build-log', cwd: kit.workspace });
     await kit.api.call('terminal.write', { id: source.id, data: 'echo "referenced-$((5*5))"\r' });
     await pollUntil(async () => (await kit.hub.ptyHost.require(source.id).readScreen()).lines.join('\n').includes('referenced-25') || null, { what: 'output' });
     const sessionId = kit.hub.history.sessionOfTerminal(source.id);
     assert.ok(sessionId, 'the terminal is recorded');
-    const referenced = await kit.api.call('history.reference', { id: sessionId, terminalId: pane.terminalId });
-    assert.equal(referenced.deliveredAs, 'at_mentioned');
-    const mention = await pollUntil(() => cli.notifications.find((note) => note.method === 'at_mentioned' && note.params.filePath === referenced.path), { what: 'the at_mentioned notification' });
-    assert.ok(mention);
-    assert.match(readFileSync(referenced.path, 'utf8'), /referenced-25/);
+    const referenced = await kit.api.call('history.reference', { items: [{ sessionId }], terminalId: pane.terminalId });
+    assert.equal(referenced.deliveredTo, pane.terminalId);
+    const path = referenced.files[0]!.path;
+    await pollUntil(async () => (await kit.hub.ptyHost.require(pane.terminalId).readScreen()).lines.join('').replace(/\s/g, '').includes(path.replace(/\s/g, '')) || null, {
+      what: 'the pointer typed into the pane',
+    });
+    assert.equal(cli.notifications.find((note) => note.method === 'at_mentioned' && note.params.filePath === path), undefined);
+    assert.match(readFileSync(path, 'utf8'), /referenced-25/);
   });
 });
 

@@ -285,12 +285,13 @@ describe('History through the Hub (real PTYs, real SQLite)', () => {
       if (output.id === agentPane.id) screen.push(Buffer.from(output.data));
     });
     await client.call('terminal.attach', { id: agentPane.id });
-    const result = await client.call('history.reference', { id: command.sessionId, commandId: command.id, terminalId: agentPane.id });
-    assert.equal(result.deliveredAs, 'paste');
-    assert.equal(result.path, join(temp.dataDir, 'references', `${command.sessionId}-cmd${command.id}.txt`));
-    assert.equal(statSync(result.path).mode & 0o777, 0o600);
+    const result = await client.call('history.reference', { items: [{ sessionId: command.sessionId, commandId: command.id }], terminalId: agentPane.id });
+    assert.equal(result.deliveredTo, agentPane.id);
+    const [file] = result.files;
+    assert.equal(file?.path, join(temp.dataDir, 'references', `${command.sessionId}-cmd${command.id}.txt`));
+    assert.equal(statSync(file.path).mode & 0o777, 0o600);
     assert.equal(statSync(join(temp.dataDir, 'references')).mode & 0o777, 0o700);
-    const transcript = readFileSync(result.path, 'utf8');
+    const transcript = readFileSync(file.path, 'utf8');
     assert.match(transcript, /^\$ echo first-output-line\n/);
     assert.match(transcript, /first-output-line\n/);
     assert.match(result.pointer, /^# switchboard: transcript of "echo first-output-line" \(exit 0, \d{4}-\d\d-\d\d \d\d:\d\d\) at \//);
