@@ -19,7 +19,7 @@ import type { CallOutcome } from '../../common/api/wire.ts';
 import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
-import { formatZodIssues, nestsDeeperThan } from './validation.ts';
+import { formatZodIssues, nestsDeeperThan } from '../../common/validation.ts';
 
 /** No contract type nests anywhere near this deep (a layout of 30 nested splits is unusable). */
 const maxParamsDepth = 64;

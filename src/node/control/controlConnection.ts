@@ -13,7 +13,7 @@ import { ControlConstants } from '../../common/constants.ts';
 import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
-import { formatZodIssues } from '../api/validation.ts';
+import { formatZodIssues } from '../../common/validation.ts';
 import type { ControlPeer } from './commandRegistry.ts';
 import { LineFramer } from './lineFramer.ts';
 import { encodeError, encodeResponse, ProtocolErrors, RequestEnvelope, type RequestId, type ResponseBody, supportedProtocols } from './protocol.ts';

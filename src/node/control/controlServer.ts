@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { defaultSettings } from '../../common/api/contract.ts';
 import { isApiError } from '../../common/api/errors.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
-import { formatZodIssues } from '../api/validation.ts';
+import { formatZodIssues } from '../../common/validation.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
 import { AuthErrors, ConnectionAccess, filterBodyForToken } from './accessControl.ts';
@@ -147,7 +147,7 @@ export class ControlServer implements IDisposable {
     });
     this.#registry.registerAll(tokenCommands({ tokens: options.tokens, access: this.#access }));
     if (options.review) this.#registry.registerAll(reviewCommands(options.review));
-    if (options.history) this.#registry.registerAll(historyCommands(options.history, services));
+    if (options.history) this.#registry.registerAll(historyCommands(options.history));
   }
 
   /**

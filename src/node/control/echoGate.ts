@@ -29,7 +29,7 @@
 import { ControlConstants } from '../../common/constants.ts';
 import { OscParser } from '../../common/terminal/oscParser.ts';
 import { parseTerminalMark, type TerminalMark } from '../../common/terminal/terminalMarks.ts';
-import { AnsiStripper } from './ansiStrip.ts';
+import { AnsiStripper } from '../../common/terminal/ansiStrip.ts';
 import type { SentInput } from './sentInput.ts';
 
 /** What ends the echo of a line typed with Enter: maybe spaces and CRs (zsh clears the line's end), then LF. */

@@ -3,7 +3,7 @@ import { ControlConstants } from '../../common/constants.ts';
 import { maxOscPayloadChars } from '../../common/terminal/oscParser.ts';
 import { incompleteUtf8TailLength, leadingContinuationLength } from '../../common/terminal/utf8Boundaries.ts';
 import type { PtySession } from '../pty/ptySession.ts';
-import { AnsiStripper, openSequenceTail, plainText } from './ansiStrip.ts';
+import { AnsiStripper, openSequenceTail, plainText } from '../../common/terminal/ansiStrip.ts';
 
 export interface OutputSlice {
   /** Decoded (and, for plain reads, ANSI-stripped) text. */

@@ -14,7 +14,7 @@ import { ControlConstants } from '../../common/constants.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtySession } from '../pty/ptySession.ts';
-import { normalizeNewlines } from './ansiStrip.ts';
+import { normalizeNewlines } from '../../common/terminal/ansiStrip.ts';
 import type { CommandLog, LoggedCommand } from './commandLog.ts';
 import { EchoGate } from './echoGate.ts';
 import { ControlError } from './protocol.ts';

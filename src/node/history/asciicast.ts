@@ -12,8 +12,8 @@ import { z } from 'zod';
 import { ApiError } from '../../common/api/errors.ts';
 import type { HistorySession } from '../../common/api/historyContract.ts';
 import { TerminalConstants } from '../../common/constants.ts';
-import { AnsiStripper } from '../control/ansiStrip.ts';
-import { formatZodIssues } from '../api/validation.ts';
+import { AnsiStripper } from '../../common/terminal/ansiStrip.ts';
+import { formatZodIssues } from '../../common/validation.ts';
 
 /** An event as the store yields it for export. */
 export type ExportEvent =

@@ -18,7 +18,7 @@
  * has been quiet for indexLiveDelayMs.
  */
 import { StringDecoder } from 'node:string_decoder';
-import { AnsiStripper } from '../control/ansiStrip.ts';
+import { AnsiStripper } from '../../common/terminal/ansiStrip.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import { incompleteUtf8TailLength } from '../../common/terminal/utf8Boundaries.ts';
 import type { ILogger } from '../logger.ts';

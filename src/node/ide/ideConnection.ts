@@ -19,7 +19,7 @@ import type { IdeClient, OpenFileRequest } from '../../common/api/reviewContract
 import { IdeConstants } from '../../common/constants.ts';
 import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
-import { formatZodIssues } from '../api/validation.ts';
+import { formatZodIssues } from '../../common/validation.ts';
 import type { ILogger } from '../logger.ts';
 import { FileContent } from '../review/fileContent.ts';
 import type { ReviewQueue } from '../review/reviewQueue.ts';

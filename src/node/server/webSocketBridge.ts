@@ -10,7 +10,7 @@ import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
 import type { Hub } from '../hub.ts';
 import { describeError, type HubConnection, type HubPeer } from '../api/hubConnection.ts';
-import { formatZodIssues } from '../api/validation.ts';
+import { formatZodIssues } from '../../common/validation.ts';
 
 export class WebSocketBridge implements IDisposable {
   readonly #socket: WebSocket;

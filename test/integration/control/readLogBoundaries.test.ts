@@ -5,7 +5,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { stripAnsi } from '../../../src/node/control/ansiStrip.ts';
+import { stripAnsi } from '../../../src/common/terminal/ansiStrip.ts';
 import { createTerminal, type NdjsonClient, shells, startTestHub, type TestHub, waitForIntegration } from './controlTestKit.ts';
 
 describe('readLog cuts only at escape-sequence boundaries', () => {

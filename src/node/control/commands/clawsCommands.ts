@@ -7,7 +7,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { ControlConstants, TerminalConstants } from '../../../common/constants.ts';
 import { type ControlCommand, defineCommand } from '../commandRegistry.ts';
-import { stripAnsi } from '../ansiStrip.ts';
+import { stripAnsi } from '../../../common/terminal/ansiStrip.ts';
 import { readLogSlice } from '../terminalOutput.ts';
 import { IdValue, ProtocolV1 } from '../protocol.ts';
 import { audit, commandEventBody, type ControlServices, describeTerminal, requireRunning, requireTerminal, targetTerminalRef } from './services.ts';

@@ -9,7 +9,7 @@ import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { plainText } from '../../../../src/node/control/ansiStrip.ts';
+import { plainText } from '../../../../src/common/terminal/ansiStrip.ts';
 import { HistoryConstants } from '../../../../src/node/history/historyConstants.ts';
 import { openHistoryDatabase } from '../../../../src/node/history/historyDatabase.ts';
 import { HistoryIndexer } from '../../../../src/node/history/historyIndexer.ts';

@@ -10,7 +10,7 @@
  * are full of. A state machine also strips streams correctly when a sequence is split across
  * chunks, which `wait` needs.
  */
-import { maxOscPayloadChars } from '../../common/terminal/oscParser.ts';
+import { maxOscPayloadChars } from './oscParser.ts';
 
 const GROUND = 0;
 const ESCAPE = 1;

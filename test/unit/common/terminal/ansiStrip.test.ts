@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { AnsiStripper, normalizeNewlines, openSequenceTail, plainText, stripAnsi } from '../../../../src/node/control/ansiStrip.ts';
+import { AnsiStripper, normalizeNewlines, openSequenceTail, plainText, stripAnsi } from '../../../../src/common/terminal/ansiStrip.ts';
 import { trimShellArtifacts } from '../../../../src/node/control/terminalOutput.ts';
 import { random } from '../../../helpers/seededRandom.ts';
 
