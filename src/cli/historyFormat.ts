@@ -1,5 +1,5 @@
 /** How `switchboard history` prints sessions, search hits and commands for people. */
-import type { HistoryCommand, HistorySearchHit, HistorySession } from '../common/api/historyContract.ts';
+import type { HistoryCommand, HistoryReferenceResult, HistorySearchHit, HistorySession } from '../common/api/historyContract.ts';
 import { printable } from './controlCommand.ts';
 
 /** Local date and time to the minute: `2026-12-02 14:03`. */
@@ -72,12 +72,13 @@ export function formatSessionTable(sessions: readonly HistorySession[], home: st
 export function formatCommandTable(commands: readonly HistoryCommand[], home: string | undefined): string {
   if (commands.length === 0) return 'No commands.\n';
   return table(
-    ['WHEN', 'EXIT', 'DURATION', 'SESSION', 'CWD', 'COMMAND'],
+    ['WHEN', 'EXIT', 'DURATION', 'SESSION', 'CMD', 'CWD', 'COMMAND'],
     commands.map((command) => [
       formatWhen(command.startedAt),
       command.exitCode === null ? '-' : String(command.exitCode),
       command.endedAt === null ? '-' : formatDuration(command.endedAt - command.startedAt),
       command.sessionId,
+      String(command.id),
       shortenHome(command.cwd, home),
       command.commandLine,
     ]),
@@ -104,4 +105,17 @@ export function formatSearchHits(hits: readonly HistorySearchHit[], options: { c
     })
     .join('\n')
     .concat('\n');
+}
+
+/** What `history reference` wrote and where the pointer went, for stderr (the pointer itself goes to stdout). */
+export function formatReferenceSummary(result: HistoryReferenceResult, home: string | undefined): string {
+  const lines = [`Wrote ${result.files.length === 1 ? '1 transcript file' : `${result.files.length} transcript files`} (plain text, 0600):`];
+  for (const file of result.files) {
+    const what = file.commandLine !== undefined ? `$ ${file.commandLine}` : `session ${file.sessionId}`;
+    const status = file.live ? 'running' : file.exitCode === null ? '-' : `exit ${file.exitCode}`;
+    lines.push(`  ${shortenHome(file.path, home)}  ${formatBytes(file.bytes)}  ${status}  ${printable(what)}`);
+  }
+  for (const warning of result.warnings) lines.push(`Note: ${warning}`);
+  if (result.deliveredTo) lines.push(`Typed into terminal ${result.deliveredTo} (not sent: press Enter there).`);
+  return lines.join('\n') + '\n';
 }

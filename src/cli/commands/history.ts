@@ -1,18 +1,21 @@
-/** `switchboard history`: list, search, show and export the recorded terminal sessions. */
+/** `switchboard history`: list, search, show, export and reference (hand to an agent) the recorded terminal sessions. */
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { HistoryCommand, HistorySearchHit, HistorySession } from '../../common/api/historyContract.ts';
+import { HistoryCommand, HistoryReferenceLimits, HistoryReferenceResult, HistorySearchHit, HistorySession } from '../../common/api/historyContract.ts';
 import { CliUsageError, ExitCode, type ParsedCommandArgs } from '../command.ts';
 import { type ControlClient, ControlClientError } from '../controlClient.ts';
 import { defineControlCommand, intOption, printJson, requirePositionals } from '../controlCommand.ts';
-import { formatCommandTable, formatSearchHits, formatSessionTable } from '../historyFormat.ts';
+import { formatCommandTable, formatReferenceSummary, formatSearchHits, formatSessionTable } from '../historyFormat.ts';
+import { resolveTerminalId, terminalRefHelp } from '../terminalRef.ts';
 
 const ListAnswer = z.looseObject({ sessions: z.array(HistorySession) });
 const SearchAnswer = z.looseObject({ hits: z.array(HistorySearchHit) });
 const CommandsAnswer = z.looseObject({ commands: z.array(HistoryCommand) });
 const ReadAnswer = z.looseObject({ bytes: z.string(), nextOffset: z.number(), totalSize: z.number() });
 const ExportAnswer = z.looseObject({ fileName: z.string(), contents: z.string() });
+// Unknown fields are dropped (not refused): a newer server may add some.
+const ReferenceAnswer = HistoryReferenceResult;
 
 function parseAnswer<T extends z.ZodType>(cmd: string, schema: T, body: unknown): z.infer<T> {
   const parsed = schema.safeParse(body);
@@ -65,6 +68,10 @@ function filterFields(args: ParsedCommandArgs): Record<string, unknown> {
 /** A SESSION argument: a full id, or a prefix unique among the newest 1000 sessions. */
 async function resolveSessionId(client: ControlClient, ref: string): Promise<string> {
   const { sessions } = parseAnswer('history.list', ListAnswer, await client.request('history.list', { limit: 1000 }));
+  return sessionIdIn(sessions, ref);
+}
+
+function sessionIdIn(sessions: readonly HistorySession[], ref: string): string {
   if (sessions.some((session) => session.id === ref)) return ref;
   const matches = sessions.filter((session) => session.id.startsWith(ref));
   if (matches.length === 1) return matches[0]!.id;
@@ -76,7 +83,8 @@ async function resolveSessionId(client: ControlClient, ref: string): Promise<str
 export const historyCommand = defineControlCommand({
   name: 'history',
   summary: 'List, search, show or export recorded terminal sessions.',
-  usage: 'history list [FILTERS] | search QUERY [FILTERS] | show SESSION [--commands] [--raw] | commands [QUERY] [--session SESSION] | export SESSION [--format cast|text] [--output FILE]',
+  usage:
+    'history list [FILTERS] | search QUERY [FILTERS] | show SESSION [--commands] [--raw] | commands [QUERY] [--session SESSION] | export SESSION [--format cast|text] [--output FILE] | reference ID... [--notes TEXT] [--to TERMINAL]',
   details: [
     'Every terminal session is recorded (see "History" in the README). FILTERS: --since, --until',
     '(an age such as 2h, 3d, 1w, or a date), --cwd DIR (that folder and below), --creator NAME',
@@ -85,7 +93,13 @@ export const historyCommand = defineControlCommand({
     'show: the transcript as text (ANSI stripped; --raw keeps the escape sequences), or with',
     '--commands the commands run in it with their exit codes.',
     'export: asciicast v2 (.cast, plays with `asciinema play`) or plain text, to FILE or stdout.',
+    'reference: hand sessions to an agent without pasting them. Each transcript is written to a',
+    'private plain-text file under $SWITCHBOARD_HOME/references/; the pointer (paths, commands,',
+    'exit codes, times and --notes) is printed, and with --to typed into that terminal without',
+    `Enter. ID is SESSION, or SESSION:N for command N of it (N: the CMD column of \`history`,
+    `commands\`); at most ${HistoryReferenceLimits.maxItems} IDs, notes at most 16 KiB.`,
     'SESSION is an id from `history list`, or a unique prefix of one.',
+    terminalRefHelp,
   ].join('\n'),
   allowPositionals: true,
   options: {
@@ -100,9 +114,11 @@ export const historyCommand = defineControlCommand({
     raw: { type: 'boolean', description: 'show: keep ANSI escape sequences' },
     format: { type: 'string', valueName: 'cast|text', description: 'export: asciicast v2 (default) or plain text' },
     output: { type: 'string', short: 'o', valueName: 'FILE', description: 'export: write to FILE instead of stdout' },
+    notes: { type: 'string', valueName: 'TEXT', description: 'reference: words for the agent, sent with the pointer' },
+    to: { type: 'string', valueName: 'TERMINAL', description: 'reference: type the pointer into this terminal (no Enter)' },
   },
   async run({ args, io, client }) {
-    const [action] = requirePositionals(args, ['list|search|show|commands|export'], { rest: true });
+    const [action] = requirePositionals(args, ['list|search|show|commands|export|reference'], { rest: true });
     switch (action) {
       case 'list': {
         requirePositionals(args, ['list']);
@@ -174,8 +190,35 @@ export const historyCommand = defineControlCommand({
         }
         return ExitCode.ok;
       }
+      case 'reference': {
+        const refs = args.positionals.slice(1);
+        if (refs.length === 0) throw new CliUsageError('missing ID (a session id, or SESSION:N for one command of it)');
+        if (refs.length > HistoryReferenceLimits.maxItems) throw new CliUsageError(`at most ${HistoryReferenceLimits.maxItems} IDs in one reference, got ${refs.length}`);
+        const parsed = refs.map((ref) => {
+          const match = /^([^:]+)(?::(\d+))?$/.exec(ref);
+          if (!match) throw new CliUsageError(`ID must be SESSION or SESSION:N, got ${JSON.stringify(ref)}`);
+          return { ref: match[1]!, commandId: match[2] === undefined ? undefined : Number(match[2]) };
+        });
+        const notes = typeof args.values.notes === 'string' ? args.values.notes : undefined;
+        const to = typeof args.values.to === 'string' ? await resolveTerminalId(client, args.values.to) : undefined;
+        const { sessions } = parseAnswer('history.list', ListAnswer, await client.request('history.list', { limit: 1000 }));
+        const items = parsed.map(({ ref, commandId }) => ({ sessionId: sessionIdIn(sessions, ref), ...(commandId === undefined ? {} : { commandId }) }));
+        const result = parseAnswer(
+          'history.reference',
+          ReferenceAnswer,
+          await client.request('history.reference', { items, ...(notes !== undefined ? { notes } : {}), ...(to !== undefined ? { deliverTo: to } : {}) }),
+        );
+        if (args.json) {
+          printJson(io, result);
+          return ExitCode.ok;
+        }
+        // The pointer alone on stdout (to pipe or copy); what was written, and where it went, on stderr.
+        io.stdout(result.pointer + '\n');
+        io.stderr(formatReferenceSummary(result, io.env.HOME));
+        return ExitCode.ok;
+      }
       default:
-        throw new CliUsageError(`unknown history action ${JSON.stringify(action)}; use list, search, show, commands or export`);
+        throw new CliUsageError(`unknown history action ${JSON.stringify(action)}; use list, search, show, commands, export or reference`);
     }
   },
 });

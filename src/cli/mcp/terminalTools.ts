@@ -10,6 +10,7 @@ import { guarded, text } from './toolResults.ts';
 import { type ControlClient, ControlClientError } from '../controlClient.ts';
 import { resolveTerminalId } from '../terminalRef.ts';
 import { registerBusTools } from './busTools.ts';
+import { registerHistoryTools } from './historyTools.ts';
 import { registerReviewTools } from './reviewTools.ts';
 
 export const McpToolDefaults = {
@@ -221,5 +222,6 @@ export function createSwitchboardMcpServer(client: ControlClient, version: strin
 
   registerBusTools(server, client);
   registerReviewTools(server, client);
+  registerHistoryTools(server, client);
   return server;
 }

@@ -131,7 +131,7 @@ describe('history over the control socket and the CLI', () => {
     assert.match(show.stdout, /zebra-42-quartz/);
     assert.ok(!show.stdout.includes('\x1b['), 'ANSI stripped');
     const commands = await cli(['history', 'show', sessionId, '--commands']);
-    assert.match(commands.stdout, /^WHEN\s+EXIT\s+DURATION\s+SESSION\s+CWD\s+COMMAND/);
+    assert.match(commands.stdout, /^WHEN\s+EXIT\s+DURATION\s+SESSION\s+CMD\s+CWD\s+COMMAND/);
     assert.match(commands.stdout, /\s1\s+.*false$/m);
     const matching = await cli(['history', 'commands', 'zebra']);
     assert.match(matching.stdout, /echo "zebra/);
