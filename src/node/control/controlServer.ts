@@ -147,7 +147,7 @@ export class ControlServer implements IDisposable {
     });
     this.#registry.registerAll(tokenCommands({ tokens: options.tokens, access: this.#access }));
     if (options.review) this.#registry.registerAll(reviewCommands(options.review));
-    if (options.history) this.#registry.registerAll(historyCommands(options.history));
+    if (options.history) this.#registry.registerAll(historyCommands(options.history, services));
   }
 
   /**

@@ -1,17 +1,21 @@
 /**
  * History over the control socket (docs/protocol.md, "History"): `history.list`,
  * `history.search`, `history.get`, `history.read` (by offset, like `readLog`),
- * `history.commands` and `history.export`. Each maps its fields onto the Hub's `history.*` API
- * method, so the socket, the UI and the CLI see the same answers and the same validation.
+ * `history.commands`, `history.export` and `history.reference`. Each maps its fields onto the
+ * Hub's `history.*` API method, so the socket, the UI and the CLI see the same answers and the
+ * same validation.
  */
 import { z } from 'zod';
 import { isApiError } from '../../../common/api/errors.ts';
-import { HistoryFilter, historyMethods, HistorySessionId } from '../../../common/api/historyContract.ts';
+import { HistoryFilter, historyMethods, HistoryReferenceItems, HistoryReferenceNotes, HistorySessionId } from '../../../common/api/historyContract.ts';
 import type { MethodResult, ParsedParams } from '../../../common/api/contract.ts';
 import { ControlConstants } from '../../../common/constants.ts';
 import { stripAnsi } from '../../../common/terminal/ansiStrip.ts';
 import { type ControlCommand, defineCommand } from '../commandRegistry.ts';
-import { ControlError } from '../protocol.ts';
+import { pointerInput } from '../../history/references.ts';
+import { ControlError, IdValue } from '../protocol.ts';
+import { readScreenOrNull } from '../terminalInput.ts';
+import { audit, type ControlServices, requireRunning, requireTerminal } from './services.ts';
 import { incompleteUtf8TailLength, leadingContinuationLength } from '../../../common/terminal/utf8Boundaries.ts';
 
 export type HistoryMethod = keyof typeof historyMethods;
@@ -38,7 +42,7 @@ function methodParams<M extends HistoryMethod>(method: M, pick: (fields: Record<
     .pipe(historyMethods[method].params as unknown as z.ZodType<ParsedParams<M>, Record<string, unknown>>);
 }
 
-export function historyCommands(call: HistoryCall): ControlCommand[] {
+export function historyCommands(call: HistoryCall, services: ControlServices): ControlCommand[] {
   const run = async <M extends HistoryMethod>(method: M, params: ParsedParams<M>): Promise<MethodResult<M>> => {
     try {
       return await call(method, params);
@@ -110,6 +114,48 @@ export function historyCommands(call: HistoryCall): ControlCommand[] {
           // More follows, or the start was moved up past output the per-session cap dropped.
           truncated: read.truncated || nextOffset < read.endOffset,
         };
+      },
+    }),
+    defineCommand({
+      name: 'history.reference',
+      params: z.object({
+        items: HistoryReferenceItems,
+        notes: HistoryReferenceNotes.optional(),
+        /** Type the pointer into this terminal, without Enter. */
+        deliverTo: IdValue.optional(),
+        /** While a person is typing there: true (default) waits until they pause; false refuses at once. */
+        wait: z.boolean().optional(),
+      }),
+      async run(params, context) {
+        const target = params.deliverTo === undefined ? undefined : requireTerminal(services, params.deliverTo, context);
+        if (target) requireRunning(target);
+        // The same guard as `send`, asked before any file is written: a pane with the person's
+        // half-typed line refuses here, and nothing is left behind.
+        const guard = target
+          ? services.typingGuard.guardFor(target.id, { wait: params.wait ?? true, isConnected: () => context.peer.connected, session: target })
+          : undefined;
+        await guard?.waitForTurn();
+        const result = await run('history.reference', withoutUndefined({ items: params.items, notes: params.notes }) as ParsedParams<'history.reference'>);
+        if (!target) return result;
+        const screen = await readScreenOrNull(target, services.logger);
+        const input = pointerInput(result.pointer, screen?.bracketedPaste ?? false);
+        try {
+          await services.input.send(target, input.text, {
+            newline: false,
+            paste: input.paste,
+            guard,
+            onTyped: () => audit(services, context, target.id, input.text),
+          });
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          throw new ControlError(
+            `wrote ${result.files.length} transcript file(s) (${result.files.map((file) => file.path).join(', ')}) but did not type the pointer into terminal ${target.id}: ${reason}`,
+            error instanceof ControlError ? error.code : undefined,
+            // The files are complete: a client can still hand the pointer over another way.
+            { files: result.files, pointer: result.pointer, warnings: result.warnings },
+          );
+        }
+        return { ...result, deliveredTo: target.id };
       },
     }),
   ] as ControlCommand[];
