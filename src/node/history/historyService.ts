@@ -10,7 +10,7 @@
  *   delete(ids) / exportSession / importCast / reference / setRecording
  *   sessionOfTerminal(terminalId)            the session recording a live terminal now
  *   latestSessionOfTerminal(terminalId)      newest session of a terminal id (live or ended) + last size
- *   tailBytes(sessionId, maxBytes)           the last bytes of its output (restore's "last screen")
+ *   tail(sessionId, maxBytes)                the last bytes of its output with their sizes (restore's "last screen")
  *   flush()                                  write pending output now (before reading what was just printed)
  * Reads return null / empty results while the database is unavailable (see status().reason).
  */
@@ -40,7 +40,7 @@ import { HistoryIndexer } from './historyIndexer.ts';
 import { type CommittedBatch, HistoryRecorder } from './historyRecorder.ts';
 import { type CheckpointOutcome, WalCheckpointer } from './walCheckpointer.ts';
 import { referencePointer, type ResolvedReference, typePointer, writeReferenceFiles } from './references.ts';
-import { type CommandsParams, HistoryStore, type ListParams, newSessionId, type ReadResult, type RecordedEvent, type SessionWrites } from './historyStore.ts';
+import { type CommandsParams, HistoryStore, type ListParams, newSessionId, type ReadResult, type RecordedEvent, type RecordedTail, type SessionWrites } from './historyStore.ts';
 
 export interface HistoryServiceOptions {
   dataDir: string;
@@ -237,9 +237,9 @@ export class HistoryService implements IDisposable {
     return this.#store?.latestSessionOfTerminal(terminalId) ?? null;
   }
 
-  tailBytes(sessionId: string, maxBytes: number): Uint8Array {
+  tail(sessionId: string, maxBytes: number): RecordedTail {
     this.#upToDate();
-    return this.#store?.tailBytes(sessionId, maxBytes) ?? new Uint8Array(0);
+    return this.#store?.tail(sessionId, maxBytes) ?? { cols: 0, rows: 0, steps: [] };
   }
 
   /** The terminals marked "don't record" that are still open (closed ones are forgotten here). */

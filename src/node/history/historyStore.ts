@@ -479,21 +479,58 @@ export class HistoryStore {
     return { data: Buffer.concat(pieces, size), offset: start, nextOffset: start + size, endOffset: session.end_offset, truncated };
   }
 
-  /** The last `maxBytes` (at most) of a session's stored output, for a "last screen". */
-  tailBytes(id: string, maxBytes: number): Uint8Array {
+  /**
+   * The last `maxBytes` (at most) of a session's stored output with the sizes it was written at, for
+   * a "last screen": bytes a shell wrote for one width (readline's wrap at the margin, a redraw after
+   * a resize) garble the screen when parsed at another, so the tail is replayed as it happened.
+   */
+  tail(id: string, maxBytes: number): RecordedTail {
     const key = this.#keyOf(id);
-    if (key === undefined || maxBytes <= 0) return new Uint8Array(0);
-    const pieces: Uint8Array[] = [];
+    const session = key === undefined ? undefined : (this.#sql('SELECT cols, rows FROM sessions WHERE key = ?').get(key) as { cols: number; rows: number } | undefined);
+    if (key === undefined || !session) return { cols: 0, rows: 0, steps: [] };
+    const pieces: Array<{ offset: number; data: Uint8Array }> = [];
     let size = 0;
-    for (const row of this.#sql('SELECT data FROM events WHERE session = ? AND kind = ? ORDER BY offset DESC').iterate(key, EventKind.output) as Iterable<{
-      data: Uint8Array;
-    }>) {
-      pieces.push(row.data);
-      size += row.data.byteLength;
-      if (size >= maxBytes) break;
+    if (maxBytes > 0) {
+      for (const row of this.#sql('SELECT offset, data FROM events WHERE session = ? AND kind = ? ORDER BY offset DESC').iterate(key, EventKind.output) as Iterable<{
+        offset: number;
+        data: Uint8Array;
+      }>) {
+        pieces.push(row);
+        size += row.data.byteLength;
+        if (size >= maxBytes) break;
+      }
     }
-    const all = Buffer.concat(pieces.reverse(), size);
-    return size > maxBytes ? all.subarray(size - maxBytes) : all;
+    pieces.reverse();
+    if (size > maxBytes) {
+      const first = pieces[0]!;
+      const cut = size - maxBytes;
+      pieces[0] = { offset: first.offset + cut, data: first.data.subarray(cut) };
+    }
+    const start = pieces[0]?.offset ?? 0;
+    const resizes = this.#sql('SELECT offset, cols, rows FROM events WHERE session = ? AND kind = ? ORDER BY offset, id').all(key, EventKind.resize) as Array<{
+      offset: number;
+      cols: number;
+      rows: number;
+    }>;
+    let cols = session.cols;
+    let rows = session.rows;
+    let next = 0;
+    for (; next < resizes.length && resizes[next]!.offset <= start; next++) ({ cols, rows } = resizes[next]!);
+    const steps: RecordedTail['steps'] = [];
+    for (const piece of pieces) {
+      let at = 0;
+      const end = piece.offset + piece.data.byteLength;
+      for (; next < resizes.length && resizes[next]!.offset < end; next++) {
+        const resize = resizes[next]!;
+        const split = resize.offset - piece.offset;
+        if (split > at) steps.push({ kind: 'output', data: piece.data.subarray(at, split) });
+        steps.push({ kind: 'resize', cols: resize.cols, rows: resize.rows });
+        at = Math.max(at, split);
+      }
+      if (at < piece.data.byteLength) steps.push({ kind: 'output', data: piece.data.subarray(at) });
+    }
+    for (; next < resizes.length; next++) steps.push({ kind: 'resize', cols: resizes[next]!.cols, rows: resizes[next]!.rows });
+    return { cols, rows, steps };
   }
 
   /** The newest session that recorded this terminal, with its last size. */
@@ -866,4 +903,11 @@ function whereClause(conditions: string[]): string {
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
+/** A tail of recorded output: the size where it starts, then output and resizes in the order they happened. */
+export interface RecordedTail {
+  cols: number;
+  rows: number;
+  steps: Array<{ kind: 'output'; data: Uint8Array } | { kind: 'resize'; cols: number; rows: number }>;
 }

@@ -9,6 +9,7 @@ import type { Layout, LayoutNode, RestoredFrom } from '../../common/api/contract
 import { TerminalConstants } from '../../common/constants.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
+import type { RecordedTail } from '../history/historyStore.ts';
 import { renderLastScreen } from './lastScreen.ts';
 import { layoutTerminalIds, type WindowStateFile } from './windowState.ts';
 
@@ -16,8 +17,8 @@ import { layoutTerminalIds, type WindowStateFile } from './windowState.ts';
 export interface RestoreHistorySource {
   latestSessionOfTerminal(terminalId: string): PreviousSession | null;
   get(sessionId: string): PreviousSession | null;
-  /** The last `maxBytes` (at most) of the session's recorded output. */
-  tailBytes(sessionId: string, maxBytes: number): Uint8Array;
+  /** The last `maxBytes` (at most) of the session's recorded output, with the sizes it was written at. */
+  tail(sessionId: string, maxBytes: number): RecordedTail;
 }
 
 interface PreviousSession {
@@ -103,9 +104,9 @@ function lookUpPrevious(history: RestoreHistorySource | null, terminalId: string
   }
 }
 
-async function lastScreenOf(history: RestoreHistorySource, session: { id: string; cols: number; rows: number }, logger: ILogger): Promise<string> {
+async function lastScreenOf(history: RestoreHistorySource, session: { id: string }, logger: ILogger): Promise<string> {
   try {
-    const screen = await renderLastScreen(history.tailBytes(session.id, tailBytesForLastScreen), session.cols, session.rows);
+    const screen = await renderLastScreen(history.tail(session.id, tailBytesForLastScreen));
     return screen ? `${screen}\r\n` : '';
   } catch (error) {
     logger.warn('cannot rebuild the last screen of a session', { sessionId: session.id, error });

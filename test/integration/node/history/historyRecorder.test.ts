@@ -161,7 +161,8 @@ describe('History recorder (real PTYs, real SQLite)', () => {
     const read = kit.history.read(sessionId, 0, 10)!;
     assert.equal(read.truncated, true);
     assert.equal(read.offset, session.firstOffset);
-    assert.deepEqual(kit.history.tailBytes(sessionId, 1000), produced.subarray(produced.length - 1000));
+    const tail = kit.history.tail(sessionId, 1000).steps.flatMap((step) => (step.kind === 'output' ? [step.data] : []));
+    assert.deepEqual(Buffer.concat(tail), produced.subarray(produced.length - 1000));
   });
 
   it('keeps idle shells when the setting says so, and records nothing while History is off', async () => {
