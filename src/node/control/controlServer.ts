@@ -22,6 +22,8 @@ import { BusLog } from './bus/busLog.ts';
 import { CommandRegistry, type ControlCommand } from './commandRegistry.ts';
 import { CommandLog } from './commandLog.ts';
 import { clawsCommands } from './commands/clawsCommands.ts';
+import { clawsUnsupportedCommands } from './commands/clawsUnsupported.ts';
+import { ClawsWorkers, clawsWorkerCommands } from './commands/clawsWorkers.ts';
 import type { ControlServices } from './commands/services.ts';
 import { terminalCommands } from './commands/terminalCommands.ts';
 import { tokenCommands } from './commands/tokenCommands.ts';
@@ -131,13 +133,18 @@ export class ControlServer implements IDisposable {
       reveal: (id, preserveFocus) => options.onReveal?.({ id, preserveFocus }),
       focusedTerminalId: () => options.focusedTerminalId?.() ?? null,
     };
-    this.#registry.registerAll(clawsCommands(services));
+    // claws' worker bookkeeping (correlation ids, monitors): its commands and the bus's topics share it.
+    const workers = new ClawsWorkers();
+    this.#registry.registerAll(clawsCommands(services, { workers, publish: (topic, payload) => this.bus.publishFromServer(topic, payload) }));
+    this.#registry.registerAll(clawsWorkerCommands(workers, options.ptyHost));
+    this.#registry.registerAll(clawsUnsupportedCommands());
     this.#registry.registerAll(terminalCommands(services));
     this.bus = new Bus({
       ptyHost: options.ptyHost,
       commandLog: this.commandLog,
       log: new BusLog({ filePath: logDir === null ? null : join(logDir, busLogFileName), logger: options.logger.child('bus') }),
       logger: options.logger.child('bus'),
+      workers,
     });
     this.#registry.registerAll(busCommands(this.bus));
     this.#access = new ConnectionAccess({

@@ -5,6 +5,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createLocalHubClient } from '../../../src/node/api/localHubClient.ts';
 import { pollUntil } from '../../helpers/poll.ts';
 import { createTerminal, type Frame, type NdjsonClient, shells, startTestHub, type TestHub, waitForIntegration } from './controlTestKit.ts';
@@ -294,7 +296,11 @@ describe('claws/1 commands', () => {
     assert.equal(frame.extensionVersion, '9.9.9-test');
     assert.equal(frame.nodeVersion, process.version);
     assert.equal(frame.platform, `${process.platform}-${process.arch}`);
-    assert.deepEqual(frame.nodePty, { loaded: true, error: null });
+    // node-pty's native module: the file this process really loaded (a stale build elsewhere would not be it).
+    assert.deepEqual(frame.nodePty, { loaded: true, error: null, loadedFrom: realpathSync(createRequire(import.meta.url).resolve('node-pty/build/Release/pty.node')) });
+    assert.ok(existsSync(frame.nodePty.loadedFrom));
+    // Not Electron here: no Electron ABI to report.
+    assert.equal(frame.electronAbi, null);
     assert.equal(typeof frame.terminals, 'number');
     assert.equal(typeof frame.uptime_ms, 'number');
     assert.ok(frame.servers.some((server: Frame) => server.socket === t.socketPath));

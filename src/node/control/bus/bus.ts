@@ -16,8 +16,10 @@ import type { ILogger } from '../../logger.ts';
 import type { PtyHost } from '../../pty/ptyHost.ts';
 import type { Attachment } from '../../pty/ptySession.ts';
 import type { CommandLog } from '../commandLog.ts';
+import type { ClawsWorkers } from '../commands/clawsWorkers.ts';
 import { ControlError, ProtocolErrors, ProtocolV2 } from '../protocol.ts';
 import { BusConstants } from './busConstants.ts';
+import { type CursorDialect, formatCursor, type ParsedCursor } from './busCursor.ts';
 import type { BusEvent, BusLog } from './busLog.ts';
 import { type BusConnection, describePeer, type PeerInfo, type PeerRole } from './busPeers.ts';
 import { ServerTopics } from './serverTopics.ts';
@@ -59,6 +61,8 @@ interface BusClient {
   readonly connection: BusConnection;
   readonly queuedBytes: () => number;
   peer: PeerInfo | null;
+  /** The correlation id the peer said hello with, or its terminal's (claws' `system.peer.connected`). */
+  correlationId: string | null;
   readonly subscriptions: Map<string, Subscription>;
 }
 
@@ -67,6 +71,10 @@ export interface HelloParams {
   peerName: string;
   terminalId?: string | undefined;
   capabilities?: string[] | undefined;
+  /** claws v0.8: the correlation id of the worker this peer runs in (its CLAWS_TERMINAL_CORR_ID). */
+  correlationId?: string | undefined;
+  /** claws' `stream-events.js --wait <uuid>`: this peer is the monitor of that correlation id. */
+  monitorCorrelationId?: string | undefined;
 }
 
 export interface BusOptions {
@@ -75,12 +83,15 @@ export interface BusOptions {
   log: BusLog;
   logger: ILogger;
   heartbeatIntervalMs?: number;
+  /** claws' worker bookkeeping: correlation ids for server topics, monitor claims from hello. */
+  workers?: ClawsWorkers;
 }
 
 export class Bus implements IDisposable {
   readonly #ptyHost: PtyHost;
   readonly #log: BusLog;
   readonly #logger: ILogger;
+  readonly #workers: ClawsWorkers | undefined;
   readonly #clients = new Map<BusConnection, BusClient>();
   readonly #serverTopics: ServerTopics;
   readonly #heartbeatIntervalMs: number;
@@ -92,11 +103,14 @@ export class Bus implements IDisposable {
     this.#ptyHost = options.ptyHost;
     this.#log = options.log;
     this.#logger = options.logger;
+    this.#workers = options.workers;
     this.#heartbeatIntervalMs = options.heartbeatIntervalMs ?? BusConstants.heartbeatIntervalMs;
     this.#serverTopics = new ServerTopics({
       ptyHost: options.ptyHost,
       commandLog: options.commandLog,
       publish: (topic, payload) => this.publishFromServer(topic, payload),
+      correlationOf: (terminalId) => options.workers?.correlationOf(terminalId) ?? null,
+      onTerminalClosed: (terminalId) => options.workers?.terminalClosed(terminalId),
     });
   }
 
@@ -113,7 +127,7 @@ export class Bus implements IDisposable {
 
   /** Start tracking a control connection; dispose the result when it closes. */
   attach(connection: BusConnection, queuedBytes: () => number): IDisposable {
-    const client: BusClient = { connection, queuedBytes, peer: null, subscriptions: new Map() };
+    const client: BusClient = { connection, queuedBytes, peer: null, correlationId: null, subscriptions: new Map() };
     this.#clients.set(connection, client);
     return { dispose: () => this.#detach(client) };
   }
@@ -139,12 +153,22 @@ export class Bus implements IDisposable {
       connectedAt: client.peer?.connectedAt ?? Date.now(),
     };
     client.peer = peer;
+    client.correlationId = params.correlationId ?? client.correlationId ?? (peer.terminalId ? (this.#workers?.correlationOf(peer.terminalId) ?? null) : null);
+    if (params.monitorCorrelationId !== undefined) this.#workers?.claim(params.monitorCorrelationId, peer.peerId);
     this.#logger.info(first ? 'bus peer connected' : 'bus peer updated', { connection: connection.connectionId, ...describePeer(peer) });
-    if (first) this.publishFromServer('system.peer.connected', describePeer(peer));
+    if (first) this.publishFromServer('system.peer.connected', { ...describePeer(peer), correlationId: client.correlationId });
     return { peerId: peer.peerId, protocol: ProtocolV2, serverCapabilities: ['push', 'broadcast'] };
   }
 
-  async subscribe(connection: BusConnection, topic: string, fromCursor: number | undefined): Promise<{ subscriptionId: string; resumeCursor: number }> {
+  /**
+   * `resumeCursor` (and the `caught-up` frame's) is written in the dialect of `fromCursor`: a
+   * claws client that sent `"0000:0"` gets `"0000:<sequence>"` back, ours a number.
+   */
+  async subscribe(
+    connection: BusConnection,
+    topic: string,
+    fromCursor: ParsedCursor | undefined,
+  ): Promise<{ subscriptionId: string; resumeCursor: number | string }> {
     const client = this.#peerClient(connection);
     const checked = checkPattern(topic);
     if (!checked.ok) throw new ControlError(checked.error, 'INVALID_PARAMS');
@@ -161,13 +185,16 @@ export class Bus implements IDisposable {
     if (outputMatch && !topic.includes('*')) await this.#attachOutput(client, subscription, outputMatch[1]!);
     client.subscriptions.set(subscription.id, subscription);
     const resumeCursor = this.#log.lastSequence;
+    const dialect: CursorDialect = fromCursor?.dialect ?? 'number';
     if (fromCursor !== undefined) {
-      const replay = subscription.output ? [] : this.#log.since(fromCursor).filter((event) => topicMatches(subscription.segments, event.topic.split('.')));
+      const replay = subscription.output
+        ? []
+        : this.#log.since(fromCursor.sequence).filter((event) => topicMatches(subscription.segments, event.topic.split('.')));
       subscription.pendingLive = [];
       // After the subscribe answer has been written (it is written once this handler's promise settles).
-      setImmediate(() => this.#replay(client, subscription, replay, resumeCursor));
+      setImmediate(() => this.#replay(client, subscription, replay, formatCursor(resumeCursor, dialect)));
     }
-    return { subscriptionId: subscription.id, resumeCursor };
+    return { subscriptionId: subscription.id, resumeCursor: formatCursor(resumeCursor, dialect) };
   }
 
   unsubscribe(connection: BusConnection, subscriptionId: string): { unsubscribed: true } {
@@ -286,7 +313,7 @@ export class Bus implements IDisposable {
     client.connection.sendFrame(frame);
   }
 
-  #replay(client: BusClient, subscription: Subscription, events: BusEvent[], resumeCursor: number): void {
+  #replay(client: BusClient, subscription: Subscription, events: BusEvent[], resumeCursor: number | string): void {
     if (subscription.closed || !client.connection.connected) return;
     for (const event of events) {
       if (!client.connection.connected) return;
@@ -353,6 +380,7 @@ export class Bus implements IDisposable {
     this.#clients.delete(client.connection);
     if (client.peer) {
       this.#logger.info('bus peer disconnected', { connection: client.connection.connectionId, peerId: client.peer.peerId });
+      this.#workers?.release(client.peer.peerId);
       this.publishFromServer('system.peer.disconnected', describePeer(client.peer));
     }
   }

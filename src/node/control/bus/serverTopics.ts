@@ -8,6 +8,15 @@
  * - `command.<id>.end`: a command event was logged (shell integration, or an exec's sentinel);
  *   the payload is the event as `poll` returns it.
  * - `terminal.<id>.exit`: the terminal's process ended.
+ *
+ * And claws' own names for the same moments, with claws' snake_case payloads, for claws clients
+ * (its MCP server counts a worker done on `system.worker.terminated`; its monitors wait for an
+ * event carrying their worker's `correlation_id`, see commands/clawsWorkers.ts):
+ * - `system.worker.terminated {terminal_id, correlation_id, terminated_at}`: a terminal closed
+ *   (claws sends it for its wrapped terminals; every Switchboard terminal is one).
+ * - `system.worker.process_exited {terminal_id, correlation_id, exit_code, exited_at}`: its process ended.
+ * `system.terminal.closed` also carries `terminal_id` and `correlation_id` beside our `terminalId`.
+ * `correlation_id` is null for a terminal no claws client registered. Times are ISO strings, as in claws.
  */
 import type { TerminalInfo } from '../../../common/api/contract.ts';
 import type { IDisposable } from '../../../common/lifecycle.ts';
@@ -20,6 +29,10 @@ export interface ServerTopicsOptions {
   ptyHost: PtyHost;
   commandLog: CommandLog;
   publish(topic: string, payload: unknown): void;
+  /** The claws correlation id registered for a terminal (null: none). */
+  correlationOf?(terminalId: string): string | null;
+  /** Told after a terminal's close has been published. */
+  onTerminalClosed?(terminalId: string): void;
 }
 
 interface FollowedTerminal {
@@ -48,7 +61,11 @@ export class ServerTopics implements IDisposable {
       ptyHost.onDidRemoveTerminal(({ id }) => {
         for (const listener of this.#terminals.get(id)?.listeners ?? []) listener.dispose();
         this.#terminals.delete(id);
-        publish('system.terminal.closed', { terminalId: id });
+        const correlationId = this.#correlationOf(id);
+        const now = new Date().toISOString();
+        publish('system.terminal.closed', { terminalId: id, terminal_id: id, correlation_id: correlationId, closed_at: now });
+        publish('system.worker.terminated', { terminal_id: id, correlation_id: correlationId, terminated_at: now });
+        this.#options.onTerminalClosed?.(id);
       }),
       commandLog.onDidAppend((entry) => publish(`command.${entry.terminalId}.end`, commandEventBody(entry))),
     );
@@ -60,6 +77,10 @@ export class ServerTopics implements IDisposable {
     this.#listeners.length = 0;
     for (const terminal of this.#terminals.values()) for (const listener of terminal.listeners) listener.dispose();
     this.#terminals.clear();
+  }
+
+  #correlationOf(terminalId: string): string | null {
+    return this.#options.correlationOf?.(terminalId) ?? null;
   }
 
   #follow(info: TerminalInfo): void {
@@ -78,7 +99,15 @@ export class ServerTopics implements IDisposable {
           startedAt: start.startedAt,
         });
       }),
-      session.onDidExit((status) => publish(`terminal.${info.id}.exit`, { terminalId: info.id, exitCode: status.exitCode, signal: status.signal })),
+      session.onDidExit((status) => {
+        publish(`terminal.${info.id}.exit`, { terminalId: info.id, exitCode: status.exitCode, signal: status.signal });
+        publish('system.worker.process_exited', {
+          terminal_id: info.id,
+          correlation_id: this.#correlationOf(info.id),
+          exit_code: status.exitCode,
+          exited_at: new Date().toISOString(),
+        });
+      }),
     ];
     this.#terminals.set(info.id, { listeners });
   }

@@ -3,14 +3,34 @@
  * Field names, defaults, limits and error strings follow claws (docs/protocol.md); where we do
  * more (exec without shell integration, automatic bracketed paste) the wire format stays the same.
  */
-import { isAbsolute, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { basename, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { ControlConstants, TerminalConstants } from '../../../common/constants.ts';
 import { type ControlCommand, defineCommand } from '../commandRegistry.ts';
 import { stripAnsi } from '../../../common/terminal/ansiStrip.ts';
 import { readLogSlice } from '../terminalOutput.ts';
 import { IdValue, ProtocolV1 } from '../protocol.ts';
+import type { ClawsWorkers } from './clawsWorkers.ts';
 import { audit, commandEventBody, type ControlServices, describeTerminal, requireRunning, requireTerminal, targetTerminalRef } from './services.ts';
+
+/** What the claws commands share with the rest of the control server besides the services. */
+export interface ClawsCommandsContext {
+  /** claws' worker bookkeeping: `create {correlation_id}` registers the new terminal's worker. */
+  workers: ClawsWorkers;
+  /** Publish a server topic on the claws/2 bus (`system.terminal.paste_complete`). */
+  publish(topic: string, payload: unknown): void;
+}
+
+/**
+ * Where node-pty's native module was loaded from (introspect's `nodePty.loadedFrom`): the one a
+ * packaged app or a rebuilt checkout actually runs. node-pty loads it with `require`, so it is in
+ * the CommonJS module cache.
+ */
+function nodePtyNativePath(): string | null {
+  const cache = createRequire(import.meta.url).cache;
+  return Object.keys(cache).find((path) => path.includes('node-pty') && /^(pty|conpty)\.node$/.test(basename(path))) ?? null;
+}
 
 const TerminalRef = IdValue.optional();
 const Cols = z.number().int().min(TerminalConstants.minCols).max(TerminalConstants.maxCols);
@@ -29,7 +49,7 @@ function clawsParams<T extends z.ZodRawShape>(shape: T) {
   }, z.object(shape));
 }
 
-export function clawsCommands(services: ControlServices): ControlCommand[] {
+export function clawsCommands(services: ControlServices, claws: ClawsCommandsContext): ControlCommand[] {
   const { ptyHost } = services;
   return [
     defineCommand({
@@ -56,6 +76,8 @@ export function clawsCommands(services: ControlServices): ControlCommand[] {
         cols: Cols.optional(),
         rows: Rows.optional(),
         shellIntegration: z.boolean().optional(),
+        /** claws v0.8: the worker's correlation id, stamped on the events about this terminal. */
+        correlation_id: z.string().min(1).max(200).optional(),
       }),
       run: async (params, context) => {
         const workspace = services.workspaceFolders[0]!;
@@ -73,7 +95,10 @@ export function clawsCommands(services: ControlServices): ControlCommand[] {
         });
         const info = session.info;
         audit(services, context, info.id, `created ${info.name} (${[info.file, ...info.args].join(' ')}) in ${info.cwd}`);
-        if (params.show === true) services.reveal(info.id, params.preserveFocus ?? true);
+        if (params.correlation_id !== undefined) claws.workers.registerSpawn(info.id, params.correlation_id, info.name);
+        // As in claws, a new terminal is shown unless the client says show:false; it never takes
+        // the keyboard from a person typing elsewhere unless asked to (preserveFocus:false).
+        if (params.show ?? true) services.reveal(info.id, params.preserveFocus ?? true);
         return { id: info.id, wrapped: true, logPath: null, terminal: describeTerminal(info, services.focusedTerminalId()) };
       },
     }),
@@ -110,6 +135,10 @@ export function clawsCommands(services: ControlServices): ControlCommand[] {
           guard: services.typingGuard.guardFor(session.id, { wait: params.wait ?? true, isConnected: () => context.peer.connected, session }),
           onTyped: () => audit(services, context, session.id, text + (newline ? '\r' : '')),
         });
+        // claws' signal that a paste (and its Enter) has been written: a TUI may now process it.
+        if (result.pasted) {
+          claws.publish('system.terminal.paste_complete', { terminalId: session.id, totalSize: Buffer.byteLength(text, 'utf8'), ts: new Date().toISOString() });
+        }
         return { mode: 'wrapped', pasted: result.pasted, offset: result.offset };
       },
     }),
@@ -201,8 +230,10 @@ export function clawsCommands(services: ControlServices): ControlCommand[] {
         extensionVersion: services.version,
         nodeVersion: process.version,
         platform: `${process.platform}-${process.arch}`,
+        // The Node ABI (NODE_MODULE_VERSION) of the Electron this runs in: what native modules must be built for.
+        electronAbi: process.versions.electron ? process.versions.modules : null,
         // node-pty is a static import of the Hub: if it had failed to load, nothing would run.
-        nodePty: { loaded: true, error: null },
+        nodePty: { loaded: true, error: null, loadedFrom: nodePtyNativePath() },
         servers: services.servers(),
         terminals: ptyHost.list().length,
         uptime_ms: Date.now() - services.startedAt,
