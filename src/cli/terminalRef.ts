@@ -21,7 +21,22 @@ export function resolveTerminalRef(terminals: readonly ControlTerminal[], ref: s
   const byPrefix = terminals.filter((terminal) => terminal.id.startsWith(ref));
   if (byPrefix.length === 1) return byPrefix[0]!;
   if (byPrefix.length > 1) throw ambiguous(ref, byPrefix, 'id prefix');
-  throw new ControlClientError('UNKNOWN_TERMINAL', `unknown terminal ${JSON.stringify(ref)} (see \`switchboard ls\`)`);
+  const near = terminals.filter((terminal) => looseName(terminal.name) === looseName(ref));
+  const hint = near.length > 0 ? `; did you mean ${near.map((terminal) => shellWord(terminal.name)).join(' or ')}?` : ' (see `switchboard ls`)';
+  throw new ControlClientError('UNKNOWN_TERMINAL', `unknown terminal ${JSON.stringify(ref)}${hint}`);
+}
+
+/**
+ * A name as people mistype it: `bash2` or `Bash-2` for "bash 2" (new terminals are numbered with a
+ * space, which a shell splits unless it is quoted).
+ */
+function looseName(name: string): string {
+  return name.toLowerCase().replace(/[\s_-]+/g, '');
+}
+
+/** The name as it must be typed in a shell. */
+function shellWord(name: string): string {
+  return /^[\w./@:+-]+$/.test(name) ? name : `'${name.replaceAll("'", "'\\''")}'`;
 }
 
 /** `list`, then resolve; returns the terminal's full id. */

@@ -160,6 +160,15 @@ describe('CLI argument handling', () => {
     assert.throws(() => resolveTerminalRef(terminals, 'a'), /matches 2 terminals/);
   });
 
+  it('suggests the name a person meant when the shell split it or they left out its space', () => {
+    const terminals = [standInTerminal('t1', 'bash'), standInTerminal('t2', 'bash 2'), standInTerminal('t3', "it's-me")].map((terminal) => terminal as { id: string; name: string });
+    assert.throws(() => resolveTerminalRef(terminals, 'bash2'), { message: `unknown terminal "bash2"; did you mean 'bash 2'?` });
+    assert.throws(() => resolveTerminalRef(terminals, 'Bash-2'), { message: `unknown terminal "Bash-2"; did you mean 'bash 2'?` });
+    assert.throws(() => resolveTerminalRef(terminals, 'its me'), { message: `unknown terminal "its me" (see \`switchboard ls\`)` });
+    assert.throws(() => resolveTerminalRef(terminals, "It's_me"), { message: `unknown terminal "It's_me"; did you mean 'it'\\''s-me'?` });
+    assert.throws(() => resolveTerminalRef(terminals, 'zsh'), { message: 'unknown terminal "zsh" (see `switchboard ls`)' });
+  });
+
   it('ls aligns columns, shortens the home dir and neutralises control characters', () => {
     const table = formatTerminalTable(
       [
