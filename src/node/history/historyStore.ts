@@ -12,6 +12,7 @@ import { HistoryConstants } from './historyConstants.ts';
 import { EventKind, SearchSource } from './historySchema.ts';
 import { buildSnippet, parseSearchQuery, type SearchTerm } from './searchQuery.ts';
 import { plainText } from '../../common/terminal/ansiStrip.ts';
+import { isProcessAlive } from '../processAlive.ts';
 
 export interface NewSession {
   id: string;
@@ -886,15 +887,6 @@ function firstOccurrence(raw: Buffer, terms: readonly SearchTerm[]): number {
   }
   for (const word of words) consider(lower.indexOf(word, 0, 'latin1'));
   return first;
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function whereClause(conditions: string[]): string {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { IdeConstants } from '../../common/constants.ts';
 import { PRIVATE_DIR_MODE, writePrivateFileAtomic } from '../paths.ts';
-import { isProcessAlive } from './processTree.ts';
+import { isProcessAlive } from '../processAlive.ts';
 
 export interface IdeLockContents {
   pid: number;

@@ -42,13 +42,3 @@ export async function findAncestor<T>(pid: number, candidates: ReadonlyMap<numbe
   }
   return null;
 }
-
-/** Whether a process exists (EPERM: it does, it is someone else's). */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

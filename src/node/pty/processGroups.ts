@@ -8,6 +8,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
+import { isProcessAlive } from '../processAlive.ts';
 
 interface ProcStat {
   pid: number;
@@ -41,12 +42,12 @@ function groupsFrom(stats: Array<ProcStat | null>, sessionId: number): number[] 
 
 /** Process groups with a live member in the session led by `sessionId`. */
 export async function sessionProcessGroups(sessionId: number): Promise<number[]> {
-  if (!hasProc) return isAlive(sessionId) ? [sessionId] : [];
+  if (!hasProc) return isProcessAlive(sessionId) ? [sessionId] : [];
   let entries: string[];
   try {
     entries = await readdir('/proc');
   } catch {
-    return isAlive(sessionId) ? [sessionId] : [];
+    return isProcessAlive(sessionId) ? [sessionId] : [];
   }
   const stats = await Promise.all(
     entries
@@ -58,12 +59,12 @@ export async function sessionProcessGroups(sessionId: number): Promise<number[]>
 
 /** Synchronous variant for `dispose()`, which cannot wait. */
 export function sessionProcessGroupsSync(sessionId: number): number[] {
-  if (!hasProc) return isAlive(sessionId) ? [sessionId] : [];
+  if (!hasProc) return isProcessAlive(sessionId) ? [sessionId] : [];
   let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {
-    return isAlive(sessionId) ? [sessionId] : [];
+    return isProcessAlive(sessionId) ? [sessionId] : [];
   }
   const stats: Array<ProcStat | null> = [];
   for (const entry of entries) {
@@ -94,13 +95,4 @@ export function signalProcessGroups(groups: readonly number[], signal: NodeJS.Si
     }
   }
   return refused;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

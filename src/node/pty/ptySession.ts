@@ -18,6 +18,7 @@ import { CommandTracker, type CommandEvent, type CommandStart } from '../../comm
 import { OscParser, type OscParserHandler } from '../../common/terminal/oscParser.ts';
 import { parseTerminalMark } from '../../common/terminal/terminalMarks.ts';
 import type { ILogger } from '../logger.ts';
+import { isProcessAlive } from '../processAlive.ts';
 import { type FlowAccount, FlowController } from './flowControl.ts';
 import { createLocalMirror } from './lazyMirror.ts';
 import { OutputBatcher } from './outputBatcher.ts';
@@ -94,16 +95,6 @@ const maxMirrorRebuilds = 3;
 
 /** Well inside node-pty's 200 ms grace between a process's exit and destroying its unread PTY. */
 const exitWatchIntervalMs = 20;
-
-/** Whether `pid` still runs; node-pty reaps its child at once, so an exited one answers ESRCH. */
-function isProcessRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 const signalNames = new Map<number, string>(Object.entries(osConstants.signals).map(([name, number]) => [number, name]));
 
@@ -575,7 +566,7 @@ export class PtySession implements IDisposable {
     pty.pause();
     clearInterval(this.#exitWatch);
     this.#exitWatch = setInterval(() => {
-      if (isProcessRunning(pty.pid)) return;
+      if (isProcessAlive(pty.pid)) return; // node-pty reaps its child at once, so an exited one is gone
       this.#processGone = true;
       clearInterval(this.#exitWatch);
       this.#exitWatch = undefined;
