@@ -39,7 +39,29 @@ import { commandForEvent, type CommandId } from './keybindings.ts';
 import { ObservableValue } from './observable.ts';
 import { ColorSchemeTracker } from './theme.ts';
 
-export type MainView = 'terminals' | 'activity' | 'history' | 'review' | 'settings';
+const mainViews = ['terminals', 'activity', 'history', 'review', 'settings'] as const;
+export type MainView = (typeof mainViews)[number];
+
+/** The view this window shows, kept across a reload (session storage: this window's, gone when it closes). */
+const viewStorageKey = 'switchboard.view';
+
+function loadView(): MainView {
+  try {
+    const stored = globalThis.sessionStorage?.getItem(viewStorageKey);
+    return mainViews.find((view) => view === stored) ?? 'terminals';
+  } catch {
+    // Storage refused (a sandboxed page): the terminals.
+    return 'terminals';
+  }
+}
+
+function saveView(view: MainView): void {
+  try {
+    globalThis.sessionStorage?.setItem(viewStorageKey, view);
+  } catch {
+    // Not kept: a reload shows the terminals, as before.
+  }
+}
 export type Dialog = 'newTerminal' | 'shortcuts' | null;
 
 /** Terminals waiting for "close anyway?": closing them would end what still runs there. */
@@ -120,7 +142,7 @@ export class Workbench extends Disposable {
   /** False until the terminal list and the layout are loaded. */
   readonly ready = this.register(new ObservableValue(false));
 
-  readonly view = this.register(new ObservableValue<MainView>('terminals'));
+  readonly view = this.register(new ObservableValue<MainView>(loadView()));
   readonly dialog = this.register(new ObservableValue<Dialog>(null));
   readonly pendingClose = this.register(new ObservableValue<PendingClose | null>(null));
   readonly pendingConfirm = this.register(new ObservableValue<ConfirmRequest | null>(null));
@@ -143,6 +165,7 @@ export class Workbench extends Disposable {
 
   constructor(client: IHubClient, appState: AppState, errors: ErrorList, typeAhead: TypeAheadStore) {
     super();
+    this.register(this.view.onDidChange(saveView));
     this.client = client;
     this.appState = appState;
     this.errors = errors;

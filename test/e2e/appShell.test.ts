@@ -166,8 +166,13 @@ describe('the app around the panes', () => {
     await page.reload();
     await waitForPanes(page, 1);
     assert.equal(await page.locator('html').getAttribute('data-theme'), 'light');
-    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    // The window comes back on the view it showed, not on the terminals.
     assert.equal(await page.getByRole('region', { name: 'Settings' }).getByLabel('Font size').inputValue(), '15');
+    await page.keyboard.press('Escape');
+    await pollUntil(async () => (await page.getByRole('region', { name: 'Settings' }).count()) === 0, { what: 'Escape back to the terminals' });
+    await page.reload();
+    await waitForPanes(page, 1);
+    assert.equal(await page.getByRole('region', { name: 'Settings' }).count(), 0, 'and on the terminals once they were shown again');
   });
 
   it('offers History and Review views that say honestly they are empty', async (t) => {
