@@ -15,8 +15,9 @@ import { chmodSync, existsSync, renameSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import type { ILogger } from '../logger.ts';
 import { PRIVATE_FILE_MODE } from '../paths.ts';
+import { applyMigrations, describeSqliteError as describe, type Migration } from '../sqliteMigrations.ts';
 import { HistoryConstants } from './historyConstants.ts';
-import { knownTables, type Migration, migrations as defaultMigrations } from './historySchema.ts';
+import { knownTables, migrations as defaultMigrations } from './historySchema.ts';
 
 export type OpenOutcome =
   | { ok: true; db: DatabaseSync; movedAside: string | null; migratedFrom: number }
@@ -120,17 +121,7 @@ function prepare(db: DatabaseSync, migrations: readonly Migration[]): number {
   configureConnection(db, HistoryConstants.cacheKiB);
   // A write: only when new (a second process opening the file, the CLI, must not wait for a lock).
   if (applicationId !== HistoryConstants.applicationId) db.exec(`PRAGMA application_id = ${HistoryConstants.applicationId}`);
-  for (let from = version; from < migrations.length; from++) {
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      migrations[from]!(db);
-      db.exec(`PRAGMA user_version = ${from + 1}`);
-      db.exec('COMMIT');
-    } catch (error) {
-      db.exec('ROLLBACK');
-      throw new Error(`history schema migration ${from} → ${from + 1} failed: ${describe(error)}`, { cause: error });
-    }
-  }
+  applyMigrations(db, migrations, version, 'history');
   return version;
 }
 
@@ -178,10 +169,5 @@ function closeQuietly(db: DatabaseSync | undefined): void {
   }
 }
 
-export function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const errstr = (error as { errstr?: string }).errstr;
-    return errstr && !error.message.includes(errstr) ? `${error.message} (${errstr})` : error.message;
-  }
-  return String(error);
-}
+/** Kept under this name for the history modules that log SQLite errors. */
+export { describe };

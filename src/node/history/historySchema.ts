@@ -19,9 +19,7 @@
  *   without re-tokenizing their text, which a contentful table must do and which would block the
  *   Hub for seconds), and a hit's snippet is cut from its raw bytes, stripped again (searchQuery.ts).
  */
-import type { DatabaseSync } from 'node:sqlite';
-
-export type Migration = (db: DatabaseSync) => void;
+import type { Migration } from '../sqliteMigrations.ts';
 
 export const migrations: readonly Migration[] = [
   // 0 → 1: sessions, their output and markers, their commands.

@@ -25,6 +25,7 @@ import { ReviewConstants } from '../../common/constants.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
 import { PRIVATE_FILE_MODE } from '../paths.ts';
+import { applyMigrations, type Migration, schemaVersion } from '../sqliteMigrations.ts';
 
 export const reviewArchiveFileName = 'reviews.db';
 
@@ -40,7 +41,7 @@ const ArchiveConstants = {
 } as const;
 
 /** Forward migrations: `migrations[n]` takes `user_version` n to n + 1. Never edit a shipped one. */
-const migrations: ReadonlyArray<(db: DatabaseSync) => void> = [
+const migrations: readonly Migration[] = [
   (db) =>
     db.exec(`
       CREATE TABLE review_decisions (
@@ -334,21 +335,11 @@ function openPrepared(path: string): DatabaseSync {
     if (applicationId !== ArchiveConstants.applicationId && (applicationId !== 0 || tables.length > 0)) {
       throw new Error(`not a Switchboard reviews database (application_id ${applicationId}, tables: ${tables.slice(0, 5).join(', ') || 'none'})`);
     }
-    const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+    const version = schemaVersion(db);
     if (version > migrations.length) throw new Error(`reviews database schema version ${version} is newer than this Switchboard's ${migrations.length}`);
     if (path !== ':memory:') db.exec('PRAGMA journal_mode = WAL');
     db.exec(`PRAGMA synchronous = NORMAL; PRAGMA application_id = ${ArchiveConstants.applicationId};`);
-    for (let from = version; from < migrations.length; from++) {
-      db.exec('BEGIN IMMEDIATE');
-      try {
-        migrations[from]!(db);
-        db.exec(`PRAGMA user_version = ${from + 1}`);
-        db.exec('COMMIT');
-      } catch (error) {
-        db.exec('ROLLBACK');
-        throw error;
-      }
-    }
+    applyMigrations(db, migrations, version, 'reviews');
     return db;
   } catch (error) {
     db.close();
