@@ -65,7 +65,7 @@ export const clawsUnsupportedNames: readonly string[] = refused.flatMap((entry) 
 export function unsupportedMessage(name: string): string {
   const entry = refused.find((candidate) => candidate.names.includes(name));
   if (!entry) throw new Error(`not a refused claws command: ${name}`);
-  return `${name} is a claws command Switchboard does not support (${entry.what}); ${entry.instead}`;
+  return `${name} is a claws command Switchboard does not support: it is part of ${entry.what}. Instead: ${entry.instead}`;
 }
 
 export function clawsUnsupportedCommands(): ControlCommand[] {
