@@ -401,14 +401,25 @@ export class Workbench extends Disposable {
     }
   }
 
-  /** Shows a terminal: switches to its tab, or opens it in a new tab if no pane shows it. */
+  /**
+   * Shows a terminal: switches to its tab, or opens it in a new tab if no pane shows it.
+   *
+   * With preserveFocus (an agent's `create`/`show`), the pane the person has the keyboard in is
+   * never hidden or unfocused: a terminal in no pane opens beside it, in the visible tab (as tmux's
+   * `split-window -d`), or in a background tab once that tab holds `revealSplitLimit` panes; a
+   * terminal in another tab stays there (switching tabs would hide the person's pane). Outside the
+   * terminals view (History, Review) nothing moves under the person: it opens in a background tab.
+   */
   revealTerminal(terminalId: string, { preserveFocus = false }: { preserveFocus?: boolean | undefined } = {}): void {
     if (!this.terminals.value.has(terminalId)) return;
     const layout = this.layout.value;
+    if (preserveFocus) {
+      this.#setLayout(revealBeside(layout, terminalId, this.view.value === 'terminals', this.#newTabId()));
+      return;
+    }
     this.#setLayout(findTabOf(layout, terminalId) ? focusTerminal(layout, terminalId) : addTab(layout, this.#newTabId(), terminalId));
     this.view.set('terminals');
-    // preserveFocus: show it, but leave the keyboard where the person is typing.
-    if (!preserveFocus) this.requestPaneFocus();
+    this.requestPaneFocus();
   }
 
   // ---- layout ---------------------------------------------------------------------------------
@@ -721,4 +732,24 @@ function focusTerminalList(): void {
     document.querySelector<HTMLElement>('[data-terminal-list] [aria-current="true"]') ??
     document.querySelector<HTMLElement>('[data-terminal-list] button');
   target?.focus();
+}
+
+/** Panes a tab may hold before an agent's new terminal opens in a background tab instead of beside the person's. */
+export const revealSplitLimit = 4;
+
+/**
+ * revealTerminal with preserveFocus, as a pure layout change: the active tab and the focused pane
+ * stay as they are.
+ */
+export function revealBeside(layout: Layout, terminalId: string, terminalsVisible: boolean, newTabId: string): Layout {
+  // Already in a pane: in the visible tab it shows already; in another, switching would hide the person's pane.
+  if (findTabOf(layout, terminalId)) return layout;
+  const keep = (next: Layout): Layout => ({ ...next, activeTabId: layout.activeTabId, focusedTerminalId: layout.focusedTerminalId });
+  const tab = activeTab(layout);
+  const focused = layout.focusedTerminalId;
+  if (!tab) return addTab(layout, newTabId, terminalId);
+  if (terminalsVisible && focused && terminalIdsOf(tab.root).includes(focused) && terminalIdsOf(tab.root).length < revealSplitLimit) {
+    return keep(splitPane(layout, focused, terminalId, 'right'));
+  }
+  return keep(addTab(layout, newTabId, terminalId));
 }
