@@ -15,6 +15,7 @@ import { createTerminalMethods } from './api/terminalMethods.ts';
 import { PtyHost } from './pty/ptyHost.ts';
 import { ControlServer } from './control/controlServer.ts';
 import { AuditFeed } from './api/auditMethods.ts';
+import { TaskFeed } from './api/taskMethods.ts';
 import { createTokenMethods } from './api/tokenMethods.ts';
 import { controlTokensFilePath, TokenStore } from './control/tokenStore.ts';
 import { HistoryService } from './history/historyService.ts';
@@ -84,6 +85,7 @@ export class Hub implements IDisposable {
   readonly #ptyHost: PtyHost;
   readonly #controlServer: ControlServer;
   readonly #auditFeed: AuditFeed;
+  readonly #taskFeed: TaskFeed;
   readonly #tokens: TokenStore;
   readonly #history: HistoryService;
   readonly #windowState: WindowStateRecorder;
@@ -231,6 +233,8 @@ export class Hub implements IDisposable {
     this.#auditFeed = this.#store.add(
       new AuditFeed({ audit: this.#controlServer.audit, ptyHost: this.#ptyHost, broadcast: (event, payload) => this.#broadcast(event, payload) }),
     );
+    // And the tasks orchestrators hand to workers (claws' task registry).
+    this.#taskFeed = this.#store.add(new TaskFeed({ tasks: this.#controlServer.tasks, broadcast: (event, payload) => this.#broadcast(event, payload) }));
     this.#handlers = this.#createHandlers();
   }
 
@@ -393,6 +397,7 @@ export class Hub implements IDisposable {
     // A token limited to a pane follows it to its restored terminal, and so do the agents' past actions on it.
     await this.#tokens.followRestoredTerminals(restored.newIds).catch((error: unknown) => logger.warn('cannot update the tokens of restored panes', { error }));
     this.#controlServer.audit.followRestoredTerminals(restored.newIds);
+    this.#controlServer.tasks.followRestoredTerminals(restored.newIds);
     logger.info('window restored', { panes: restored.newIds.size });
   }
 
@@ -407,6 +412,7 @@ export class Hub implements IDisposable {
       'layout.set': (layout, context) => this.#setLayout(layout, context),
       ...createTerminalMethods(this.#ptyHost, { onPersonInput: (id, data) => this.#controlServer.typingGuard.notePersonInput(id, data) }),
       ...this.#auditFeed.methods,
+      ...this.#taskFeed.methods,
       ...createTokenMethods(this.#tokens),
       ...createHistoryMethods(this.#history),
       ...createRelayMethods(this.#relay),

@@ -10,6 +10,7 @@ import { Creator, TerminalId } from './contractTypes.ts';
 import { historyEvents, historyMethods } from './historyContract.ts';
 import { relayEvents, relayMethods } from './relayContract.ts';
 import { reviewEvents, reviewMethods } from './reviewContract.ts';
+import { taskEvents, taskMethods } from './taskContract.ts';
 
 export { Creator, TerminalId };
 
@@ -304,6 +305,7 @@ export const hubMethods = {
   'tokens.revoke': { params: z.object({ id: z.string().min(1).max(64) }).strict(), result: ControlTokenInfo },
   ...historyMethods,
   ...reviewMethods,
+  ...taskMethods,
   ...relayMethods,
 } as const;
 
@@ -328,6 +330,7 @@ export const hubEvents = {
   'tokens.changed': z.array(ControlTokenInfo),
   ...historyEvents,
   ...reviewEvents,
+  ...taskEvents,
   ...relayEvents,
 } as const;
 

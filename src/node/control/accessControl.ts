@@ -17,7 +17,7 @@ export const AuthErrors = {
 } as const;
 
 /** Commands that only look. `drive` includes all of these. */
-const readVerbs = new Set(['list', 'readLog', 'readScreen', 'poll', 'subscribe', 'unsubscribe', 'wait', 'introspect', 'ping', 'audit', 'hello']);
+const readVerbs = new Set(['list', 'readLog', 'readScreen', 'poll', 'subscribe', 'unsubscribe', 'wait', 'introspect', 'ping', 'audit', 'hello', 'peers', 'task.list']);
 /** Commands that change terminals or talk on the bus. Any command in neither set also needs `drive` (fail closed). */
 export const driveOnlyVerbs = new Set(['send', 'exec', 'create', 'close', 'resize', 'signal', 'rename', 'show', 'publish', 'broadcast']);
 /** History spans every terminal, closed ones too: reading it needs a token not limited to terminals. */

@@ -18,6 +18,7 @@ import { AuthErrors, ConnectionAccess, filterBodyForToken } from './accessContro
 import { AuditLog, auditLogFileName } from './auditLog.ts';
 import { Bus } from './bus/bus.ts';
 import { busCommands } from './bus/busCommands.ts';
+import { PeerDirectory, trackPeerCommands } from './bus/busPeers.ts';
 import { BusLog } from './bus/busLog.ts';
 import { CommandRegistry, type ControlCommand } from './commandRegistry.ts';
 import { CommandLog } from './commandLog.ts';
@@ -29,6 +30,8 @@ import { terminalCommands } from './commands/terminalCommands.ts';
 import { tokenCommands } from './commands/tokenCommands.ts';
 import { type ReviewCommandDeps, reviewCommands } from './commands/reviewCommands.ts';
 import { type HistoryCall, historyCommands } from './commands/historyCommands.ts';
+import { taskCommands } from './commands/taskCommands.ts';
+import { TaskRegistry, tasksFileName } from './tasks/taskRegistry.ts';
 import { ControlConnection, type ControlRequest, type RequestOutcome } from './controlConnection.ts';
 import { ExecRunner } from './execRunner.ts';
 import { ControlError, ProtocolErrors } from './protocol.ts';
@@ -94,6 +97,9 @@ export class ControlServer implements IDisposable {
   readonly #sentInput = new SentInputTracker();
   /** The claws/2 bus (hello, subscribe, publish, push frames). */
   readonly bus: Bus;
+  /** claws' task registry (task.assign…), kept in the data dir like the logs. */
+  readonly tasks: TaskRegistry;
+  readonly #peers = new PeerDirectory();
   readonly #listeners: Array<{ listener: UnixSocketListener; workspace: string | null }> = [];
   readonly #connections = new Set<ControlConnection>();
   #nextConnectionId = 1;
@@ -146,7 +152,15 @@ export class ControlServer implements IDisposable {
       logger: options.logger.child('bus'),
       workers,
     });
-    this.#registry.registerAll(busCommands(this.bus));
+    this.#registry.registerAll(trackPeerCommands(busCommands(this.bus), this.#peers));
+    this.tasks = new TaskRegistry({
+      filePath: logDir === null ? null : join(logDir, tasksFileName),
+      publish: (topic, payload) => this.bus.publishFromServer(topic, payload),
+      logger: options.logger.child('tasks'),
+    });
+    // claws' rule: a worker that goes fails its open tasks.
+    this.#peers.onDidLeave((peerId) => this.tasks.failOpenTasksOf(peerId));
+    this.#registry.registerAll(taskCommands({ tasks: this.tasks, bus: this.bus, peers: this.#peers, services }));
     this.#access = new ConnectionAccess({
       tokens: options.tokens,
       enforced: options.tokenAuthEnabled ?? (() => false),
@@ -167,6 +181,7 @@ export class ControlServer implements IDisposable {
     this.commandLog.start();
     await this.audit.load();
     await this.bus.start();
+    await this.tasks.load();
     if (this.#isDisposed()) return;
     const main = await UnixSocketListener.listen({
       path: this.#options.socketPath,
@@ -221,6 +236,8 @@ export class ControlServer implements IDisposable {
     this.#listeners.length = 0;
     for (const connection of [...this.#connections]) connection.dispose();
     this.#connections.clear();
+    this.tasks.dispose();
+    this.#peers.dispose();
     this.bus.dispose();
     this.#exec.dispose();
     this.#waiter.dispose();
