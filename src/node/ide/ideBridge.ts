@@ -11,8 +11,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server as HttpServer, STATUS_CODES } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { IdeState, OpenFileRequest } from '../../common/api/reviewContract.ts';
 import { IdeConstants } from '../../common/constants.ts';
@@ -21,6 +21,7 @@ import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
 import type { ReviewQueue } from '../review/reviewQueue.ts';
+import { closeHttpServer, listenOn, refuseUpgrade } from '../server/httpKit.ts';
 import type { EditorState } from './editorState.ts';
 import { IdeConnection } from './ideConnection.ts';
 import { lockFilePath, removeStaleLockFiles, writeLockFile } from './lockFile.ts';
@@ -89,16 +90,10 @@ export class IdeBridge implements IDisposable {
     });
     http.on('upgrade', (request: IncomingMessage, socket: Socket, head: Buffer) => this.#upgrade(request, socket, head));
     http.on('clientError', (_error, socket) => socket.destroy());
-    await new Promise<void>((resolve, reject) => {
-      http.once('error', reject);
-      http.listen(0, '127.0.0.1', () => {
-        http.off('error', reject);
-        resolve();
-      });
-    });
+    const { port } = await listenOn(http, 0, '127.0.0.1');
     this.#http = http;
     this.#webSockets = webSockets;
-    this.#port = (http.address() as AddressInfo).port;
+    this.#port = port;
     if (this.#state !== 'new') return this.#closeServer(); // disposed while binding
     this.#state = 'listening';
     this.#keepalive = setInterval(() => this.#checkAlive(), this.#options.keepalive?.pingIntervalMs ?? IdeConstants.pingIntervalMs);
@@ -192,9 +187,9 @@ export class IdeBridge implements IDisposable {
     const decision = this.#state !== 'listening' ? { ok: false as const, status: 503, reason: 'shutting down' } : checkUpgrade(request.headers, this.#authToken);
     if (!decision.ok) {
       this.#logger.warn('refused an IDE bridge connection', { status: decision.status, reason: decision.reason, userAgent: request.headers['user-agent'] ?? null });
-      return refuse(socket, decision.status, decision.reason);
+      return refuseUpgrade(socket, decision.status, decision.reason);
     }
-    if (this.#connections.size >= maxClients) return refuse(socket, 503, 'too many IDE clients');
+    if (this.#connections.size >= maxClients) return refuseUpgrade(socket, 503, 'too many IDE clients');
     this.#webSockets!.handleUpgrade(request, socket, head, (webSocket) => this.#accept(webSocket));
   }
 
@@ -263,9 +258,7 @@ export class IdeBridge implements IDisposable {
   }
 
   #closeServer(): void {
-    this.#webSockets?.close();
-    this.#http?.close();
-    this.#http?.closeAllConnections();
+    if (this.#http) void closeHttpServer(this.#http, this.#webSockets ?? undefined);
   }
 
   #removeLockFile(): void {
@@ -278,13 +271,4 @@ export class IdeBridge implements IDisposable {
     }
     this.#lockFile = null;
   }
-}
-
-/** Answer an upgrade request with an HTTP error and close it (the handshake never happens). */
-function refuse(socket: Socket, status: number, reason: string): void {
-  const body = `${reason}\n`;
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
-  socket.on('error', () => {});
 }

@@ -4,7 +4,7 @@
  * cookie), a Host check on every request and an Origin check on the upgrade. See auth.ts for why.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -14,6 +14,7 @@ import type { Hub } from '../hub.ts';
 import type { ILogger } from '../logger.ts';
 import { describeError } from '../api/hubConnection.ts';
 import { createSessionToken, isAllowedHostHeader, isSameOrigin, readCookie, tokensEqual, type HostPolicy } from './auth.ts';
+import { answerBadRequest, closeHttpServer, contentSecurityPolicy, listenOn, refuseUpgrade, sendText, setSecurityHeaders, urlHostFor } from './httpKit.ts';
 import { resolveStaticFile, sendFile } from './staticFiles.ts';
 import { WebSocketBridge } from './webSocketBridge.ts';
 
@@ -86,20 +87,12 @@ export class BrowserServer implements IDisposable {
     server.on('upgrade', (req, socket, head) => this.#onUpgrade(req, socket as Socket, head));
     server.on('clientError', (error, socket) => {
       this.#logger.debug('bad HTTP request', { error: describeError(error) });
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+      answerBadRequest(socket as Socket);
     });
-    await new Promise<void>((resolve, reject) => {
-      const onError = (error: Error) => reject(error);
-      server.once('error', onError);
-      server.listen(this.#requestedPort, this.#requestedHost, () => {
-        server.off('error', onError);
-        resolve();
-      });
-    });
+    const { port } = await listenOn(server, this.#requestedPort, this.#requestedHost);
     server.on('error', (error) => this.#logger.error('http server error', { error: describeError(error) }));
     this.#heartbeat = setInterval(() => this.#checkHeartbeats(), this.#heartbeatMs);
     this.#heartbeat.unref();
-    const port = (server.address() as AddressInfo).port;
     const urlHost = urlHostFor(this.#requestedHost);
     this.#address = { host: this.#requestedHost, port, token: this.#token, url: `http://${urlHost}:${port}/?token=${this.#token}` };
     return this.#address;
@@ -134,7 +127,7 @@ export class BrowserServer implements IDisposable {
   }
 
   async #handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    setCommonHeaders(res);
+    setSecurityHeaders(res);
     if (!isAllowedHostHeader(req.headers.host, this.#hostPolicy)) {
       sendText(res, 403, 'Switchboard: forbidden host.\n');
       return;
@@ -187,7 +180,7 @@ export class BrowserServer implements IDisposable {
       sendText(res, 404, 'not found\n');
       return;
     }
-    if (file.path.endsWith('.html')) res.setHeader('Content-Security-Policy', contentSecurityPolicy(req.headers.host!));
+    if (file.path.endsWith('.html')) res.setHeader('Content-Security-Policy', contentSecurityPolicy(`ws://${req.headers.host!}`));
     res.setHeader('Cache-Control', 'no-cache');
     sendFile(res, file, req.method === 'HEAD');
   }
@@ -197,12 +190,12 @@ export class BrowserServer implements IDisposable {
     const refusal = this.#upgradeRefusal(req);
     if (refusal) {
       this.#logger.warn('refused a websocket upgrade', { status: refusal.status, reason: refusal.reason, origin: req.headers.origin, host: req.headers.host });
-      rejectUpgrade(socket, refusal.status, refusal.reason);
+      refuseUpgrade(socket, refusal.status, refusal.reason);
       return;
     }
     const webSockets = this.#webSockets;
     if (!webSockets) {
-      rejectUpgrade(socket, 503, 'server is closing');
+      refuseUpgrade(socket, 503, 'server is closing');
       return;
     }
     webSockets.handleUpgrade(req, socket, head, (webSocket) => {
@@ -253,62 +246,10 @@ export class BrowserServer implements IDisposable {
     this.#bridges.clear();
     const webSockets = this.#webSockets;
     this.#webSockets = undefined;
-    if (webSockets) {
-      for (const client of webSockets.clients) client.terminate();
-      await new Promise<void>((resolve) => webSockets.close(() => resolve()));
-    }
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    await closed;
+    await closeHttpServer(server, webSockets);
   }
 
   dispose(): void {
     void this.close();
   }
-}
-
-function urlHostFor(bindHost: string): string {
-  if (bindHost === '0.0.0.0' || bindHost === '::') return '127.0.0.1';
-  return bindHost.includes(':') && !bindHost.startsWith('[') ? `[${bindHost}]` : bindHost;
-}
-
-function contentSecurityPolicy(host: string): string {
-  return [
-    "default-src 'self'",
-    `connect-src 'self' ws://${host}`,
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
-    "script-src 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
-
-function setCommonHeaders(res: ServerResponse): void {
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('X-Frame-Options', 'DENY');
-  // The first URL carries the token; never let it leak through a Referer.
-  res.setHeader('Referrer-Policy', 'no-referrer');
-}
-
-function sendText(res: ServerResponse, status: number, text: string): void {
-  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-  res.setHeader('Content-Length', String(Buffer.byteLength(text)));
-  res.setHeader('Cache-Control', 'no-store');
-  res.writeHead(status);
-  res.end(text);
-}
-
-const statusText: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' };
-
-function rejectUpgrade(socket: Socket, status: number, reason: string): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const body = `${reason}\n`;
-  socket.end(
-    `HTTP/1.1 ${status} ${statusText[status] ?? 'Error'}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
 }

@@ -9,13 +9,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { RelayConstants } from '../../../common/constants.ts';
 import type { IDisposable } from '../../../common/lifecycle.ts';
 import { defaultEnvelopeLimits, type EnvelopeLimits } from '../../../common/protocol/relay/frameLimits.ts';
 import { BROADCAST_CHANNEL_ID } from '../../../common/protocol/relay/messages.ts';
 import type { ILogger } from '../../logger.ts';
+import { answerBadRequest, closeHttpServer, listenOn, refuseUpgrade, sendText, setSecurityHeaders, urlHostFor } from '../../server/httpKit.ts';
 import { defaultRendererDir } from '../../server/staticFiles.ts';
 import { RefusalLog } from '../refusalLog.ts';
 import { DAEMON_PATH, MachineId, VIEWER_PATH } from '../relayUrl.ts';
@@ -107,22 +108,21 @@ export class RelayServer implements IDisposable {
     await this.#options.tokens.load();
     const server = createServer((req, res) => {
       const path = new URL(req.url ?? '/', 'http://relay.invalid').pathname;
+      setSecurityHeaders(res);
       if (path === '/healthz') {
-        res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
-        res.end('ok\n');
+        sendText(res, 200, 'ok\n');
         return;
       }
       if (RemoteViewPages.handles(path)) {
         this.#pages.handle(req, res).catch((error: unknown) => {
           this.#logger.error('remote view request failed', { error: (error as Error).message });
-          if (!res.headersSent) res.writeHead(500).end('internal error\n');
+          if (!res.headersSent) sendText(res, 500, 'internal error\n');
           else res.destroy();
         });
         return;
       }
       const body = `Switchboard relay. Daemons connect to ${DAEMON_PATH}, viewers to ${VIEWER_PATH} (WebSocket); browsers open /m/<machine id>/?token=<viewer token>.\n`;
-      res.writeHead(path === '/' ? 200 : 404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
-      res.end(path === '/' ? body : 'not found\n');
+      sendText(res, path === '/' ? 200 : 404, path === '/' ? body : 'not found\n');
     });
     this.#server = server;
     this.#webSockets = new WebSocketServer({
@@ -133,26 +133,17 @@ export class RelayServer implements IDisposable {
     server.on('upgrade', (req, socket, head) => {
       this.#onUpgrade(req, socket as Socket, head).catch((error: unknown) => {
         this.#logger.error('upgrade failed', { error: (error as Error).message });
-        rejectUpgrade(socket as Socket, 500, 'internal error');
+        refuseUpgrade(socket as Socket, 500, 'internal error');
       });
     });
-    server.on('clientError', (_error, socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.#options.port, this.#options.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    server.on('clientError', (_error, socket) => answerBadRequest(socket as Socket));
+    const { port } = await listenOn(server, this.#options.port, this.#options.host);
     server.on('error', (error) => this.#logger.error('relay http server error', { error: error.message }));
     this.#sweep = setInterval(() => {
       for (const room of this.#rooms.values()) room.sweep();
     }, this.#options.pingIntervalMs ?? RelayConstants.heartbeatIntervalMs);
     this.#sweep.unref();
-    const port = (server.address() as AddressInfo).port;
-    const urlHost = this.#options.host.includes(':') ? `[${this.#options.host}]` : this.#options.host === '0.0.0.0' ? '127.0.0.1' : this.#options.host;
+    const urlHost = urlHostFor(this.#options.host);
     this.#address = { host: this.#options.host, port, url: `ws://${urlHost}:${port}`, viewOrigin: this.#options.publicUrl?.origin ?? `http://${urlHost}:${port}` };
     this.#logger.info('relay listening', { url: this.#address.url, machines: this.#options.tokens.machineIds.length });
     return this.#address;
@@ -162,9 +153,9 @@ export class RelayServer implements IDisposable {
     socket.on('error', () => {});
     const url = new URL(req.url ?? '/', 'http://relay.invalid');
     const role: RelayRole | undefined = url.pathname === DAEMON_PATH ? 'daemon' : url.pathname === VIEWER_PATH ? 'viewer' : undefined;
-    if (!role) return rejectUpgrade(socket, 404, 'not found');
+    if (!role) return refuseUpgrade(socket, 404, 'not found');
     const machine = MachineId.safeParse(url.searchParams.get('machineId') ?? '');
-    if (!machine.success) return rejectUpgrade(socket, 400, 'missing or invalid machineId');
+    if (!machine.success) return refuseUpgrade(socket, 400, 'missing or invalid machineId');
     const machineId = machine.data;
     const authorization = req.headers.authorization;
     if (role === 'viewer' && authorization === undefined && req.headers.cookie !== undefined) {
@@ -175,26 +166,26 @@ export class RelayServer implements IDisposable {
           origin: req.headers.origin,
           host: req.headers.host,
         });
-        return rejectUpgrade(socket, refusal.status, refusal.reason);
+        return refuseUpgrade(socket, refusal.status, refusal.reason);
       }
     } else {
       const token = authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : undefined;
       await this.#options.tokens.refresh();
       if (!this.#options.tokens.verify(machineId, role, token)) {
         this.#refusals.refuse(`${role}:unauthorized`, `a ${role} presented no valid token for machine ${machineId} (HTTP 401)`);
-        return rejectUpgrade(socket, 401, 'unauthorized');
+        return refuseUpgrade(socket, 401, 'unauthorized');
       }
     }
     let channelId = '';
     let name = '';
     if (role === 'viewer') {
       channelId = url.searchParams.get('channelId') ?? `ui-${randomBytes(6).toString('hex')}`;
-      if (!ChannelId.test(channelId) || channelId === BROADCAST_CHANNEL_ID) return rejectUpgrade(socket, 400, 'invalid channelId');
+      if (!ChannelId.test(channelId) || channelId === BROADCAST_CHANNEL_ID) return refuseUpgrade(socket, 400, 'invalid channelId');
       name = sanitizeName(url.searchParams.get('name') ?? '') || 'remote viewer';
-      if (!this.#room(machineId).canAcceptViewer(channelId)) return rejectUpgrade(socket, 503, 'too many viewers for this machine');
+      if (!this.#room(machineId).canAcceptViewer(channelId)) return refuseUpgrade(socket, 503, 'too many viewers for this machine');
     }
     const webSockets = this.#webSockets;
-    if (!webSockets) return rejectUpgrade(socket, 503, 'relay is closing');
+    if (!webSockets) return refuseUpgrade(socket, 503, 'relay is closing');
     webSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => {
       const room = this.#room(machineId);
       const peer = new PeerSocket({ ws, refusals: this.#refusals, label: role, ...(this.#options.limits ? { limits: this.#options.limits } : {}) });
@@ -236,13 +227,7 @@ export class RelayServer implements IDisposable {
     this.#rooms.clear();
     const webSockets = this.#webSockets;
     this.#webSockets = undefined;
-    if (webSockets) {
-      for (const client of webSockets.clients) client.terminate();
-      await new Promise<void>((resolve) => webSockets.close(() => resolve()));
-    }
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    await closed;
+    await closeHttpServer(server, webSockets);
     this.#refusals.dispose();
   }
 
@@ -254,17 +239,4 @@ export class RelayServer implements IDisposable {
 /** A viewer's display name: printable, short. */
 function sanitizeName(name: string): string {
   return name.replace(/[\p{Cc}\p{Cf}]/gu, '').trim().slice(0, 64);
-}
-
-const statusText: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error', 503: 'Service Unavailable' };
-
-function rejectUpgrade(socket: Socket, status: number, reason: string): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const body = `${reason}\n`;
-  socket.end(
-    `HTTP/1.1 ${status} ${statusText[status] ?? 'Error'}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
 }

@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { contentSecurityPolicy, sendText, setSecurityHeaders } from '../../server/httpKit.ts';
 import { resolveStaticFile, sendFile } from '../../server/staticFiles.ts';
 import { MachineId } from '../relayUrl.ts';
 import type { ViewerAccess } from './viewerAccess.ts';
@@ -42,7 +43,7 @@ export class RemoteViewPages {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    setCommonHeaders(res);
+    setSecurityHeaders(res);
     const { access } = this.#options;
     const site = access.siteOf(req.headers.host);
     if (!site) {
@@ -103,7 +104,8 @@ export class RemoteViewPages {
       sendText(res, 404, 'not found\n');
       return;
     }
-    if (file.path.endsWith('.html')) res.setHeader('Content-Security-Policy', contentSecurityPolicy(site.origin));
+    // The page's sockets go to its own origin: http → ws, https (behind a TLS proxy) → wss.
+    if (file.path.endsWith('.html')) res.setHeader('Content-Security-Policy', contentSecurityPolicy(site.origin.replace(/^http/, 'ws')));
     res.setHeader('Cache-Control', 'no-cache');
     sendFile(res, file, req.method === 'HEAD');
   }
@@ -115,34 +117,4 @@ function decodeSafely(segment: string): string {
   } catch {
     return '';
   }
-}
-
-/** As browser mode's, with the WebSocket scheme of the page's own origin. */
-function contentSecurityPolicy(origin: string): string {
-  const socketOrigin = origin.replace(/^http/, 'ws');
-  return [
-    "default-src 'self'",
-    `connect-src 'self' ${socketOrigin}`,
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
-    "script-src 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
-
-function setCommonHeaders(res: ServerResponse): void {
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('X-Frame-Options', 'DENY');
-  // The viewer link carries the token; never let it leak through a Referer.
-  res.setHeader('Referrer-Policy', 'no-referrer');
-}
-
-function sendText(res: ServerResponse, status: number, text: string): void {
-  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-  res.setHeader('Content-Length', String(Buffer.byteLength(text)));
-  res.setHeader('Cache-Control', 'no-store');
-  res.writeHead(status);
-  res.end(text);
 }
