@@ -7,6 +7,7 @@ import { NewTerminalDialog } from '../features/terminals/NewTerminalDialog.tsx';
 import { ConfirmCloseDialog } from '../features/terminals/ConfirmCloseDialog.tsx';
 import { SettingsView } from '../features/settings/SettingsView.tsx';
 import { HistoryView } from '../features/history/HistoryView.tsx';
+import { RunAndHandDialog } from '../features/history/RunAndHandDialog.tsx';
 import { ReviewView } from '../features/review/ReviewView.tsx';
 import { ActivityView } from '../features/activity/ActivityView.tsx';
 import { ShortcutsDialog } from '../features/shortcuts/ShortcutsDialog.tsx';
@@ -135,6 +136,7 @@ function WorkbenchLayout({ connected }: { connected: boolean }) {
       </main>
       {dialog === 'newTerminal' && <NewTerminalDialog />}
       {dialog === 'shortcuts' && <ShortcutsDialog />}
+      {dialog === 'runAndHand' && <RunAndHandDialog />}
       <ConfirmCloseDialog />
       <ConfirmDialog />
       <SendToClaudePicker />

@@ -16,6 +16,7 @@ export type CommandId =
   | 'terminal.find'
   | 'terminal.copy'
   | 'terminal.paste'
+  | 'terminal.runAndHand'
   | 'tab.next'
   | 'tab.previous'
   | 'pane.focusLeft'
@@ -69,6 +70,7 @@ export const keybindings: readonly Keybinding[] = [
   { command: 'terminal.find', label: 'Find in terminal', chord: { code: 'KeyF', ctrl: true, shift: true }, keys: 'Ctrl+Shift+F' },
   { command: 'terminal.copy', label: 'Copy selection', chord: { code: 'KeyC', ctrl: true, shift: true }, keys: 'Ctrl+Shift+C' },
   { command: 'terminal.paste', label: 'Paste', chord: { code: 'KeyV', ctrl: true, shift: true }, keys: 'Ctrl+Shift+V' },
+  { command: 'terminal.runAndHand', label: 'Run and hand to agent…', chord: { code: 'KeyY', ctrl: true, shift: true }, keys: 'Ctrl+Shift+Y' },
   { command: 'tab.next', label: 'Next tab', chord: { code: 'BracketRight', ctrl: true, shift: true }, keys: 'Ctrl+Shift+]' },
   { command: 'tab.previous', label: 'Previous tab', chord: { code: 'BracketLeft', ctrl: true, shift: true }, keys: 'Ctrl+Shift+[' },
   { command: 'pane.focusLeft', label: 'Focus pane on the left', chord: { code: 'ArrowLeft', alt: true }, keys: 'Alt+←' },

@@ -62,7 +62,7 @@ function saveView(view: MainView): void {
     // Not kept: a reload shows the terminals, as before.
   }
 }
-export type Dialog = 'newTerminal' | 'shortcuts' | null;
+export type Dialog = 'newTerminal' | 'shortcuts' | 'runAndHand' | null;
 
 /** Terminals waiting for "close anyway?": closing them would end what still runs there. */
 export interface PendingClose {
@@ -556,6 +556,9 @@ export class Workbench extends Disposable {
       case 'view.settings':
         this.view.set(this.view.value === 'settings' ? 'terminals' : 'settings');
         if (this.view.value === 'terminals') this.requestPaneFocus();
+        return;
+      case 'terminal.runAndHand':
+        this.dialog.set('runAndHand');
         return;
       case 'view.shortcuts':
         this.dialog.set(this.dialog.value === 'shortcuts' ? null : 'shortcuts');

@@ -313,7 +313,7 @@ describe('History in the UI', () => {
     await dialog.locator(`[data-terminal-choice="${againPane}"]`).click();
     const pointer = await dialog.getByLabel('Pointer').innerText();
     assert.match(pointer, /^# switchboard: transcript of session/);
-    await dialog.getByText(/^Pasted into/).waitFor();
+    await dialog.getByText(/^Typed into/).waitFor();
     await dialog.getByRole('button', { name: 'Done' }).click();
     await page.getByRole('button', { name: 'Terminals', exact: true }).click();
     await waitForPaneText(page, againPane, '# switchboard: transcript of session');

@@ -9,6 +9,7 @@ import { ExitPill } from './historyBits.tsx';
 import { commandDuration, commandExitStatus, formatDuration, formatStart } from './historyFormat.ts';
 import { onListKeyDown } from './historyHooks.ts';
 import { usePagedHistory } from './usePagedHistory.ts';
+import { type HistorySelection, SelectBox } from './HistorySelection.tsx';
 
 
 /** Every recorded command, newest first, like a shell's history with exit codes; searchable by command line. */
@@ -18,8 +19,11 @@ export function CommandList({
   filtered,
   onOpen,
   onReference,
+  selection,
 }: {
   query: string;
+  /** Commands picked to hand to an agent together. */
+  selection: HistorySelection;
   filter: HistoryFilter | undefined;
   filtered: boolean;
   /** Open the command's session at the command. */
@@ -92,20 +96,27 @@ export function CommandList({
             return (
               <tr key={command.id} data-command-id={command.id} onClick={() => onOpen(command)}>
                 <td className="history-command-cell">
-                  <button
-                    type="button"
-                    className="history-row-open history-command-line"
-                    data-list-item
-                    tabIndex={index === 0 ? 0 : -1}
-                    title={`${command.commandLine}\nOpen the session at this command`}
-                    onClick={(event) => {
-                      event.stopPropagation();
-                      onOpen(command);
-                    }}
-                  >
-                    <code>{command.commandLine}</code>
-                    <span className="history-session-program">in {command.sessionName}</span>
-                  </button>
+                  <div className="history-cell-row">
+                    <SelectBox
+                      selection={selection}
+                      subject={{ sessionId: command.sessionId, sessionName: command.sessionName, commandId: command.id, commandLine: command.commandLine }}
+                      label={`Select ${command.commandLine}`}
+                    />
+                    <button
+                      type="button"
+                      className="history-row-open history-command-line"
+                      data-list-item
+                      tabIndex={index === 0 ? 0 : -1}
+                      title={`${command.commandLine}\nOpen the session at this command`}
+                      onClick={(event) => {
+                        event.stopPropagation();
+                        onOpen(command);
+                      }}
+                    >
+                      <code>{command.commandLine}</code>
+                      <span className="history-session-program">in {command.sessionName}</span>
+                    </button>
+                  </div>
                 </td>
                 <td>
                   <ExitPill status={commandExitStatus(command)} />

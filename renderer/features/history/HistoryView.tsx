@@ -19,6 +19,7 @@ import { RecordingBanners } from './RecordingBanners.tsx';
 import { SearchResults } from './SearchResults.tsx';
 import { SessionList } from './SessionList.tsx';
 import { SessionViewer } from './SessionViewer.tsx';
+import { SelectionBar, useHistorySelection } from './HistorySelection.tsx';
 import { matchedTerms } from './snippetModel.ts';
 import './history.css';
 
@@ -33,7 +34,7 @@ export function HistoryView() {
   const workbench = useWorkbench();
   const openRequest = useObservable(workbench.history.openRequest);
   const [opened, setOpened] = useState<HistoryOpenRequest | null>(null);
-  const [reference, setReference] = useState<ReferenceSubject | null>(null);
+  const [reference, setReference] = useState<{ subjects: ReferenceSubject[]; onSent?: () => void } | null>(null);
   const [deleting, setDeleting] = useState<{ id: string; name: string } | null>(null);
   const listRef = useRef<HTMLDivElement>(null);
   // Where focus was in the list when a session opened, to return there.
@@ -67,7 +68,7 @@ export function HistoryView() {
         <div ref={listRef} hidden={opened !== null} className="history-list-mode">
           <HistoryBrowser
             onOpen={open}
-            onReference={setReference}
+            onReference={(subjects, onSent) => setReference({ subjects, ...(onSent ? { onSent } : {}) })}
             onDelete={(session) => setDeleting({ id: session.id, name: session.name })}
           />
         </div>
@@ -76,12 +77,12 @@ export function HistoryView() {
             key={`${opened.sessionId}:${opened.offset ?? ''}`}
             request={opened}
             onBack={back}
-            onReference={(session) => setReference({ sessionId: session.id, sessionName: session.name })}
+            onReference={(session) => setReference({ subjects: [{ sessionId: session.id, sessionName: session.name }] })}
             onDelete={(session) => setDeleting({ id: session.id, name: session.name })}
           />
         )}
       </div>
-      {reference && <ReferenceDialog subject={reference} onClose={() => setReference(null)} />}
+      {reference && <ReferenceDialog subjects={reference.subjects} onClose={() => setReference(null)} {...(reference.onSent ? { onSent: reference.onSent } : {})} />}
       {deleting && (
         <DeleteSessionDialog
           sessions={[deleting]}
@@ -102,10 +103,12 @@ function HistoryBrowser({
   onDelete,
 }: {
   onOpen(request: HistoryOpenRequest): void;
-  onReference(subject: ReferenceSubject): void;
+  /** Hand these to an agent; `onSent` once they were. */
+  onReference(subjects: ReferenceSubject[], onSent?: () => void): void;
   onDelete(session: HistorySession): void;
 }) {
   const workbench = useWorkbench();
+  const selection = useHistorySelection();
   const status = useObservable(workbench.history.status);
   const terminals = useObservable(workbench.terminals);
   const [tab, setTab] = useState<Tab>('sessions');
@@ -255,6 +258,7 @@ function HistoryBrowser({
         </div>
       )}
       <HistoryFiltersBar fields={fields} creatorNames={creatorNames} error={filterResult.ok ? null : filterResult.error} onChange={setFields} />
+      <SelectionBar selection={selection} onHandOver={() => onReference([...selection.items], selection.clear)} />
       <div id="history-tabpanel" role="tabpanel" aria-labelledby={`history-tab-${tab}`}>
         {!filterResult.ok ? null : tab === 'commands' ? (
           <CommandList
@@ -262,14 +266,15 @@ function HistoryBrowser({
             filter={filter}
             filtered={filtered}
             onOpen={openCommand}
+            selection={selection}
             onReference={(command) =>
-              onReference({ sessionId: command.sessionId, sessionName: command.sessionName, commandId: command.id, commandLine: command.commandLine })
+              onReference([{ sessionId: command.sessionId, sessionName: command.sessionName, commandId: command.id, commandLine: command.commandLine }])
             }
           />
         ) : settledQuery ? (
           <SearchResults query={settledQuery} filter={filter} onOpenHit={openHit} />
         ) : (
-          <SessionList filter={filter} filtered={filtered} onOpen={(session) => onOpen({ sessionId: session.id })} onDelete={onDelete} />
+          <SessionList filter={filter} filtered={filtered} selection={selection} onOpen={(session) => onOpen({ sessionId: session.id })} onDelete={onDelete} />
         )}
       </div>
       {status && status.capBytes > 0 && (

@@ -8,6 +8,7 @@ import { CreatorTag, ExitPill } from './historyBits.tsx';
 import { formatBytes, formatDuration, formatStart, programLine, sessionDuration, sessionExitStatus } from './historyFormat.ts';
 import { onListKeyDown } from './historyHooks.ts';
 import { usePagedHistory } from './usePagedHistory.ts';
+import { type HistorySelection, SelectBox } from './HistorySelection.tsx';
 
 
 /** Recorded sessions, newest first, a page at a time; refreshed when the Hub reports a change. */
@@ -16,10 +17,13 @@ export function SessionList({
   filtered,
   onOpen,
   onDelete,
+  selection,
 }: {
   filter: HistoryFilter | undefined;
   /** Whether any filter is set (for the empty message). */
   filtered: boolean;
+  /** Sessions picked to hand to an agent together. */
+  selection: HistorySelection;
   onOpen(session: HistorySession): void;
   onDelete(session: HistorySession): void;
 }) {
@@ -82,30 +86,33 @@ export function SessionList({
             return (
               <tr key={session.id} data-session-id={session.id} data-live={session.live || undefined} onClick={() => onOpen(session)}>
                 <td className="history-session-cell">
-                  <button
-                    type="button"
-                    className="history-row-open"
-                    data-list-item
-                    // One tab stop for the list; the arrow keys move within it.
-                    tabIndex={index === 0 ? 0 : -1}
-                    title={`Open ${session.name}`}
-                    onClick={(event) => {
-                      event.stopPropagation();
-                      onOpen(session);
-                    }}
-                    onKeyDown={(event) => {
-                      if (event.key === 'Delete') {
-                        event.preventDefault();
-                        onDelete(session);
-                      }
-                    }}
-                  >
-                    <span className="history-session-name">{session.name}</span>
-                    <span className="history-session-program">
-                      {session.source === 'imported' ? 'imported cast' : programLine(session)}
-                      {session.commandCount > 0 && ` · ${session.commandCount} ${session.commandCount === 1 ? 'command' : 'commands'}`}
-                    </span>
-                  </button>
+                  <div className="history-cell-row">
+                    <SelectBox selection={selection} subject={{ sessionId: session.id, sessionName: session.name }} label={`Select ${session.name}`} />
+                    <button
+                      type="button"
+                      className="history-row-open"
+                      data-list-item
+                      // One tab stop for the list; the arrow keys move within it.
+                      tabIndex={index === 0 ? 0 : -1}
+                      title={`Open ${session.name}`}
+                      onClick={(event) => {
+                        event.stopPropagation();
+                        onOpen(session);
+                      }}
+                      onKeyDown={(event) => {
+                        if (event.key === 'Delete') {
+                          event.preventDefault();
+                          onDelete(session);
+                        }
+                      }}
+                    >
+                      <span className="history-session-name">{session.name}</span>
+                      <span className="history-session-program">
+                        {session.source === 'imported' ? 'imported cast' : programLine(session)}
+                        {session.commandCount > 0 && ` · ${session.commandCount} ${session.commandCount === 1 ? 'command' : 'commands'}`}
+                      </span>
+                    </button>
+                  </div>
                 </td>
                 <td className="history-folder" title={session.cwd ?? undefined}>
                   {session.cwd ? compactPath(shortenPath(session.cwd, homeDir), 32) : '—'}

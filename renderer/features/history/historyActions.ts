@@ -41,7 +41,7 @@ export async function runCommandAgain(workbench: Workbench, command: Pick<Histor
  * Resolves once the terminal's shell has shown its prompt (shell integration reports itself with
  * it) and its pane is attached, or it exited, or after a while for shells without integration.
  */
-function waitForPrompt(workbench: Workbench, terminalId: string): Promise<void> {
+export function waitForPrompt(workbench: Workbench, terminalId: string): Promise<void> {
   const ready = () => {
     const info = workbench.terminals.value.get(terminalId);
     const attached = workbench.sessions.get(terminalId)?.status.value.kind === 'attached';

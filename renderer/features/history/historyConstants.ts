@@ -54,4 +54,11 @@ export const HistoryUiConstants = {
   runAgainPromptWaitMs: 5_000,
   /** How often "Run again" looks whether the new pane has attached (panes appear a render later). */
   runAgainPollMs: 50,
+  /**
+   * "Run and hand to agent" looks this often whether the command it ran has ended (History
+   * records its end mark). Each look is one indexed query; a person waits on it, so it is brisk.
+   */
+  runAndHandPollMs: 250,
+  /** How long it waits for the terminal's recorded session to appear before giving up. */
+  runAndHandSessionWaitMs: 10_000,
 } as const;

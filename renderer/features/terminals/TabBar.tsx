@@ -8,6 +8,7 @@ import { terminalIdsOf, type LayoutTab } from './layoutModel.ts';
 import { StatusDot } from '../sidebar/StatusDot.tsx';
 import { RenameField } from '../sidebar/TerminalListItem.tsx';
 import { NotRecordedMark, RecordingToggle } from '../history/RecordingIndicators.tsx';
+import { RunAndHandButton } from '../history/RunAndHandDialog.tsx';
 import { RelayShareToggle, SharedMark } from '../relay/RelayIndicators.tsx';
 
 /** The tab strip and the actions on the focused pane. */
@@ -76,6 +77,7 @@ export function TabBar() {
       <div className="pane-actions" role="toolbar" aria-label="Pane actions">
         <RecordingToggle terminalId={workbench.focusedTerminalId} />
         <RelayShareToggle terminalId={workbench.focusedTerminalId} />
+        <RunAndHandButton />
         <button
           type="button"
           className="icon-button"
