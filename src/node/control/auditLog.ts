@@ -4,20 +4,18 @@
  * restarts in the data dir (`audit-log.ndjson`, 0600), so the Activity view still shows what
  * agents did before the app was restarted.
  *
- * The file is NDJSON, appended in batches (one write per turn) on one ordered chain, and rewritten
- * with only the kept entries once it holds `auditFileCompactFactor` times the bound. `load()` reads
- * it back through a schema, skipping (with a warning) lines that are not valid entries; sequence
- * numbers continue from the newest. `dispose()` writes what is still queued synchronously, so a
- * clean shutdown loses nothing. The constructor does no I/O.
+ * The file is an NdjsonLogFile (batched appends, rewritten with only the kept entries once it holds
+ * `auditFileCompactFactor` times the bound). `load()` reads it back through a schema, skipping
+ * (with a warning) lines that are not valid entries; sequence numbers continue from the newest.
+ * `dispose()` writes what is still queued synchronously, so a clean shutdown loses nothing. The
+ * constructor does no I/O.
  */
-import { appendFileSync, chmodSync } from 'node:fs';
-import { appendFile, readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { ControlConstants } from '../../common/constants.ts';
 import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import { type ILogger, nullLogger } from '../logger.ts';
-import { PRIVATE_FILE_MODE, writePrivateFileAtomic } from '../paths.ts';
+import { NdjsonLogFile, type NdjsonRead } from '../ndjsonLogFile.ts';
 
 export interface AuditEntry {
   seq: number;
@@ -66,26 +64,32 @@ export interface AuditLogOptions {
 
 export class AuditLog implements IDisposable {
   readonly #capacity: number;
-  readonly #filePath: string | null;
+  /** null: kept in memory only. */
+  readonly #file: NdjsonLogFile<AuditEntry> | null;
   readonly #logger: ILogger;
   readonly #terminalName: (terminalId: string) => string | undefined;
   readonly #entries: AuditEntry[] = [];
   #nextSeq = 1;
-  /** Lines in the file, to know when to rewrite it with only the kept entries. */
-  #fileLines = 0;
-  #queued: string[] = [];
-  #rewrite = false;
-  #flushScheduled = false;
-  #writing: Promise<void> = Promise.resolve();
   #disposed = false;
   readonly #onDidRecord = new Emitter<AuditEntry>();
   readonly onDidRecord: Event<AuditEntry> = this.#onDidRecord.event;
 
   constructor(options: AuditLogOptions = {}) {
-    this.#capacity = options.capacity ?? ControlConstants.auditEntries;
-    this.#filePath = options.filePath ?? null;
+    const capacity = options.capacity ?? ControlConstants.auditEntries;
+    this.#capacity = capacity;
     this.#logger = options.logger ?? nullLogger;
     this.#terminalName = options.terminalName ?? (() => undefined);
+    this.#file = options.filePath
+      ? new NdjsonLogFile<AuditEntry>({
+          filePath: options.filePath,
+          logger: this.#logger,
+          name: 'audit log',
+          schema: StoredAuditEntry,
+          sequenceOf: (entry) => entry.seq,
+          shouldCompact: (fileLines) => fileLines > capacity * ControlConstants.auditFileCompactFactor,
+          keptLines: () => this.#entries.map((entry) => JSON.stringify(entry)),
+        })
+      : null;
   }
 
   /**
@@ -94,41 +98,19 @@ export class AuditLog implements IDisposable {
    */
   async load(): Promise<void> {
     if (this.#entries.length > 0) throw new Error('AuditLog.load() must come before the first record()');
-    if (this.#filePath === null) return;
-    let text: string;
+    if (this.#file === null) return;
+    let read: NdjsonRead<AuditEntry>;
     try {
-      text = await readFile(this.#filePath, 'utf8');
+      read = await this.#file.read();
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.#logger.warn('audit log: cannot read it; starting empty', { file: this.#filePath, error });
+      this.#logger.warn('audit log: cannot read it; starting empty', { file: this.#file.filePath, error });
       return;
     }
-    const loaded: AuditEntry[] = [];
-    let skipped = 0;
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        skipped++;
-        continue;
-      }
-      const parsed = StoredAuditEntry.safeParse(value);
-      if (parsed.success) loaded.push(parsed.data);
-      else skipped++;
-    }
-    if (skipped > 0) this.#logger.warn('audit log: skipped unreadable lines', { file: this.#filePath, skipped });
-    // The final synchronous write at shutdown may land before an async one still in flight: order by seq.
-    loaded.sort((a, b) => a.seq - b.seq);
-    for (const entry of loaded) {
-      if (entry.seq <= (this.#entries.at(-1)?.seq ?? 0)) continue; // a duplicate
-      this.#entries.push(entry);
-    }
-    this.#fileLines = loaded.length + skipped;
+    for (const { value } of read.entries) this.#entries.push(value);
     this.#nextSeq = (this.#entries.at(-1)?.seq ?? 0) + 1;
     this.#trim();
     // Unreadable lines are not carried along forever.
-    if (skipped > 0) this.#scheduleRewrite();
+    if (read.skipped > 0) this.#file.requestRewrite();
   }
 
   record(entry: { peer: string; cmd: string; terminalId: string; summary: string; at?: number }): AuditEntry {
@@ -143,12 +125,7 @@ export class AuditLog implements IDisposable {
     };
     this.#entries.push(full);
     this.#trim();
-    if (this.#filePath !== null && !this.#disposed) {
-      this.#queued.push(JSON.stringify(full) + '\n');
-      this.#fileLines++;
-      if (this.#fileLines > this.#capacity * ControlConstants.auditFileCompactFactor) this.#rewrite = true;
-      this.#scheduleFlush();
-    }
+    this.#file?.append(JSON.stringify(full));
     this.#onDidRecord.fire(full);
     return full;
   }
@@ -179,73 +156,23 @@ export class AuditLog implements IDisposable {
       entry.terminalId = id;
       changed = true;
     }
-    if (changed) this.#scheduleRewrite();
+    if (changed) this.#file?.requestRewrite();
   }
 
   /** Wait until everything recorded so far is on disk (tests, shutdown). */
   async flush(): Promise<void> {
-    this.#flushScheduled = false;
-    this.#writing = this.#writing.then(() => this.#writeQueued());
-    await this.#writing;
+    await this.#file?.flush();
   }
 
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
-    this.#flushScheduled = false;
-    // What the async chain has not written yet goes out now, synchronously: the process may be exiting.
-    const rest = this.#queued.join('');
-    this.#queued = [];
-    if (this.#filePath !== null && rest.length > 0) {
-      try {
-        appendFileSync(this.#filePath, rest, { mode: PRIVATE_FILE_MODE });
-        chmodSync(this.#filePath, PRIVATE_FILE_MODE);
-      } catch (error) {
-        this.#logger.error('audit log: final write failed', { file: this.#filePath, error });
-      }
-    }
+    this.#file?.dispose();
     this.#onDidRecord.dispose();
   }
 
   #trim(): void {
     if (this.#entries.length > this.#capacity) this.#entries.splice(0, this.#entries.length - this.#capacity);
-  }
-
-  #scheduleRewrite(): void {
-    if (this.#filePath === null || this.#disposed) return;
-    this.#rewrite = true;
-    this.#scheduleFlush();
-  }
-
-  #scheduleFlush(): void {
-    if (this.#flushScheduled) return;
-    this.#flushScheduled = true;
-    // Every entry of this turn in one write.
-    setImmediate(() => {
-      if (!this.#flushScheduled) return;
-      this.#flushScheduled = false;
-      this.#writing = this.#writing.then(() => this.#writeQueued());
-    });
-  }
-
-  async #writeQueued(): Promise<void> {
-    const filePath = this.#filePath;
-    if (filePath === null || (this.#queued.length === 0 && !this.#rewrite)) return;
-    const appended = this.#queued.join('');
-    this.#queued = [];
-    try {
-      if (this.#rewrite) {
-        this.#rewrite = false;
-        // The kept entries include everything queued.
-        const text = this.#entries.map((entry) => JSON.stringify(entry) + '\n').join('');
-        this.#fileLines = this.#entries.length;
-        await writePrivateFileAtomic(filePath, text);
-      } else {
-        await appendFile(filePath, appended, { mode: PRIVATE_FILE_MODE });
-      }
-    } catch (error) {
-      this.#logger.error('audit log: write failed', { file: filePath, error });
-    }
   }
 }
 

@@ -3,16 +3,15 @@
  * count and bytes, and persisted as NDJSON in the data dir (`bus-log.ndjson`, 0600) so a client
  * can catch up across a restart and sequence numbers keep growing.
  *
- * Appends are batched and written in order on one chain; the file is rewritten with only the kept
- * events when it grows past `logCompactFactor` times the bound. `load()` reads it back, skipping
- * (with a warning) any line that is not a valid event. `dispose()` writes what is still queued
- * synchronously, so a clean shutdown loses nothing.
+ * The file is an NdjsonLogFile (batched appends, rewritten with only the kept events when it grows
+ * past `logCompactFactor` times the bound). `load()` reads it back, skipping (with a warning) any
+ * line that is not a valid event. `dispose()` writes what is still queued synchronously, so a clean
+ * shutdown loses nothing.
  */
-import { appendFileSync, chmodSync } from 'node:fs';
-import { appendFile, chmod, readFile, rename, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { IDisposable } from '../../../common/lifecycle.ts';
 import type { ILogger } from '../../logger.ts';
+import { NdjsonLogFile } from '../../ndjsonLogFile.ts';
 import { BusConstants } from './busConstants.ts';
 
 export interface BusEvent {
@@ -47,8 +46,8 @@ interface Entry {
 }
 
 export class BusLog implements IDisposable {
-  readonly #filePath: string | null;
-  readonly #logger: ILogger;
+  /** null: kept in memory only. */
+  readonly #file: NdjsonLogFile<BusEvent> | null;
   readonly #maxEvents: number;
   readonly #maxBytes: number;
   readonly #entries: Entry[] = [];
@@ -56,58 +55,38 @@ export class BusLog implements IDisposable {
   #head = 0;
   #bytes = 0;
   #lastSequence = 0;
-  /** Lines written to the file and not yet compacted away, to know when to compact. */
-  #fileEvents = 0;
-  #fileBytes = 0;
-  #queued: string[] = [];
-  #writing: Promise<void> = Promise.resolve();
-  #flushScheduled = false;
-  #disposed = false;
 
   constructor(options: BusLogOptions) {
-    this.#filePath = options.filePath;
-    this.#logger = options.logger;
-    this.#maxEvents = options.maxEvents ?? BusConstants.logMaxEvents;
-    this.#maxBytes = options.maxBytes ?? BusConstants.logMaxBytes;
+    const maxEvents = options.maxEvents ?? BusConstants.logMaxEvents;
+    const maxBytes = options.maxBytes ?? BusConstants.logMaxBytes;
+    this.#maxEvents = maxEvents;
+    this.#maxBytes = maxBytes;
+    this.#file =
+      options.filePath === null
+        ? null
+        : new NdjsonLogFile<BusEvent>({
+            filePath: options.filePath,
+            logger: options.logger,
+            name: 'bus log',
+            schema: StoredEvent as z.ZodType<BusEvent>,
+            sequenceOf: (event) => event.sequence,
+            shouldCompact: (fileLines, fileBytes) => fileLines > maxEvents * BusConstants.logCompactFactor || fileBytes > maxBytes * BusConstants.logCompactFactor,
+            keptLines: () => {
+              const lines: string[] = [];
+              for (let index = this.#head; index < this.#entries.length; index++) lines.push(this.#entries[index]!.line);
+              return lines;
+            },
+          });
   }
 
   /** Read the persisted log (a missing file is an empty log). */
   async load(): Promise<void> {
-    if (this.#filePath === null) return;
-    let text: string;
-    try {
-      text = await readFile(this.#filePath, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw error;
+    if (this.#file === null) return;
+    const { entries } = await this.#file.read();
+    for (const { value, line } of entries) {
+      if (value.sequence <= this.#lastSequence) continue; // older than what this log already holds
+      this.#keep({ event: value, line });
     }
-    let skipped = 0;
-    const events: Array<{ event: BusEvent; line: string }> = [];
-    for (const line of text.split('\n')) {
-      if (line.trim().length === 0) continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        skipped++;
-        continue;
-      }
-      const parsed = StoredEvent.safeParse(value);
-      if (!parsed.success) {
-        skipped++;
-        continue;
-      }
-      events.push({ event: parsed.data as BusEvent, line });
-    }
-    // The final synchronous write at shutdown may land before an async one still in flight: order by sequence.
-    events.sort((a, b) => a.event.sequence - b.event.sequence);
-    for (const entry of events) {
-      if (entry.event.sequence <= this.#lastSequence) continue; // a duplicate
-      this.#keep(entry);
-      this.#fileEvents++;
-      this.#fileBytes += entry.line.length + 1;
-    }
-    if (skipped > 0) this.#logger.warn('bus log: skipped unreadable lines', { file: this.#filePath, skipped });
     this.#trim();
   }
 
@@ -126,12 +105,7 @@ export class BusLog implements IDisposable {
     const line = JSON.stringify(stored);
     this.#keep({ event: stored, line });
     this.#trim();
-    if (this.#filePath !== null && !this.#disposed) {
-      this.#queued.push(line + '\n');
-      this.#fileEvents++;
-      this.#fileBytes += line.length + 1;
-      this.#scheduleFlush();
-    }
+    this.#file?.append(line);
     return stored;
   }
 
@@ -148,25 +122,11 @@ export class BusLog implements IDisposable {
 
   /** Wait until everything appended so far is on disk (tests, shutdown). */
   async flush(): Promise<void> {
-    this.#flushScheduled = false;
-    this.#writing = this.#writing.then(() => this.#writeQueued());
-    await this.#writing;
+    await this.#file?.flush();
   }
 
   dispose(): void {
-    if (this.#disposed) return;
-    this.#disposed = true;
-    // Whatever the async chain has not written yet goes out now, synchronously: the process may be exiting.
-    const rest = this.#queued.join('');
-    this.#queued = [];
-    if (this.#filePath !== null && rest.length > 0) {
-      try {
-        appendFileSync(this.#filePath, rest, { mode: 0o600 });
-        chmodSync(this.#filePath, 0o600);
-      } catch (error) {
-        this.#logger.error('bus log: final write failed', { file: this.#filePath, error });
-      }
-    }
+    this.#file?.dispose();
   }
 
   #keep(entry: Entry): void {
@@ -186,48 +146,5 @@ export class BusLog implements IDisposable {
       this.#entries.splice(0, this.#head);
       this.#head = 0;
     }
-  }
-
-  #scheduleFlush(): void {
-    if (this.#flushScheduled) return;
-    this.#flushScheduled = true;
-    // Batch every append of this turn into one write.
-    setImmediate(() => {
-      if (!this.#flushScheduled) return;
-      this.#flushScheduled = false;
-      this.#writing = this.#writing.then(() => this.#writeQueued());
-    });
-  }
-
-  async #writeQueued(): Promise<void> {
-    const filePath = this.#filePath;
-    if (filePath === null || this.#queued.length === 0) return;
-    const data = this.#queued.join('');
-    this.#queued = [];
-    try {
-      const overBound =
-        this.#fileEvents > this.#maxEvents * BusConstants.logCompactFactor || this.#fileBytes > this.#maxBytes * BusConstants.logCompactFactor;
-      if (overBound) {
-        await this.#compact(filePath);
-      } else {
-        await appendFile(filePath, data, { mode: 0o600 });
-      }
-    } catch (error) {
-      this.#logger.error('bus log: write failed', { file: filePath, error });
-    }
-  }
-
-  /** Rewrite the file with exactly the kept events (they include everything queued). */
-  async #compact(filePath: string): Promise<void> {
-    const lines: string[] = [];
-    for (let index = this.#head; index < this.#entries.length; index++) lines.push(this.#entries[index]!.line + '\n');
-    const text = lines.join('');
-    const temporary = `${filePath}.${process.pid}.tmp`;
-    await writeFile(temporary, text, { mode: 0o600 });
-    await chmod(temporary, 0o600);
-    await rename(temporary, filePath);
-    // Events appended while this ran are queued and will be appended after it.
-    this.#fileEvents = lines.length + this.#queued.length;
-    this.#fileBytes = text.length + this.#queued.reduce((total, line) => total + line.length, 0);
   }
 }
