@@ -140,7 +140,7 @@ export function pointerInput(pointer: string, bracketedPaste: boolean): { text: 
 
 export function flattenPointer(pointer: string): string {
   const [first = '', ...rest] = pointer.split('\n');
-  return [first, ...rest.map((line) => line.replace(/^#\s?/, ''))].join(' | ');
+  return [first, ...rest.map((line) => line.replace(/^#\s*/, ''))].join(' | ');
 }
 
 /** Write the pointer into the terminal (the person handed it over from the UI: no typing guard). */

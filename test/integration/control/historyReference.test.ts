@@ -117,7 +117,31 @@ describe('history.reference on the control socket', () => {
       audited.some((entry) => entry.cmd === 'history.reference'),
       JSON.stringify(audited.slice(0, 3)),
     );
+
+    // Several lines go as one bracketed paste to a program that asked for it (bash's readline)…
+    const multi = await agent.request({ cmd: 'history.reference', items: [{ sessionId, commandId: failing.id }, { sessionId }], notes: 'a\nb', deliverTo: paneId });
+    assert.equal(multi.ok, true, multi.error);
+    await pollUntil(async () => (await pane.readScreen()).lines.some((line) => line.startsWith('# notes: a')) || null, { what: 'the pasted lines' });
+    assert.equal(pane.atPrompt, true, 'a paste is not Enter');
     await agent.request({ cmd: 'close', terminalId: paneId });
+
+    // …and as one line to one that did not (a typed newline would be Enter).
+    const catId = await createTerminal(agent, t.env, { ...shells.bashPlain, name: 'cat-pane' });
+    assert.equal((await agent.request({ cmd: 'send', terminalId: catId, text: 'stty -icanon -echo; cat' })).ok, true);
+    const catPane = t.hub.ptyHost.require(catId);
+    await pollUntil(async () => (await catPane.readScreen()).bracketedPaste === false && catPane.offset > 0 || null, { what: 'cat running' });
+    const flat = await agent.request({ cmd: 'history.reference', items: [{ sessionId, commandId: failing.id }, { sessionId }], notes: 'a\nb', deliverTo: catId });
+    assert.equal(flat.ok, true, flat.error);
+    // The screen wraps the long line: read it joined.
+    const flatText = await pollUntil(
+      async () => {
+        const text = (await catPane.readScreen()).lines.map((line) => line.trimEnd()).join('');
+        return text.includes('| notes: a | b') ? text : null;
+      },
+      { what: 'the one-line pointer from cat' },
+    );
+    assert.match(flatText, /# switchboard: 2 transcripts from History \(plain text files; read what you need\): \| 1\. "echo .*\| 2\. session "build" .*\| notes: a \| b/);
+    await agent.request({ cmd: 'close', terminalId: catId });
   });
 
   it('references a session still being recorded as of now, and says so', async () => {
@@ -146,7 +170,7 @@ describe('history.reference on the control socket', () => {
       [{ items: [] }, /items: give at least one session to reference/],
       [{ items: [{ sessionId }], notes: 'é'.repeat(8 * 1024 + 1) }, /notes: notes are 16386 bytes; at most 16384 \(16 KiB\)/],
       [{ items: [{ sessionId: '../etc' }] }, /session ids are/],
-      [{ items: [{ sessionId }], deliverTo: 'no-such-terminal' }, /unknown terminal.*no-such-terminal|no-such-terminal/],
+      [{ items: [{ sessionId }], deliverTo: 'no-such-terminal' }, /^unknown terminal id no-such-terminal$/],
     ];
     for (const [fields, error] of refusals) {
       const answer = await agent.request({ cmd: 'history.reference', ...fields });
