@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import { HistoryReferenceLimits, type HistoryReferenceResult } from '../../../src/common/api/historyContract.ts';
+import { utf8ByteLength } from '../../../src/common/protocol/relay/frameLimits.ts';
 import { Dialog } from '../../app/Dialog.tsx';
 import { useObservable } from '../../app/observable.ts';
 import { compactPath, shortenPath } from '../../app/paths.ts';
@@ -38,7 +39,7 @@ export function ReferenceDialog({ subjects, onClose, onSent }: { subjects: reado
   const [notes, setNotes] = useState('');
   const notesId = useId();
   const homeDir = workbench.appState.homeDir;
-  const notesBytes = new TextEncoder().encode(notes).length;
+  const notesBytes = utf8ByteLength(notes);
   const notesTooLong = notesBytes > HistoryReferenceLimits.maxNotesBytes;
   const tooMany = subjects.length > HistoryReferenceLimits.maxItems;
 

@@ -5,6 +5,7 @@
  * sequence, and replay must write exactly the bytes that were recorded.
  */
 import { z } from 'zod';
+import { utf8ByteLength } from '../protocol/relay/frameLimits.ts';
 import { Creator, TerminalId } from './contractTypes.ts';
 
 export const HistorySessionId = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.-]+$/, 'session ids are [A-Za-z0-9_.-]');
@@ -137,10 +138,8 @@ export const HistoryReferenceItems = z
     error: (issue) => `at most ${HistoryReferenceLimits.maxItems} items in one reference (got ${Array.isArray(issue.input) ? issue.input.length : 'more'})`,
   });
 
-const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
-
 export const HistoryReferenceNotes = z.string().check((context) => {
-  const bytes = utf8Bytes(context.value);
+  const bytes = utf8ByteLength(context.value);
   if (bytes > HistoryReferenceLimits.maxNotesBytes) {
     context.issues.push({ code: 'custom', input: context.value, message: `notes are ${bytes} bytes; at most ${HistoryReferenceLimits.maxNotesBytes} (16 KiB)` });
   }
