@@ -348,7 +348,9 @@ describe('History in the UI', () => {
     // Once: a reload does not bring it back.
     await page.reload();
     await waitForPanes(page, 1);
-    const again = await openHistory(page);
+    // The reload keeps the window on History.
+    const again = page.getByRole('region', { name: 'History' });
+    await again.waitFor();
     await again.locator('table[aria-label="Sessions"], .history-status-line').first().waitFor();
     assert.equal(await again.getByRole('status').filter({ hasText: 'moved aside' }).count(), 0);
   });

@@ -221,7 +221,8 @@ describe('Review view', () => {
     const decided = await shownReview(page, 'Three changes');
     assert.equal(await decided.locator('.review-detail-stats').innerText(), '+2 −2');
     await page.reload();
-    await openReview(page);
+    // The reload keeps the window on Review.
+    await page.getByRole('region', { name: 'Review', exact: true }).waitFor();
     await page.getByRole('region', { name: 'Decided', exact: true }).locator('[data-review-id]', { hasText: 'Three changes' }).getByLabel('2 lines added, 2 removed').waitFor();
   });
 

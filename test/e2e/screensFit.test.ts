@@ -531,6 +531,33 @@ describe('screens that fit', () => {
     assert.deepEqual(watched.misses.slice(0, 20), [], 'an overlay was covered in the frames after it appeared');
   });
 
+  it('keeps the search bar inside a narrow split, its field still there to type in', async (t) => {
+    const { page, firstPane } = await openWithContext(t, async () => {}, { size: small });
+    // Three side by side at 1000 px: each pane is about 250 px wide.
+    await page.locator(`[data-terminal-id="${firstPane}"] .pane-body`).click();
+    const second = await newPaneAfter(page, () => page.keyboard.press('Control+Shift+D'));
+    await waitForPaneText(page, second, '$');
+    const third = await newPaneAfter(page, () => page.keyboard.press('Control+Shift+D'));
+    await waitForPaneText(page, third, '$');
+    for (const pane of [firstPane, third]) {
+      const paneLocator = page.locator(`[data-terminal-id="${pane}"]`);
+      await paneLocator.locator('.pane-body').click();
+      await page.keyboard.press('Control+Shift+F');
+      const bar = paneLocator.locator('.search-bar');
+      await bar.waitFor();
+      await shot(page, `search-narrow-${pane === firstPane ? 'left' : 'right'}`);
+      const [paneBox, barBox, fieldBox] = await Promise.all([paneLocator.boundingBox(), bar.boundingBox(), bar.locator('input[type="search"]').boundingBox()]);
+      assert.ok(paneBox && barBox && fieldBox);
+      assert.ok(barBox.x >= paneBox.x && barBox.x + barBox.width <= paneBox.x + paneBox.width, `the bar (${barBox.x}–${barBox.x + barBox.width}) lies inside its pane (${paneBox.x}–${paneBox.x + paneBox.width})`);
+      assert.ok(fieldBox.x >= barBox.x && fieldBox.width >= 56, `its field is inside it and wide enough to type in (${fieldBox.width} px)`);
+      await assertOnTop(bar, `the search bar of a ${Math.round(paneBox.width)} px pane`);
+      await page.keyboard.type('$');
+      await pollUntil(async () => /of \d+$/.test(await paneLocator.locator('.search-count').innerText()), { what: 'a match count' });
+      await page.keyboard.press('Escape');
+      await bar.waitFor({ state: 'detached' });
+    }
+  });
+
   it('shows an outside-workspace path in the Review list as it is written', async (t) => {
     const { app, page } = await openFreshApp(browser(), t, { viewport: usual });
     const agent = agentFor(app, t);
