@@ -4,13 +4,15 @@ import { ActivityIcon } from '../../app/icons.tsx';
 import { useObservable } from '../../app/observable.ts';
 import { ViewPage } from '../../app/ViewPage.tsx';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
+import { TaskList } from './TaskList.tsx';
 
 const allValue = '';
 
-/** The agents' audit log, newest first, live, filterable by agent and by terminal. */
+/** The tasks agents hand each other, then the agents' audit log; newest first, live, the log filterable by agent and by terminal. */
 export function ActivityView() {
   const workbench = useWorkbench();
   const entries = useObservable(workbench.activity.entries);
+  const tasks = useObservable(workbench.activity.tasks);
   const terminals = useObservable(workbench.terminals);
   const [peer, setPeer] = useState(allValue);
   const [terminalId, setTerminalId] = useState(allValue);
@@ -26,18 +28,23 @@ export function ActivityView() {
   const shown = entries.filter((entry) => (peer === allValue || entry.peer === peer) && (terminalId === allValue || entry.terminalId === terminalId));
 
   return (
-    <ViewPage label="Activity" title="Activity" description="What agents did to terminals through the control socket, newest first.">
-      {entries.length === 0 ? (
+    <ViewPage label="Activity" title="Activity" description="What agents did to terminals through the control socket, and the tasks they handed each other, newest first.">
+      {tasks.length > 0 && <TaskList tasks={tasks} />}
+      {entries.length === 0 && tasks.length > 0 ? (
+        <p className="activity-none-yet">No agent has acted on a terminal yet.</p>
+      ) : entries.length === 0 ? (
         <div className="empty-state">
           <ActivityIcon width={28} height={28} />
           <p className="empty-title">No agent activity yet</p>
           <p>
             When an agent creates a terminal, types into one, runs a command, signals or closes it through the control socket
-            (<code>switchboard</code> CLI, MCP or a claws client), it is listed here as it happens.
+            (<code>switchboard</code> CLI, MCP or a claws client), it is listed here as it happens, and so are the tasks an
+            orchestrator assigns to its workers (claws' <code>task.assign</code>).
           </p>
         </div>
       ) : (
         <>
+          {tasks.length > 0 && <h2 className="activity-section-title">Terminal actions</h2>}
           <div className="activity-filters" role="group" aria-label="Filter activity">
             <label className="activity-filter">
               <span>Agent</span>

@@ -1,9 +1,11 @@
 /**
  * What agents do, as the window sees it: the audit log (loaded once, then kept live from
- * `audit.recorded`) for the Activity view, and per terminal the input an agent typed a moment ago,
+ * `audit.recorded`) and the tasks agents hand each other (claws' task registry, live from
+ * `tasks.changed`) for the Activity view, and per terminal the input an agent typed a moment ago,
  * for the pane's activity line. Owned by the Workbench.
  */
 import type { AuditEntry, EventPayload } from '../../../src/common/api/contract.ts';
+import { type TaskInfo, TaskLimits } from '../../../src/common/api/taskContract.ts';
 import type { IHubClient } from '../../../src/common/api/hubClient.ts';
 import { Disposable, toDisposable } from '../../../src/common/lifecycle.ts';
 import { ObservableValue } from '../../app/observable.ts';
@@ -23,6 +25,8 @@ export class AgentActivity extends Disposable {
   readonly #client: IHubClient;
   /** Newest first. */
   readonly entries = this.register(new ObservableValue<readonly AuditEntry[]>([]));
+  /** claws tasks, newest assignment first (as many as the Hub keeps). */
+  readonly tasks = this.register(new ObservableValue<readonly TaskInfo[]>([]));
   /** Per terminal id, the agent input shown under the pane now. */
   readonly recentInput = this.register(new ObservableValue<ReadonlyMap<string, RecentAgentInput>>(new Map()));
   readonly #expiry = new Map<string, ReturnType<typeof setTimeout>>();
@@ -43,9 +47,22 @@ export class AgentActivity extends Disposable {
   async start(): Promise<void> {
     this.register(this.#client.on('audit.recorded', (entry) => this.#merge([entry])));
     this.register(this.#client.on('terminal.agentInput', (input) => this.#showInput(input)));
-    const listed = await this.#client.call('audit.list', { limit: activityListLimit });
+    this.register(this.#client.on('tasks.changed', (task) => this.#mergeTasks([task])));
+    const [listed, tasks] = await Promise.all([this.#client.call('audit.list', { limit: activityListLimit }), this.#client.call('tasks.list', {})]);
     if (this.store.isDisposed) return;
     this.#merge(listed);
+    this.#mergeTasks(tasks);
+  }
+
+  /** A task's newest state wins: an event that arrived before the list is newer than the list's copy. */
+  #mergeTasks(incoming: readonly TaskInfo[]): void {
+    const byId = new Map(this.tasks.value.map((task) => [task.taskId, task]));
+    for (const task of incoming) {
+      const known = byId.get(task.taskId);
+      if (!known || known.updatedAt <= task.updatedAt) byId.set(task.taskId, task);
+    }
+    const merged = [...byId.values()].sort((a, b) => b.assignedAt - a.assignedAt || b.taskId.localeCompare(a.taskId, undefined, { numeric: true })).slice(0, TaskLimits.maxTasks);
+    this.tasks.set(merged);
   }
 
   #merge(incoming: readonly AuditEntry[]): void {
