@@ -123,6 +123,8 @@ export class ConnectionAccess {
       return { ok: false, error: AuthErrors.forbidden(cmd) };
     }
     if (cmd === 'subscribe' && !topicWithinTerminals(fields.topic, allowed)) return { ok: false, error: AuthErrors.forbidden(cmd) };
+    // Nor have a task's prompt typed into a worker's terminal: the request does not name it, so it may be outside the list.
+    if (cmd === 'task.assign' && fields.deliver !== undefined && fields.deliver !== null && fields.deliver !== 'publish') return { ok: false, error: AuthErrors.forbidden(cmd) };
     return { ok: true };
   }
 }

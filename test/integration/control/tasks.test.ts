@@ -275,6 +275,27 @@ describe('peers and tasks on the control socket', () => {
     assert.equal(info?.assigneeTerminalId, terminalId);
     for (const client of [boss, worker]) client.close();
   });
+
+  it('tokens: a read token may list peers and tasks; a terminal-limited one may not have a prompt typed into a worker’s terminal', async () => {
+    const pane = await app.connect();
+    const terminalId = await createTerminal(pane, app.env, { name: 'limited' });
+    const reader = await app.connect();
+    const { secret: readSecret } = await person.call('tokens.create', { name: 'reader', scopes: ['read'] });
+    assert.equal((await reader.request({ cmd: 'auth', token: readSecret })).ok, true);
+    assert.equal((await reader.request({ cmd: 'peers' })).ok, true);
+    assert.equal((await reader.request({ cmd: 'task.list' })).ok, true);
+    await expectError(reader, { cmd: 'task.cancel', taskId: 't_001' }, 'auth:forbidden task.cancel');
+
+    const boss = await app.connect();
+    const worker = await app.connect();
+    const { secret } = await person.call('tokens.create', { name: 'one pane', scopes: ['drive'], terminals: [terminalId] });
+    assert.equal((await boss.request({ cmd: 'auth', token: secret })).ok, true);
+    await hello(boss, 'orchestrator', 'limited-boss');
+    const workerId = await hello(worker, 'worker', 'elsewhere', { terminalId });
+    await expectError(boss, { cmd: 'task.assign', title: 't', assignee: workerId, prompt: 'echo x', deliver: 'inject' }, 'auth:forbidden task.assign');
+    assert.equal((await v2(boss, { cmd: 'task.assign', title: 't', assignee: workerId, prompt: 'echo x' })).ok, true);
+    for (const client of [pane, reader, boss, worker]) client.close();
+  });
 });
 
 describe('tasks across a restart', () => {
