@@ -39,7 +39,7 @@ import { describe, openHistoryDatabase, openRecordingConnection } from './histor
 import { HistoryIndexer } from './historyIndexer.ts';
 import { type CommittedBatch, HistoryRecorder } from './historyRecorder.ts';
 import { type CheckpointOutcome, WalCheckpointer } from './walCheckpointer.ts';
-import { referencePointer, type ResolvedReference, typePointer, writeReferenceFiles } from './references.ts';
+import { referencePointer, removeReferenceFiles, type ResolvedReference, typePointer, writeReferenceFiles } from './references.ts';
 import { type CommandsParams, HistoryStore, type ListParams, newSessionId, type ReadResult, type RecordedEvent, type RecordedTail, type SessionWrites } from './historyStore.ts';
 
 export interface HistoryServiceOptions {
@@ -284,6 +284,7 @@ export class HistoryService implements IDisposable {
     const store = this.#requireStore();
     const deleted = store.deleteSessions(ids);
     this.#indexer?.forget(ids);
+    this.#forgetReferences(ids);
     this.#checkpointer?.noteCommitted(0);
     if (deleted > 0) this.#onDidChange.fire({ sessionIds: [...ids] });
     return deleted;
@@ -478,6 +479,12 @@ export class HistoryService implements IDisposable {
   #deleteNow(ids: string[]): void {
     this.#store?.deleteSessions(ids);
     this.#indexer?.forget(ids);
+    this.#forgetReferences(ids);
+  }
+
+  /** A deleted or pruned session's transcript files go with it (off the caller's path; a failure is logged). */
+  #forgetReferences(ids: readonly string[]): void {
+    removeReferenceFiles(this.#options.dataDir, ids).catch((error: unknown) => this.#logger.warn('cannot remove reference files', { error: describe(error) }));
   }
 
   #maxSessionBytes(): number {
@@ -570,6 +577,7 @@ export class HistoryService implements IDisposable {
       const prune = (id: string) => {
         store()?.deleteSessions([id]);
         this.#indexer?.forget([id]);
+        this.#forgetReferences([id]);
         pruned.push(id);
       };
       if (settings.historyMaxAgeDays > 0) {

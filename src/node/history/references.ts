@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, open, rename, rm } from 'node:fs/promises';
+import { chmod, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HistoryCommand, HistoryReferenceFile, HistorySession } from '../../common/api/historyContract.ts';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../paths.ts';
@@ -104,6 +104,27 @@ export async function writeReferenceFiles(dataDir: string, items: readonly Resol
     bytes,
     live: item.live,
   }));
+}
+
+/**
+ * Remove the transcript files of these sessions: a session deleted from History (by the person,
+ * or by retention) must not live on as a copy in references/. Missing files are fine.
+ */
+export async function removeReferenceFiles(dataDir: string, sessionIds: readonly string[]): Promise<number> {
+  if (sessionIds.length === 0) return 0;
+  let names: string[];
+  try {
+    names = await readdir(referencesDir(dataDir));
+  } catch {
+    return 0; // no reference was ever written
+  }
+  const ids = new Set(sessionIds);
+  const doomed = names.filter((name) => {
+    const match = /^(.+)-(?:session|cmd\d+)(?:-upto\d+)?\.txt$/.exec(name);
+    return match !== null && ids.has(match[1]!);
+  });
+  await Promise.all(doomed.map((name) => rm(join(referencesDir(dataDir), name), { force: true })));
+  return doomed.length;
 }
 
 /**

@@ -199,15 +199,29 @@ describe('history.reference on the control socket', () => {
   });
 
   it('needs a read token to reference, a drive token to deliver, and a token for all terminals', async () => {
+    const paneId = await createTerminal(agent, t.env, { name: 'token-pane' });
     const reader = await api.call('tokens.create', { name: 'reader', scopes: ['read'] });
-    const limited = await api.call('tokens.create', { name: 'limited', scopes: ['drive'], terminals: ['t-whatever'] });
+    const limited = await api.call('tokens.create', { name: 'limited', scopes: ['drive'], terminals: [paneId] });
     const readerClient = await t.connect();
     assert.equal((await readerClient.request({ cmd: 'auth', token: reader.secret })).ok, true);
     assert.equal((await readerClient.request({ cmd: 'history.reference', items: [{ sessionId }] })).ok, true);
-    const delivering = await readerClient.request({ cmd: 'history.reference', items: [{ sessionId }], deliverTo: 't-whatever' });
+    const delivering = await readerClient.request({ cmd: 'history.reference', items: [{ sessionId }], deliverTo: paneId });
     assert.equal(delivering.error, 'auth:forbidden history.reference');
     const limitedClient = await t.connect();
     assert.equal((await limitedClient.request({ cmd: 'auth', token: limited.secret })).ok, true);
     assert.equal((await limitedClient.request({ cmd: 'history.reference', items: [{ sessionId }] })).error, 'auth:forbidden history.reference');
+    // Not even into its own terminal: the sessions it would hand over span every terminal.
+    assert.equal((await limitedClient.request({ cmd: 'history.reference', items: [{ sessionId }], deliverTo: paneId })).error, 'auth:forbidden history.reference');
+    await agent.request({ cmd: 'close', terminalId: paneId });
+  });
+
+  it('removes a session\'s transcript files when the session is deleted from History', async () => {
+    const answer = await agent.request({ cmd: 'history.reference', items: [{ sessionId }, { sessionId, commandId: failing.id }] });
+    assert.equal(answer.ok, true, answer.error);
+    const other = listReferences().filter((name) => !name.startsWith(sessionId));
+    assert.ok(other.length > 0, 'the live session\'s file from before stays');
+    await api.call('history.delete', { ids: [sessionId] });
+    await pollUntil(() => listReferences().every((name) => !name.startsWith(sessionId)) || null, { what: 'the deleted session\'s files to go' });
+    assert.deepEqual(listReferences(), other);
   });
 });
