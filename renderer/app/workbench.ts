@@ -558,7 +558,8 @@ export class Workbench extends Disposable {
         if (this.view.value === 'terminals') this.requestPaneFocus();
         return;
       case 'terminal.runAndHand':
-        this.dialog.set('runAndHand');
+        // It hands over what History recorded: the remote view has no History.
+        if (this.appState.host !== 'remote') this.dialog.set('runAndHand');
         return;
       case 'view.shortcuts':
         this.dialog.set(this.dialog.value === 'shortcuts' ? null : 'shortcuts');

@@ -153,9 +153,11 @@ export function RunAndHandDialog() {
   );
 }
 
-/** The pane toolbar's entry. */
+/** The pane toolbar's entry; shown while History records (it hands over what History recorded). */
 export function RunAndHandButton() {
   const workbench = useWorkbench();
+  const status = useObservable(workbench.history.status);
+  if (status?.state !== 'recording') return null;
   return (
     <button
       type="button"
