@@ -119,6 +119,19 @@ describe('handing History to an agent pane', () => {
     await waitForPaneText(page, runPane, 'ran-20');
     await waitForPaneText(page, firstPane, '# notes: Fix this.');
 
+    // In a terminal the person picks: the command runs there, at its prompt.
+    await page.locator(`[data-terminal-id="${firstPane}"] .pane-body`).click();
+    await page.getByRole('button', { name: 'Run and hand to agent…' }).click();
+    const inPicked = page.getByRole('dialog', { name: 'Run and hand to agent' });
+    await inPicked.getByLabel('Command').fill('echo "second-$((1+1))"');
+    await inPicked.getByLabel('Run in').selectOption(runPane);
+    await inPicked.getByRole('button', { name: 'Run and hand over' }).click();
+    await inPicked.getByText(/^Typed into/).waitFor({ timeout: 30_000 });
+    assert.match(await inPicked.getByLabel('Pointer').innerText(), /^# switchboard: transcript of "echo "second-\$\(\(1\+1\)\)"" \(exit 0, .*\) at \/.*-cmd\d+\.txt$/);
+    await inPicked.getByRole('button', { name: 'Done' }).click();
+    await waitForPaneText(page, runPane, 'second-2');
+    assert.equal((await waitForPanes(page, 2)).length, 2, 'no new terminal');
+
     // Nothing to run: nothing to press. Escape closes the dialog.
     await page.keyboard.press('Control+Shift+Y');
     const again = page.getByRole('dialog', { name: 'Run and hand to agent' });
