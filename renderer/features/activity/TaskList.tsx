@@ -48,7 +48,7 @@ function TaskRow({ task }: { task: TaskInfo }) {
   return (
     <tr data-task-id={task.taskId} data-status={task.status}>
       <td className="task-what" title={task.promptPreview}>
-        <span className="task-title">{task.title}</span>
+        <span className="task-title task-clamp">{task.title}</span>
         <span className="task-sub">
           <span className="task-id">{task.taskId}</span> {task.promptPreview}
         </span>
