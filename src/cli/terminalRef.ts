@@ -2,36 +2,20 @@
  * How a person names a terminal on the command line: its full id, a unique prefix of its id, or
  * its name. Resolved against `list`, so a typo is caught before anything is sent to a terminal.
  */
+import { matchTerminalRef } from '../common/terminal/terminalRef.ts';
 import { ControlClientError, type ControlClient, type ControlTerminal } from './controlClient.ts';
 
 export const terminalRefHelp =
   'TERMINAL is a terminal id, a unique prefix of one, or a terminal name (see `switchboard ls`).';
 
-/**
- * Order: exact id, exact name, then id prefix. An exact match always wins, so a terminal named
- * "a" stays reachable even when some id starts with "a".
- */
+/** The terminal `ref` names (see matchTerminalRef), or a one-line error a person can act on. */
 export function resolveTerminalRef(terminals: readonly ControlTerminal[], ref: string): ControlTerminal {
   if (ref.length === 0) throw new ControlClientError('UNKNOWN_TERMINAL', 'the terminal reference is empty');
-  const byId = terminals.find((terminal) => terminal.id === ref);
-  if (byId) return byId;
-  const byName = terminals.filter((terminal) => terminal.name === ref);
-  if (byName.length === 1) return byName[0]!;
-  if (byName.length > 1) throw ambiguous(ref, byName, 'name');
-  const byPrefix = terminals.filter((terminal) => terminal.id.startsWith(ref));
-  if (byPrefix.length === 1) return byPrefix[0]!;
-  if (byPrefix.length > 1) throw ambiguous(ref, byPrefix, 'id prefix');
-  const near = terminals.filter((terminal) => looseName(terminal.name) === looseName(ref));
-  const hint = near.length > 0 ? `; did you mean ${near.map((terminal) => shellWord(terminal.name)).join(' or ')}?` : ' (see `switchboard ls`)';
+  const match = matchTerminalRef(terminals, ref);
+  if (match.kind === 'found') return match.terminal;
+  if (match.kind === 'ambiguous') throw ambiguous(ref, match.matches, match.by);
+  const hint = match.near.length > 0 ? `; did you mean ${match.near.map((terminal) => shellWord(terminal.name)).join(' or ')}?` : ' (see `switchboard ls`)';
   throw new ControlClientError('UNKNOWN_TERMINAL', `unknown terminal ${JSON.stringify(ref)}${hint}`);
-}
-
-/**
- * A name as people mistype it: `bash2` or `Bash-2` for "bash 2" (new terminals are numbered with a
- * space, which a shell splits unless it is quoted).
- */
-function looseName(name: string): string {
-  return name.toLowerCase().replace(/[\s_-]+/g, '');
 }
 
 /** The name as it must be typed in a shell. */

@@ -65,4 +65,32 @@ describe('Settings: control socket tokens', () => {
     await row.getByText('revoked').waitFor();
     assert.match(await serverError(reader.list()), /auth:invalid/);
   });
+
+  it('limits a token to terminals by the names the sidebar shows, spaces and all, and says which name matched nothing', async (t) => {
+    const { app, page, firstPane } = await openFreshApp(browser(), t, { viewport: { width: 1000, height: 700 } });
+    const agent = new ControlClient({ socketPath: join(app.dataDir, 'control.sock'), clientName: 'e2e-agent' });
+    t.after(() => agent.dispose());
+    await agent.rename(firstPane, 'web server');
+
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const section = page.getByRole('region', { name: 'Settings' }).getByRole('region', { name: 'Control socket' });
+    await section.getByLabel('Token name').fill('for the web server');
+    await section.getByLabel('Terminals').fill('web server');
+    await section.getByRole('button', { name: 'Create token' }).click();
+    const row = section.getByRole('table', { name: 'Control tokens' }).locator('tbody tr').filter({ hasText: 'for the web server' });
+    await row.waitFor();
+    assert.match(await row.innerText(), /for the web server\s+read\s+web server\s/, 'the table names the pane');
+    const [token] = (await agent.request('tokens.list', {})).tokens as Array<{ terminals: string[] | null }>;
+    assert.deepEqual(token?.terminals, [firstPane], 'and the token holds its id');
+    await section.getByRole('button', { name: 'Done' }).click();
+
+    // A name without its space matches nothing: the app says so and suggests the name.
+    await section.getByLabel('Token name').fill('typo');
+    await section.getByLabel('Terminals').fill('webserver');
+    await section.getByRole('button', { name: 'Create token' }).click();
+    const alert = page.locator('.toast[role="alert"]');
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /Could not create the token[\s\S]*no open terminal has that id or name; did you mean "web server"\?/);
+    assert.equal(await section.getByRole('table', { name: 'Control tokens' }).locator('tbody tr').count(), 1, 'nothing was created');
+  });
 });

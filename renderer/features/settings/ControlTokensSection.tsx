@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import type { ControlTokenInfo, ControlTokenScope, Settings } from '../../../src/common/api/contract.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
+import { useObservable } from '../../app/observable.ts';
 import { SwitchSetting } from './SwitchSetting.tsx';
 import './controlTokens.css';
 
@@ -22,6 +23,7 @@ export function ControlTokensSection({ settings }: { settings: Settings }) {
   const workbench = useWorkbench();
   const { client, errors } = workbench;
   const [tokens, setTokens] = useState<ControlTokenInfo[]>([]);
+  const terminalNames = useObservable(workbench.terminals);
   const [name, setName] = useState('');
   const [scope, setScope] = useState<ControlTokenScope>('read');
   const [terminals, setTerminals] = useState('');
@@ -44,10 +46,11 @@ export function ControlTokensSection({ settings }: { settings: Settings }) {
 
   const days = expiresInDays.trim() === '' ? undefined : Number(expiresInDays);
   const daysValid = days === undefined || (Number.isInteger(days) && days >= 1 && days <= 3650);
-  const terminalIds = terminals
-    .split(/[\s,]+/)
-    .map((id) => id.trim())
-    .filter((id) => id.length > 0);
+  // Names have spaces ("bash 2"): only commas separate terminals. The Hub resolves names and ids.
+  const terminalRefs = terminals
+    .split(',')
+    .map((ref) => ref.trim())
+    .filter((ref) => ref.length > 0);
   const canCreate = name.trim().length > 0 && daysValid;
 
   const create = async (event: FormEvent) => {
@@ -57,7 +60,7 @@ export function ControlTokensSection({ settings }: { settings: Settings }) {
       const result = await client.call('tokens.create', {
         name: name.trim(),
         scopes: [scope],
-        ...(terminalIds.length > 0 ? { terminals: terminalIds } : {}),
+        ...(terminalRefs.length > 0 ? { terminals: terminalRefs } : {}),
         ...(days !== undefined ? { expiresInDays: days } : {}),
       });
       setCreated({ name: result.token.name, secret: result.secret });
@@ -124,8 +127,9 @@ export function ControlTokensSection({ settings }: { settings: Settings }) {
           <span>Terminals</span>
           <input
             className="text-input"
-            aria-label="Terminal ids"
-            placeholder="all, or ids with commas"
+            aria-label="Terminals"
+            placeholder="all, or names or ids, comma-separated"
+            title="Leave empty for every terminal; else names (as in the sidebar) or ids, separated by commas"
             value={terminals}
             onChange={(event) => setTerminals(event.target.value)}
           />
@@ -169,7 +173,7 @@ export function ControlTokensSection({ settings }: { settings: Settings }) {
                 <tr key={token.id} data-token-id={token.id} className={state === 'active' ? undefined : 'token-inactive'}>
                   <td>{token.name}</td>
                   <td>{token.scopes.join(', ')}</td>
-                  <td>{token.terminals === null ? 'all' : token.terminals.join(', ')}</td>
+                  <td>{token.terminals === null ? 'all' : token.terminals.map((id) => terminalNames.get(id)?.name ?? `${id} (gone)`).join(', ')}</td>
                   <td>{day(token.createdAt)}</td>
                   <td>{day(token.expiresAt)}</td>
                   <td className="token-actions">

@@ -243,7 +243,8 @@ export const CreateControlTokenParams = z
   .object({
     name: z.string().trim().min(1).max(200),
     scopes: z.array(ControlTokenScope).min(1).max(2),
-    terminals: z.array(TerminalId).min(1).max(256).optional(),
+    /** Terminal ids, names or unique id prefixes (the Hub stores the ids they name). */
+    terminals: z.array(z.string().trim().min(1).max(200)).min(1).max(256).optional(),
     expiresInDays: z.number().int().min(1).max(3650).optional(),
   })
   .strict();

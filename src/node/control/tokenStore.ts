@@ -12,8 +12,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ControlTokenInfo, type CreateControlTokenParams } from '../../common/api/contract.ts';
+import { ApiError } from '../../common/api/errors.ts';
 import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
+import { matchTerminalRef, type NamedTerminal } from '../../common/terminal/terminalRef.ts';
 import type { ILogger } from '../logger.ts';
 import { writePrivateFileAtomic } from '../paths.ts';
 
@@ -37,12 +39,19 @@ export interface TokenStoreOptions {
   logger: ILogger;
   /** Epoch ms; tests move time forward to expire tokens. */
   now?: () => number;
+  /**
+   * The open terminals, to resolve the names and id prefixes a token is limited to (the app's
+   * field and `--terminal` take names). Without it the terminals are kept as given (the store's
+   * own tests).
+   */
+  terminals?: () => readonly NamedTerminal[];
 }
 
 export class TokenStore implements IDisposable {
   readonly #filePath: string;
   readonly #logger: ILogger;
   readonly #now: () => number;
+  readonly #terminals: (() => readonly NamedTerminal[]) | undefined;
   #tokens: StoredToken[] = [];
   /** Writes are serialised so two quick changes never land out of order. */
   #writeQueue: Promise<void> = Promise.resolve();
@@ -53,6 +62,7 @@ export class TokenStore implements IDisposable {
     this.#filePath = options.filePath;
     this.#logger = options.logger;
     this.#now = options.now ?? Date.now;
+    this.#terminals = options.terminals;
   }
 
   async load(): Promise<void> {
@@ -76,13 +86,14 @@ export class TokenStore implements IDisposable {
   }
 
   async create(params: CreateControlTokenParams): Promise<{ token: ControlTokenInfo; secret: string }> {
+    const terminals = params.terminals ? this.#resolveTerminals(params.name, params.terminals) : null;
     const secret = tokenSecretPrefix + randomBytes(secretBytes).toString('base64url');
     const createdAt = this.#now();
     const stored: StoredToken = {
       id: randomBytes(6).toString('hex'),
       name: params.name,
       scopes: [...new Set(params.scopes)],
-      terminals: params.terminals ? [...new Set(params.terminals)] : null,
+      terminals,
       createdAt,
       expiresAt: params.expiresInDays === undefined ? null : createdAt + params.expiresInDays * dayMs,
       revokedAt: null,
@@ -91,6 +102,27 @@ export class TokenStore implements IDisposable {
     this.#tokens.push(stored);
     await this.#persist();
     return { token: toInfo(stored), secret };
+  }
+
+  /**
+   * Each of the token's terminals as an id: given as an id, a name or a unique id prefix (one rule
+   * with the CLI's TERMINAL). A token for a terminal that does not exist would let nothing through,
+   * so one that names none is refused, saying which.
+   */
+  #resolveTerminals(tokenName: string, refs: readonly string[]): string[] {
+    const open = this.#terminals?.();
+    if (!open) return [...new Set(refs)];
+    const ids = refs.map((ref) => {
+      const match = matchTerminalRef(open, ref);
+      if (match.kind === 'found') return match.terminal.id;
+      const what = `cannot limit token ${JSON.stringify(tokenName)} to terminal ${JSON.stringify(ref)}`;
+      if (match.kind === 'ambiguous') {
+        throw new ApiError('INVALID_PARAMS', `${what}: it matches ${match.matches.length} terminals by ${match.by} (${match.matches.map((terminal) => `${terminal.id} "${terminal.name}"`).join(', ')}); give the id`);
+      }
+      const near = match.near.length > 0 ? `; did you mean ${match.near.map((terminal) => JSON.stringify(terminal.name)).join(' or ')}?` : ' (give the id or name of an open terminal)';
+      throw new ApiError('INVALID_PARAMS', `${what}: no open terminal has that id or name${near}`);
+    });
+    return [...new Set(ids)];
   }
 
   /** Revoke a token; revoking twice keeps the first time. Returns null when no token has that id. */

@@ -91,6 +91,25 @@ describe('control socket token auth', () => {
     }
   });
 
+  it('limits a token to terminals given by name (spaces and all) or id prefix, and refuses a name no terminal has', async () => {
+    await api.call('terminal.rename', { id: terminalB, name: 'web server' });
+    const byName = await api.call('tokens.create', { name: 'by name', scopes: ['read'], terminals: ['web server', terminalA.slice(0, 6)] });
+    assert.deepEqual(byName.token.terminals, [terminalB, terminalA], 'stored as ids, which follow restored panes');
+    // The same rule on the socket.
+    const client = await t.connect();
+    const overSocket = await client.request({ cmd: 'tokens.create', name: 'socket', scopes: ['read'], terminals: ['web server'] });
+    assert.deepEqual(overSocket.token?.terminals, [terminalB], JSON.stringify(overSocket));
+    const typo = await client.request({ cmd: 'tokens.create', name: 'typo', scopes: ['read'], terminals: ['webserver'] });
+    assert.deepEqual([typo.ok, typo.code, typo.error], [false, 'INVALID_PARAMS', 'cannot limit token "typo" to terminal "webserver": no open terminal has that id or name; did you mean "web server"?']);
+    await assert.rejects(api.call('tokens.create', { name: 'nothing', scopes: ['read'], terminals: ['no such pane'] }), {
+      message: 'cannot limit token "nothing" to terminal "no such pane": no open terminal has that id or name (give the id or name of an open terminal)',
+    });
+    // "t-" starts every id: ambiguous, and it says so.
+    await assert.rejects(api.call('tokens.create', { name: 'vague', scopes: ['read'], terminals: ['t-'] }), /cannot limit token "vague" to terminal "t-": it matches \d+ terminals by id prefix .*; give the id$/);
+    const names = (await api.call('tokens.list', {})).map((token) => token.name);
+    assert.ok(!names.includes('typo') && !names.includes('nothing') && !names.includes('vague'), 'a refused token is not created');
+  });
+
   it('accepts the token in a claws/2 hello, and refuses a wrong or missing one', async () => {
     await api.call('settings.update', { controlTokenAuth: true });
     try {
