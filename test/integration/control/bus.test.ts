@@ -57,7 +57,7 @@ describe('claws/2 bus on the control socket', () => {
     assert.equal(first.ok, true);
     assert.match(first.peerId, /^p-[0-9a-f]{8}$/);
     assert.equal(first.protocol, 'claws/2');
-    assert.deepEqual(first.serverCapabilities, ['push', 'broadcast']);
+    assert.deepEqual(first.serverCapabilities, ['push', 'broadcast', 'tasks']);
     const denied = await client.request({ cmd: 'broadcast', text: 'hi' });
     assert.equal(denied.ok, false);
     assert.match(denied.error, /broadcast is for peers with role orchestrator \(this peer is worker\)/);

@@ -157,7 +157,7 @@ export class Bus implements IDisposable {
     if (params.monitorCorrelationId !== undefined) this.#workers?.claim(params.monitorCorrelationId, peer.peerId);
     this.#logger.info(first ? 'bus peer connected' : 'bus peer updated', { connection: connection.connectionId, ...describePeer(peer) });
     if (first) this.publishFromServer('system.peer.connected', { ...describePeer(peer), correlationId: client.correlationId });
-    return { peerId: peer.peerId, protocol: ProtocolV2, serverCapabilities: ['push', 'broadcast'] };
+    return { peerId: peer.peerId, protocol: ProtocolV2, serverCapabilities: ['push', 'broadcast', 'tasks'] };
   }
 
   /**
