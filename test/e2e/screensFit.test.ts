@@ -486,6 +486,19 @@ describe('screens that fit', () => {
         assert.ok(gutters.length > 0 && gutters.every((width) => width === 0), `native scrollbar widths in the panes at ${where}: ${gutters.join(', ')}`);
       }
     }
+
+    // The last tab active in a wide window, then the window narrows: the active tab stays in view.
+    await show(page, large, 'dark');
+    await page.getByRole('tab').last().click();
+    await show(page, small, 'dark');
+    const strip = page.getByRole('tablist', { name: 'Terminal tabs' });
+    await pollUntil(
+      async () => {
+        const [stripBox, activeBox] = await Promise.all([strip.boundingBox(), strip.locator('.tab[data-active="true"]').boundingBox()]);
+        return stripBox && activeBox && activeBox.x >= stripBox.x - 1 && activeBox.x + activeBox.width <= stripBox.x + stripBox.width + 1 ? true : undefined;
+      },
+      { what: 'the active tab inside the narrowed strip' },
+    );
   });
 
   it('keeps every overlay of a pane on top of the terminal from the frame it appears (DOM renderer)', async (t) => {

@@ -25,6 +25,19 @@ export function TabBar() {
   useEffect(() => {
     listRef.current?.querySelector('.tab[data-active="true"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   }, [activeTabId, layout.tabs.length]);
+  // And when the strip narrows (a smaller window, the sidebar widened), the active tab stays in view.
+  useEffect(() => {
+    const list = listRef.current;
+    if (!list) return;
+    let width = list.clientWidth;
+    const observer = new ResizeObserver(() => {
+      if (list.clientWidth === width) return;
+      width = list.clientWidth;
+      list.querySelector('.tab[data-active="true"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    });
+    observer.observe(list);
+    return () => observer.disconnect();
+  }, []);
 
   return (
     <div className="tab-bar">
