@@ -10,6 +10,7 @@ import { Creator, TerminalId } from './contractTypes.ts';
 import { historyEvents, historyMethods } from './historyContract.ts';
 import { relayEvents, relayMethods } from './relayContract.ts';
 import { reviewEvents, reviewMethods } from './reviewContract.ts';
+import { AgentStatus } from './agentContract.ts';
 import { taskEvents, taskMethods } from './taskContract.ts';
 
 export { Creator, TerminalId };
@@ -62,6 +63,8 @@ export const TerminalInfo = z.object({
    * screen is shown as read-only scrollback above the fresh shell. Optional: added after v1.
    */
   restoredFrom: RestoredFrom.nullable().optional(),
+  /** Set while the pane runs an agent CLI (or ran one, `exited`): its kind and state (agentContract.ts). Optional: added after v1. */
+  agent: AgentStatus.nullable().optional(),
 });
 export type TerminalInfo = z.infer<typeof TerminalInfo>;
 
