@@ -4,6 +4,7 @@ import { formatZodIssues } from '../../../common/validation.ts';
 import { type ControlCommand, defineCommand } from '../commandRegistry.ts';
 import { ControlError, ProtocolV2 } from '../protocol.ts';
 import { type Bus, BusErrors } from './bus.ts';
+import { CursorParam } from './busCursor.ts';
 import type { BusConnection } from './busPeers.ts';
 import { PeerRole } from './busPeers.ts';
 
@@ -14,12 +15,21 @@ function connectionOf(peer: unknown): BusConnection {
 
 const Topic = z.string().min(1).max(256);
 
-const HelloFields = z.object({
-  role: PeerRole,
-  peerName: z.string().min(1).max(200),
-  terminalId: z.union([z.string().min(1).max(256), z.number().finite().transform(String)]).optional(),
-  capabilities: z.array(z.string().max(100)).max(100).optional(),
-});
+/** claws clients send null for what they leave unset. */
+const absentIfNull = <T extends z.ZodType>(schema: T) => schema.nullish().transform((value) => value ?? undefined);
+
+const HelloFields = z
+  .object({
+    role: PeerRole,
+    peerName: z.string().min(1).max(200),
+    terminalId: absentIfNull(z.union([z.string().min(1).max(256), z.number().finite().transform(String)])),
+    capabilities: absentIfNull(z.array(z.string().max(100)).max(100)),
+    /** claws v0.8: the worker's correlation id, announced in `system.peer.connected`. */
+    correlation_id: absentIfNull(z.string().min(1).max(200)),
+    /** claws' `stream-events.js --wait`: the correlation id this peer monitors. */
+    monitorCorrelationId: absentIfNull(z.string().min(1).max(200)),
+  })
+  .transform(({ correlation_id, monitorCorrelationId, ...fields }) => ({ ...fields, correlationId: correlation_id, monitorCorrelationId }));
 
 export function busCommands(bus: Bus): ControlCommand[] {
   return [
@@ -36,7 +46,8 @@ export function busCommands(bus: Bus): ControlCommand[] {
     }),
     defineCommand({
       name: 'subscribe',
-      params: z.object({ topic: Topic, fromCursor: z.number().int().min(0).optional() }),
+      // claws clients send null for an unset cursor, and string cursors ("0000:0"); ours send numbers.
+      params: z.object({ topic: Topic, fromCursor: absentIfNull(CursorParam) }),
       run: (params, context) => bus.subscribe(connectionOf(context.peer), params.topic, params.fromCursor),
     }),
     defineCommand({
