@@ -137,6 +137,8 @@ export const Settings = z
       .regex(/^([A-Za-z0-9][A-Za-z0-9_.-]*)?$/, 'machine ids are letters, digits, "_", "." and "-" (starting with a letter or digit)'),
     /** Share every pane with the relay's viewers (each pane can still be unshared from its tab bar). */
     relayShareAll: z.boolean(),
+    /** Do not disturb: no desktop notification when an agent starts waiting; the "Waiting for you" list and the title count stay. */
+    agentDoNotDisturb: z.boolean(),
   })
   .strict();
 export type Settings = z.infer<typeof Settings>;
@@ -160,6 +162,7 @@ export const defaultSettings: Settings = {
   relayUrl: '',
   relayMachineId: '',
   relayShareAll: false,
+  agentDoNotDisturb: false,
 };
 
 /** Tabs and splits of the window. Kept by the Hub so a renderer reload gets them back. */
