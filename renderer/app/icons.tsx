@@ -167,7 +167,7 @@ export const ActivityIcon = (props: IconProps) => (
   </Icon>
 );
 
-/** A small robot head: something an agent did or started. */
+/** A small robot head: an agent CLI (Claude Code, Codex…) running in a pane, or handing something to one. */
 export const AgentIcon = (props: IconProps) => (
   <Icon {...props}>
     <rect x="3" y="5" width="10" height="8" rx="2" />

@@ -33,6 +33,7 @@ import { AgentActivity } from '../features/activity/agentActivity.ts';
 import { HistoryService, type HistoryOpenRequest } from '../features/history/historyService.ts';
 import { ReviewService } from '../features/review/reviewService.ts';
 import { RelayState } from '../features/relay/relayState.ts';
+import { AgentWatch } from '../features/agents/agentWatch.ts';
 import { neighbourPane, type PaneDirection } from '../features/terminals/paneNavigation.ts';
 import { errorCode, type ErrorList } from './errorList.ts';
 import { commandForEvent, type CommandId } from './keybindings.ts';
@@ -139,6 +140,8 @@ export class Workbench extends Disposable {
   readonly review: ReviewService;
   /** Remote access: the relay client's status and the panes shared to it. */
   readonly relay: RelayState;
+  /** Agents' states: "Waiting for you", the title count, notifications, answering prompts. */
+  readonly agents: AgentWatch;
   /** False until the terminal list and the layout are loaded. */
   readonly ready = this.register(new ObservableValue(false));
 
@@ -197,6 +200,22 @@ export class Workbench extends Disposable {
       }),
     );
     this.relay = this.register(new RelayState(client, (title, error) => this.errors.report(title, error)));
+    this.agents = this.register(
+      new AgentWatch({
+        client,
+        terminals: this.terminals,
+        pendingReviews: this.review.pending,
+        settings: this.settings,
+        ready: this.ready,
+        ownsTitle: appState.host !== 'remote',
+        revealTerminal: (terminalId) => this.revealTerminal(terminalId),
+        showReview: (reviewId) => {
+          this.review.files.activeId.set(null);
+          this.review.select(reviewId);
+          this.showView('review');
+        },
+      }),
+    );
     this.register(toDisposable(() => clearTimeout(this.#layoutSaveTimer)));
   }
 
@@ -569,6 +588,9 @@ export class Workbench extends Disposable {
         return;
       case 'selection.sendToClaude':
         this.review.sendLatestSelection();
+        return;
+      case 'agent.jumpToWaiting':
+        this.agents.jumpToOldest();
         return;
     }
   }

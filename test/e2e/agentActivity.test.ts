@@ -27,13 +27,16 @@ describe('agent activity in the UI', () => {
     const pane = page.locator(`[data-terminal-id="${agentTerminal}"]`);
     await pane.waitFor({ state: 'visible' });
 
-    // Who created it: in the sidebar and in the pane's header.
+    // Through what it was created: in the sidebar and in the pane's header. No AGENT badge: that
+    // word means a pane that runs an agent CLI, and a plain shell opened over the socket is not one.
     const item = page.locator(`[data-terminal-item="${agentTerminal}"]`);
-    await item.locator('.creator-tag', { hasText: /^agent$/i }).waitFor();
-    await item.getByText('by e2e-agent').waitFor();
-    await pane.locator('.pane-header').getByText('by e2e-agent').waitFor();
-    // The person's own terminal carries no badge.
-    assert.equal(await page.locator(`[data-terminal-item="${firstPane}"] .creator-tag`).count(), 0);
+    await item.getByText('via e2e-agent', { exact: true }).waitFor();
+    await pane.locator('.pane-header').getByText('via e2e-agent', { exact: true }).waitFor();
+    assert.equal(await item.locator('.creator-tag').count(), 0, 'no AGENT badge on a shell opened over the socket');
+    assert.doesNotMatch(await item.innerText(), /^agent$/im);
+    assert.equal(await item.locator('.agent-state-line').count(), 0);
+    // The person's own terminal says nothing of the kind.
+    assert.equal(await page.locator(`[data-terminal-item="${firstPane}"] .creator-name`).count(), 0);
 
     // The agent's input is announced as it happens, and the pane header flashes.
     await waitForPaneText(page, agentTerminal, '$');

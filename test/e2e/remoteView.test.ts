@@ -204,7 +204,7 @@ describe('remote view through switchboard relay', () => {
     // The machine's own UI lists it, marked remote and by whom.
     const localItem = local.locator(`[data-terminal-item="${opened}"][data-created-by="remote"]`);
     await localItem.waitFor({ timeout: 20_000 });
-    assert.match(await localItem.innerText(), /remote[\s\S]*by phone/i);
+    assert.match(await localItem.innerText(), /via phone \(remote\)/);
 
     await typeInPane(remote, opened, 'echo opened-remotely-$((3*3))');
     await waitForPaneText(remote, opened, 'opened-remotely-9', slow);

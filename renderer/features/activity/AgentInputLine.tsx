@@ -1,3 +1,4 @@
+import type { Creator } from '../../../src/common/api/contract.ts';
 import type { RecentAgentInput } from './agentActivity.ts';
 
 /**
@@ -19,14 +20,27 @@ export function AgentInputLine({ input }: { input: RecentAgentInput }) {
   );
 }
 
-/** "agent · claude-code", for a pane header or a list, when someone other than the person started the terminal. */
-export function CreatorBadge({ kind, name }: { kind: string; name: string }) {
+/**
+ * How a terminal came to be when the person did not open it here: "over the control socket by
+ * e2e-agent", "from a remote view by …". Not "agent": that word is kept for panes that run an
+ * agent CLI (TerminalInfo.agent).
+ */
+export function creatorText(creator: Creator): string {
+  const who = creator.name || 'an unnamed client';
+  return creator.kind === 'remote' ? `from a remote view by ${who}` : `over the control socket by ${who}`;
+}
+
+/** "via e2e-agent", "via phone (remote)": the short form of creatorText. */
+export function viaText(creator: Creator): string {
+  const who = creator.name || (creator.kind === 'remote' ? 'a viewer' : 'a socket client');
+  return creator.kind === 'remote' ? `via ${who} (remote)` : `via ${who}`;
+}
+
+/** "via e2e-agent", for a pane header, when the terminal was started over the socket or from a remote view. */
+export function CreatorBadge({ creator }: { creator: Creator }) {
   return (
-    <span className="creator-badge" title={`Started by ${kind} ${name}`}>
-      <span className="creator-tag" data-kind={kind}>
-        {kind}
-      </span>
-      <span className="creator-name">by {name}</span>
+    <span className="creator-badge" data-kind={creator.kind} title={`Started ${creatorText(creator)}`}>
+      <span className="creator-name">{viaText(creator)}</span>
     </span>
   );
 }

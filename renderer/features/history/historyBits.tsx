@@ -3,6 +3,7 @@ import type { Creator } from '../../../src/common/api/contractTypes.ts';
 import type { Snippet } from '../../../src/common/api/historyContract.ts';
 import type { ExitStatus } from './historyFormat.ts';
 import { snippetParts } from './snippetModel.ts';
+import { creatorText, viaText } from '../activity/AgentInputLine.tsx';
 
 export function ExitPill({ status }: { status: ExitStatus }) {
   return (
@@ -12,15 +13,15 @@ export function ExitPill({ status }: { status: ExitStatus }) {
   );
 }
 
-/** "you", or the agent's / remote viewer's name with its kind. */
+/**
+ * "you", or "via <client>" for a session started over the control socket or from a remote view
+ * (the word "agent" and its badge mean a pane that runs an agent CLI).
+ */
 export function CreatorTag({ creator }: { creator: Creator }) {
   if (creator.kind === 'person') return <span className="history-creator">{creator.name || 'you'}</span>;
   return (
-    <span className="history-creator" data-kind={creator.kind} title={`Started by ${creator.kind} ${creator.name}`}>
-      <span className="creator-tag" data-kind={creator.kind}>
-        {creator.kind}
-      </span>
-      <span className="history-creator-name">{creator.name}</span>
+    <span className="history-creator" data-kind={creator.kind} title={`Started ${creatorText(creator)}`}>
+      <span className="history-creator-name">{viaText(creator)}</span>
     </span>
   );
 }

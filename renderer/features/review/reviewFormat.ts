@@ -71,7 +71,7 @@ export function formatDateTime(at: number): string {
   return dateTimeFormat.format(at);
 }
 
-/** "(2) Switchboard" while reviews wait, else the plain title. */
+/** "(2) Switchboard" while reviews or agents wait for the person (AgentWatch counts both), else the plain title. */
 export function windowTitle(baseTitle: string, pendingCount: number): string {
   return pendingCount > 0 ? `(${pendingCount}) ${baseTitle}` : baseTitle;
 }

@@ -17,7 +17,7 @@ import { ObservableValue } from '../../app/observable.ts';
 import { FileTabs } from '../editor/fileTabs.ts';
 import { fitsInOneCall, formatMegabytes, jsonByteLength } from './messageBudget.ts';
 import { ReviewUiConstants } from './reviewConstants.ts';
-import { displayPath, fileName, sourceLabel, windowTitle } from './reviewFormat.ts';
+import { displayPath, fileName, sourceLabel } from './reviewFormat.ts';
 
 /** Side by side (two editors, aligned) or unified (one editor, deleted lines shown above the new ones). */
 export type DiffMode = 'split' | 'unified';
@@ -97,15 +97,12 @@ export class ReviewService extends Disposable {
   #latestSend: SendPayload | null = null;
   #selectionTimer: ReturnType<typeof setTimeout> | undefined;
   #pendingSelection: SelectionReport | null = null;
-  readonly #baseTitle: string;
 
   constructor(options: ReviewServiceOptions) {
     super();
     this.#options = options;
     this.files = this.register(new FileTabs({ client: options.client, host: options.appState.host, reportError: options.reportError }));
-    // A reconnect builds a new service while the title still carries the old count.
-    this.#baseTitle = document.title.replace(/^\(\d+\) /, '') || 'Switchboard';
-    this.register(this.pending.onDidChange((pending) => (document.title = windowTitle(this.#baseTitle, pending.length))));
+    // The window title counts pending reviews with the agents that wait (AgentWatch).
     this.register(this.diffMode.onDidChange((mode) => writePreference(ReviewUiConstants.diffModeStorageKey, mode)));
     this.register(this.diffMode.onDidChange(() => this.#updateShownDiffMode()));
     this.register(this.narrowDiff.onDidChange(() => this.#updateShownDiffMode()));
@@ -115,7 +112,6 @@ export class ReviewService extends Disposable {
         clearTimeout(this.#selectionTimer);
         for (const live of this.#liveDiffs.values()) live.dispose();
         this.#liveDiffs.clear();
-        document.title = this.#baseTitle;
       }),
     );
   }

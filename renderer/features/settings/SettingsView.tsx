@@ -148,6 +148,13 @@ export function SettingsView() {
             checked={settings.clawsCompatSockets}
             onChange={(clawsCompatSockets) => void workbench.updateSettings({ clawsCompatSockets })}
           />
+          <SwitchSetting
+            id="setting-agent-dnd"
+            label="Do not disturb"
+            help="No desktop notification when an agent starts waiting for you. The Waiting for you list and the count in the window title stay."
+            checked={settings.agentDoNotDisturb}
+            onChange={(agentDoNotDisturb) => void workbench.updateSettings({ agentDoNotDisturb })}
+          />
         </section>
 
         <ControlTokensSection settings={settings} />

@@ -9,6 +9,7 @@ import { TerminalListItem } from './TerminalListItem.tsx';
 import { HistoryNavIndicator } from '../history/RecordingIndicators.tsx';
 import { ReviewNavBadge, useReviewNavTitle } from '../review/ReviewNavBadge.tsx';
 import { RelayStatusIndicator } from '../relay/RelayIndicators.tsx';
+import { WaitingForYou } from '../agents/WaitingForYou.tsx';
 
 /** The sidebar's right edge: drag to widen or narrow it, double-click for the default width. */
 function SidebarResizer() {
@@ -88,6 +89,8 @@ export function Sidebar() {
         {navButton('history', 'History', <HistoryIcon />, tooltipFor('view.history', 'Past terminal sessions'), <HistoryNavIndicator />)}
         {navButton('review', 'Review', <ReviewIcon />, reviewTitle, <ReviewNavBadge />)}
       </div>
+
+      <WaitingForYou />
 
       <div className="section-header">
         <span>Terminals</span>

@@ -5,6 +5,9 @@ import { useWorkbench } from '../../app/WorkbenchContext.tsx';
 import { CloseIcon } from '../../app/icons.tsx';
 import { compactPath, shortenPath } from '../../app/paths.ts';
 import { StatusDot, statusText } from './StatusDot.tsx';
+import { AgentStateLine } from '../agents/AgentStateLine.tsx';
+import { agentStateText } from '../agents/agentFormat.ts';
+import { creatorText, viaText } from '../activity/AgentInputLine.tsx';
 
 /** One terminal in the sidebar: click shows it, double-click or F2 renames it. */
 export function TerminalListItem({ info, shown, current }: { info: TerminalInfo; shown: boolean; current: boolean }) {
@@ -15,8 +18,9 @@ export function TerminalListItem({ info, shown, current }: { info: TerminalInfo;
   const homeDir = workbench.appState.homeDir;
   const exited = info.state === 'exited';
   const failed = exited && (info.exitCode !== 0 || info.signal !== null);
-  // Started by an agent or a remote viewer rather than in this window: say who.
+  // Started over the control socket or from a remote view rather than in this window: say through what.
   const byOther = info.createdBy.kind !== 'person';
+  const agent = info.agent ?? null;
 
   return (
     <li
@@ -26,6 +30,7 @@ export function TerminalListItem({ info, shown, current }: { info: TerminalInfo;
       data-shown={shown}
       data-state={info.state}
       data-created-by={info.createdBy.kind}
+      data-agent-state={agent?.state}
     >
       {renaming ? (
         <RenameField info={info} />
@@ -34,7 +39,7 @@ export function TerminalListItem({ info, shown, current }: { info: TerminalInfo;
           type="button"
           className="terminal-item-main"
           aria-current={current || undefined}
-          title={`${statusText(info)} — ${info.cwd}${shown ? '' : ' (not open in a tab)'}\nDouble-click or F2 to rename`}
+          title={`${agent ? `${agent.label}: ${agentStateText(agent)}\n` : ''}${statusText(info)} — ${info.cwd}${shown ? '' : ' (not open in a tab)'}\nDouble-click or F2 to rename`}
           onClick={() => workbench.revealTerminal(info.id)}
           onDoubleClick={() => workbench.startRename(info.id, 'sidebar')}
           onKeyDown={(event) => {
@@ -51,14 +56,14 @@ export function TerminalListItem({ info, shown, current }: { info: TerminalInfo;
           <span className="terminal-item-text">
             <span className="terminal-item-name">
               <span className="name-text">{info.name}</span>
+            </span>
+            {agent && <AgentStateLine agent={agent} />}
+            <span className="terminal-item-detail">
               {byOther && (
-                <span className="creator-tag" data-kind={info.createdBy.kind} title={`Started by ${info.createdBy.kind} ${info.createdBy.name}`}>
-                  {info.createdBy.kind}
+                <span className="creator-name" title={`Started ${creatorText(info.createdBy)}`}>
+                  {viaText(info.createdBy)}
                 </span>
               )}
-            </span>
-            <span className="terminal-item-detail">
-              {byOther && <span className="creator-name">by {info.createdBy.name}</span>}
               {compactPath(shortenPath(info.cwd, homeDir), byOther ? 16 : 24)}
             </span>
             {info.runningCommand && !exited && <span className="terminal-item-command">{info.runningCommand}</span>}

@@ -8,6 +8,8 @@ import { SearchBar } from './SearchBar.tsx';
 import { AgentInputLine, CreatorBadge } from '../activity/AgentInputLine.tsx';
 import { ClaudeBadge, useClaudeClient } from '../review/ClaudeBadge.tsx';
 import { PaneSendToClaude, usePaneSelection } from '../review/PaneSelection.tsx';
+import { AgentStateLine } from '../agents/AgentStateLine.tsx';
+import { AgentPromptBanner } from '../agents/AgentPromptBanner.tsx';
 
 /**
  * One pane: lends its body to the terminal's session, follows focus, and shows the pane's
@@ -49,11 +51,13 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
     if (exited) session.markExited();
   }, [exited, session]);
   const homeDir = workbench.appState.homeDir;
-  // A terminal an agent started always says so, even as the only pane of its tab.
+  // A terminal started over the socket (or from a remote view) always says through what, even as the only pane of its tab.
   const byOther = info !== undefined && info.createdBy.kind !== 'person';
+  // A pane that runs an agent CLI always shows which one and its state.
+  const agent = info?.agent ?? null;
   // A pane brought back after a restart says so until it is closed: the screen above its prompt is from before.
   const restored = info?.restoredFrom ? info.restoredFrom : null;
-  const showHeader = info !== undefined && (inSplit || byOther || restored !== null || claudeConnected);
+  const showHeader = info !== undefined && (inSplit || byOther || restored !== null || claudeConnected || agent !== null);
 
   return (
     <div
@@ -72,7 +76,8 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
           {agentInput && <span className="pane-header-flash" key={agentInput.serial} aria-hidden="true" />}
           <StatusDot info={info} />
           <span className="pane-title">{info.name}</span>
-          {byOther && <CreatorBadge kind={info.createdBy.kind} name={info.createdBy.name} />}
+          {agent && <AgentStateLine agent={agent} />}
+          {byOther && <CreatorBadge creator={info.createdBy} />}
           <ClaudeBadge terminalId={terminalId} />
           {restored && (
             <button
@@ -122,6 +127,7 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
         </div>
       )}
       {agentInput && <AgentInputLine key={agentInput.serial} input={agentInput} />}
+      {!exited && agent?.state === 'needs-input' && <AgentPromptBanner terminalId={terminalId} agent={agent} />}
       {exited && info && (
         <div className="exit-banner" data-failed={info.exitCode !== 0 || info.signal !== null} role="status">
           <span className="exit-text">
