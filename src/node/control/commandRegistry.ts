@@ -1,9 +1,17 @@
 /**
- * The commands the control socket understands, by name. claws/1 commands, our own terminal
- * commands and (later) the claws/2 bus all register here the same way: a zod schema for the
- * request's fields and a handler that returns the response body or throws a ControlError.
+ * The commands the control socket understands, by name. Each one is an entry of the protocol's
+ * table (src/common/protocol/control/commands.ts: its params schema and result shape) with a
+ * handler here that gets the parsed params and returns the declared result, or throws a
+ * ControlError.
  */
 import type { z } from 'zod';
+import {
+  controlCommands,
+  type ControlCommandName,
+  type ControlParsedParams,
+  type ControlResultBody,
+  isControlCommandName,
+} from '../../common/protocol/control/commands.ts';
 import type { RequestId, ResponseBody } from './protocol.ts';
 
 /** What a handler may know about the connection a request came in on. */
@@ -31,9 +39,16 @@ export interface ControlCommand<S extends z.ZodType = z.ZodType> {
   run(params: z.output<S>, context: CommandContext): ResponseBody | Promise<ResponseBody>;
 }
 
-/** Keeps each command's schema and handler paired with the right types. */
-export function defineCommand<S extends z.ZodType>(command: ControlCommand<S>): ControlCommand<S> {
-  return command;
+/**
+ * A handler for the table's command `name`: its params are the entry's, parsed, and it must return
+ * the entry's result (a renamed result field fails the typecheck).
+ */
+export function defineCommand<C extends ControlCommandName>(
+  name: C,
+  run: (params: ControlParsedParams<C>, context: CommandContext) => ControlResultBody<C> | Promise<ControlResultBody<C>>,
+): ControlCommand {
+  // The registry only sees the erased form; the types were checked above, at the call.
+  return { name, params: controlCommands[name].params, run: run as unknown as ControlCommand['run'] };
 }
 
 export class CommandRegistry {
@@ -41,6 +56,8 @@ export class CommandRegistry {
 
   register(command: ControlCommand<z.ZodType>): void {
     if (this.#commands.has(command.name)) throw new Error(`control command registered twice: ${command.name}`);
+    // The table is the protocol: a command missing there would be missing for every client too.
+    if (!isControlCommandName(command.name)) throw new Error(`control command ${command.name} has no entry in src/common/protocol/control/commands.ts`);
     this.#commands.set(command.name, command);
   }
 

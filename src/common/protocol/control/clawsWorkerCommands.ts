@@ -11,8 +11,12 @@ import { IdValue } from './wire.ts';
 export const WorkerStatus = z.enum(['spawned', 'completed', 'failed', 'timeout', 'closed', 'terminated']);
 export type WorkerStatus = z.infer<typeof WorkerStatus>;
 
-/** claws' SpawnedWorker (its lifecycle-store), field for field: claws clients read these names. */
-export const SpawnedWorker = z.looseObject({
+/**
+ * claws' SpawnedWorker (its lifecycle-store), field for field: claws clients read these names.
+ * Nested shapes are plain objects (unknown fields dropped, not refused) so the server's own
+ * interfaces satisfy them.
+ */
+export const SpawnedWorker = z.object({
   id: z.string(),
   correlation_id: z.string(),
   name: z.string(),
@@ -22,7 +26,7 @@ export const SpawnedWorker = z.looseObject({
 });
 
 /** claws' MonitorRecord. */
-export const MonitorRecord = z.looseObject({
+export const MonitorRecord = z.object({
   terminal_id: z.string(),
   correlation_id: z.string(),
   command: z.string(),
@@ -49,14 +53,14 @@ export const clawsWorkerCommandSchemas = {
   'lifecycle.snapshot': {
     params: z.object({}),
     result: z.looseObject({
-      state: z.looseObject({
+      state: z.object({
         v: z.number(),
         /** No phase machine here: always null. */
         phase: z.null(),
         spawned_workers: z.array(SpawnedWorker),
         monitors: z.array(MonitorRecord),
         /** claws' older mirror, for clients that ask "is this terminal closed?". */
-        workers: z.array(z.looseObject({ id: z.string(), closed: z.boolean() })),
+        workers: z.array(z.object({ id: z.string(), closed: z.boolean() })),
       }),
     }),
   },

@@ -12,7 +12,7 @@ import { IdValue } from './wire.ts';
 export const allowedSignals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGKILL', 'SIGQUIT', 'SIGTSTP', 'SIGCONT', 'SIGWINCH', 'SIGUSR1', 'SIGUSR2'] as const;
 
 /** One line of the audit log: what an agent did to a terminal. */
-export const AuditEntry = z.looseObject({
+export const AuditEntry = z.object({
   seq: z.number().int(),
   /** Epoch ms. */
   at: z.number(),

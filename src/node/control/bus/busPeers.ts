@@ -1,10 +1,9 @@
 /** Who is on the bus: one entry per control connection, a peer once it said `hello`; and the directory of peers by connection. */
-import { z } from 'zod';
 import { Emitter, type Event } from '../../../common/event.ts';
+import { PeerRole } from '../../../common/protocol/control/busCommands.ts';
 import type { ControlCommand } from '../commandRegistry.ts';
 
-export const PeerRole = z.enum(['orchestrator', 'worker', 'observer']);
-export type PeerRole = z.infer<typeof PeerRole>;
+export { PeerRole };
 
 /** What the bus needs from a control connection. */
 export interface BusConnection {

@@ -17,7 +17,7 @@
  * - `read`: claws' per-terminal command history; `poll` (all terminals) and `history.commands`
  *   (one session) answer it.
  */
-import { z } from 'zod';
+import { clawsUnsupportedCommandNames } from '../../../common/protocol/control/clawsWorkerCommands.ts';
 import { type ControlCommand, defineCommand } from '../commandRegistry.ts';
 import { ControlError } from '../protocol.ts';
 
@@ -60,7 +60,8 @@ const refused: ReadonlyArray<{ names: readonly string[]; what: string; instead: 
   },
 ];
 
-export const clawsUnsupportedNames: readonly string[] = refused.flatMap((entry) => entry.names);
+/** The refused commands are the table's (src/common/protocol/control); each has its reason here. */
+export const clawsUnsupportedNames: readonly string[] = clawsUnsupportedCommandNames;
 
 export function unsupportedMessage(name: string): string {
   const entry = refused.find((candidate) => candidate.names.includes(name));
@@ -69,14 +70,11 @@ export function unsupportedMessage(name: string): string {
 }
 
 export function clawsUnsupportedCommands(): ControlCommand[] {
-  return clawsUnsupportedNames.map((name) =>
-    defineCommand({
-      name,
-      // Whatever the fields: the answer does not depend on them.
-      params: z.unknown(),
-      run: () => {
-        throw new ControlError(unsupportedMessage(name), 'UNKNOWN_METHOD');
-      },
-    }),
-  ) as ControlCommand[];
+  return clawsUnsupportedCommandNames.map((name) => {
+    // Built at registration: a table entry without a reason here fails at startup, not at a client.
+    const message = unsupportedMessage(name);
+    return defineCommand(name, () => {
+      throw new ControlError(message, 'UNKNOWN_METHOD');
+    });
+  });
 }

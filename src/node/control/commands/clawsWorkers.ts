@@ -15,14 +15,13 @@
  * In memory only: a correlation id names a terminal of this run, and terminals do not survive a
  * restart under the same id.
  */
-import { z } from 'zod';
+import type { ControlResultBody } from '../../../common/protocol/control/commands.ts';
+import { WorkerStatus } from '../../../common/protocol/control/clawsWorkerCommands.ts';
 import type { PtyHost } from '../../pty/ptyHost.ts';
 import { type ControlCommand, defineCommand } from '../commandRegistry.ts';
-import { ControlError, IdValue, ProtocolErrors } from '../protocol.ts';
+import { ControlError, ProtocolErrors } from '../protocol.ts';
 
-/** claws' WorkerStatus. */
-export const WorkerStatus = z.enum(['spawned', 'completed', 'failed', 'timeout', 'closed', 'terminated']);
-export type WorkerStatus = z.infer<typeof WorkerStatus>;
+export { WorkerStatus };
 
 /** claws' SpawnedWorker (its lifecycle-store), field for field: claws clients read these names. */
 export interface SpawnedWorker {
@@ -128,7 +127,7 @@ export class ClawsWorkers {
    * The part of claws' lifecycle state Switchboard keeps. `phase` is null: there is no phase
    * machine here (claws' own hooks read `monitors`; nothing reads the phase to decide anything).
    */
-  snapshot(): Record<string, unknown> {
+  snapshot(): ControlResultBody<'lifecycle.snapshot'>['state'] {
     const workers = [...this.#workers.values()];
     return {
       v: 3,
@@ -154,54 +153,27 @@ export class ClawsWorkers {
   }
 }
 
-const TerminalIdParam = IdValue.transform(String);
-const CorrelationId = z.string().min(1).max(200);
-
 /** The commands over ClawsWorkers, with claws' names, fields and answers. */
 export function clawsWorkerCommands(workers: ClawsWorkers, ptyHost: PtyHost): ControlCommand[] {
   const requireTerminal = (terminalId: string) => {
     if (!ptyHost.get(terminalId)) throw new ControlError(ProtocolErrors.unknownTerminal(terminalId), 'NOT_FOUND');
   };
   return [
-    defineCommand({
-      name: 'lifecycle.register-spawn',
-      params: z.object({ terminalId: TerminalIdParam, correlationId: CorrelationId, name: z.string().min(1).max(200) }),
-      run: (params) => {
-        requireTerminal(params.terminalId);
-        return { worker: workers.registerSpawn(params.terminalId, params.correlationId, params.name) };
-      },
+    defineCommand('lifecycle.register-spawn', (params) => {
+      requireTerminal(params.terminalId);
+      return { worker: workers.registerSpawn(params.terminalId, params.correlationId, params.name) };
     }),
-    defineCommand({
-      name: 'lifecycle.register-monitor',
-      params: z.object({ terminalId: TerminalIdParam, correlationId: CorrelationId, command: z.string().min(1).max(16 * 1024) }),
-      run: (params) => {
-        requireTerminal(params.terminalId);
-        return { monitor: workers.registerMonitor(params.terminalId, params.correlationId, params.command) };
-      },
+    defineCommand('lifecycle.register-monitor', (params) => {
+      requireTerminal(params.terminalId);
+      return { monitor: workers.registerMonitor(params.terminalId, params.correlationId, params.command) };
     }),
-    defineCommand({
-      name: 'lifecycle.mark-worker-status',
-      params: z.object({ terminalId: TerminalIdParam, status: WorkerStatus }),
-      // claws answers worker: null for a terminal it never registered; so do we.
-      run: (params) => ({ worker: workers.markStatus(params.terminalId, params.status) }),
+    // claws answers worker: null for a terminal it never registered; so do we.
+    defineCommand('lifecycle.mark-worker-status', (params) => ({ worker: workers.markStatus(params.terminalId, params.status) })),
+    defineCommand('lifecycle.snapshot', () => ({ state: workers.snapshot() })),
+    defineCommand('monitors.register-intent', (params) => {
+      workers.registerIntent(params.correlation_id);
+      return {};
     }),
-    defineCommand({
-      name: 'lifecycle.snapshot',
-      params: z.object({}),
-      run: () => ({ state: workers.snapshot() }),
-    }),
-    defineCommand({
-      name: 'monitors.register-intent',
-      params: z.object({ correlation_id: CorrelationId }),
-      run: (params) => {
-        workers.registerIntent(params.correlation_id);
-        return {};
-      },
-    }),
-    defineCommand({
-      name: 'monitors.is-corr-armed',
-      params: z.object({ correlation_id: CorrelationId }),
-      run: (params) => workers.armed(params.correlation_id),
-    }),
-  ] as ControlCommand[];
+    defineCommand('monitors.is-corr-armed', (params) => workers.armed(params.correlation_id)),
+  ];
 }

@@ -14,10 +14,10 @@
  * Inline contents are bounded by the socket's 1 MiB request limit; a larger proposal (up to
  * ReviewConstants.maxFileBytes) goes in a file named by `newContentsFile`.
  */
-import { isAbsolute } from 'node:path';
-import { z } from 'zod';
-import { TerminalId } from '../../../common/api/contractTypes.ts';
-import { ControlConstants, ReviewConstants } from '../../../common/constants.ts';
+import type { z } from 'zod';
+import type { ControlResultBody } from '../../../common/protocol/control/commands.ts';
+import { ReviewRequestParams } from '../../../common/protocol/control/reviewCommands.ts';
+import { ReviewConstants } from '../../../common/constants.ts';
 import type { PtyHost } from '../../pty/ptyHost.ts';
 import { FileContent, readFileLimited } from '../../review/fileContent.ts';
 import { applyReviewedChange } from '../../review/fileWriter.ts';
@@ -29,48 +29,6 @@ export interface ReviewCommandDeps {
   queue: ReviewQueue;
   ptyHost: PtyHost;
 }
-
-const AbsolutePathField = z
-  .string()
-  .min(1)
-  .max(ReviewConstants.maxPathChars)
-  .refine((path) => !path.includes('\0'), 'paths may not contain NUL characters')
-  .refine((path) => isAbsolute(path), 'expected an absolute path');
-
-/** A name the requester gives its review.request so it can withdraw it (`review.withdraw`). */
-const WithdrawKey = z.string().min(1).max(128);
-
-const ReviewRequestParams = z
-  .object({
-    /** The file the change is for. */
-    path: AbsolutePathField,
-    /** The proposed contents; null proposes deleting the file. */
-    newContents: z.string().nullable().optional(),
-    /** Instead of newContents: a file holding the proposed contents (for proposals past the 1 MiB request limit, or bytes). */
-    newContentsFile: AbsolutePathField.optional(),
-    /** How newContents is encoded: utf8 text (default) or base64 bytes. */
-    encoding: z.enum(['utf8', 'base64']).optional(),
-    title: z.string().max(200).optional(),
-    /** Who asks, as the reviewer sees it (default: the connection's clientName). */
-    from: z.string().min(1).max(200).optional(),
-    /** The pane the requester runs in (agents in a Switchboard pane have it in $SWITCHBOARD_TERMINAL_ID). */
-    terminalId: TerminalId.optional(),
-    /** Write the accepted contents (or delete the file) in the Hub; default false: the requester writes. */
-    apply: z.boolean().optional(),
-    /** Withdraw the review and answer TIMEOUT after this long (default: wait for the reviewer however long it takes). */
-    timeoutMs: z.number().int().min(1).max(ControlConstants.maxTimeoutMs).optional(),
-    /** Set by `switchboard mcp` so the review shows it came through MCP. */
-    via: z.enum(['control', 'mcp']).optional(),
-    /** Lets `review.withdraw {withdrawKey}` on this connection withdraw the review (unique among this connection's pending requests). */
-    withdrawKey: WithdrawKey.optional(),
-  })
-  .superRefine((params, issues) => {
-    const given = (params.newContents !== undefined ? 1 : 0) + (params.newContentsFile !== undefined ? 1 : 0);
-    if (given !== 1) issues.addIssue({ code: 'custom', message: 'give exactly one of newContents (null to delete the file) or newContentsFile' });
-    if (params.encoding === 'base64' && typeof params.newContents === 'string' && !/^[A-Za-z0-9+/]*={0,2}$/.test(params.newContents)) {
-      issues.addIssue({ code: 'custom', path: ['newContents'], message: 'not base64' });
-    }
-  });
 
 /** A review.request that can be withdrawn by key: its review id once the review is open. */
 interface WithdrawTicket {
@@ -89,58 +47,50 @@ export function reviewCommands(deps: ReviewCommandDeps): ControlCommand[] {
   };
 
   return [
-    defineCommand({
-      name: 'review.request',
-      params: ReviewRequestParams,
-      async run(params, context) {
-        // Registered before the first await: a review.withdraw sent right after this request is
-        // dispatched after this point, so it always finds the ticket.
-        const key = params.withdrawKey;
-        const tickets = key === undefined ? undefined : ticketsOf(context.peer);
-        if (key !== undefined && tickets!.has(key)) {
-          throw new ControlError(`withdrawKey ${JSON.stringify(key)} is already used by a pending review.request on this connection`, 'INVALID_PARAMS');
-        }
-        const ticket: WithdrawTicket = { reviewId: null, withdrawn: false };
-        if (key !== undefined) tickets!.set(key, ticket);
-        try {
-          const proposed = await proposedContent(params);
-          const terminalName = params.terminalId !== undefined ? (deps.ptyHost.get(params.terminalId)?.info.name ?? null) : null;
-          const opened = await deps.queue.open({
-            source: {
-              kind: params.via ?? 'control',
-              name: params.from ?? context.peer.name,
-              terminalId: params.terminalId ?? null,
-              terminalName,
-              tabName: null,
-              // Reviewers are told who writes the file if they accept (the remote view says so).
-              apply: params.apply === true,
-            },
-            title: params.title ?? null,
-            path: params.path,
-            proposed,
-          });
-          ticket.reviewId = opened.id;
-          if (ticket.withdrawn) deps.queue.remove(opened.id, 'requester-gone');
-          const outcome = await waitForOutcome(deps.queue, opened.id, opened.outcome, context, params.timeoutMs);
-          return await answer(outcome, params, opened.summary.path, context, ticket);
-        } finally {
-          if (key !== undefined && tickets!.get(key) === ticket) tickets!.delete(key);
-        }
-      },
+    defineCommand('review.request', async (params, context) => {
+      // Registered before the first await: a review.withdraw sent right after this request is
+      // dispatched after this point, so it always finds the ticket.
+      const key = params.withdrawKey;
+      const tickets = key === undefined ? undefined : ticketsOf(context.peer);
+      if (key !== undefined && tickets!.has(key)) {
+        throw new ControlError(`withdrawKey ${JSON.stringify(key)} is already used by a pending review.request on this connection`, 'INVALID_PARAMS');
+      }
+      const ticket: WithdrawTicket = { reviewId: null, withdrawn: false };
+      if (key !== undefined) tickets!.set(key, ticket);
+      try {
+        const proposed = await proposedContent(params);
+        const terminalName = params.terminalId !== undefined ? (deps.ptyHost.get(params.terminalId)?.info.name ?? null) : null;
+        const opened = await deps.queue.open({
+          source: {
+            kind: params.via ?? 'control',
+            name: params.from ?? context.peer.name,
+            terminalId: params.terminalId ?? null,
+            terminalName,
+            tabName: null,
+            // Reviewers are told who writes the file if they accept (the remote view says so).
+            apply: params.apply === true,
+          },
+          title: params.title ?? null,
+          path: params.path,
+          proposed,
+        });
+        ticket.reviewId = opened.id;
+        if (ticket.withdrawn) deps.queue.remove(opened.id, 'requester-gone');
+        const outcome = await waitForOutcome(deps.queue, opened.id, opened.outcome, context, params.timeoutMs);
+        return await answer(outcome, params, opened.summary.path, context, ticket);
+      } finally {
+        if (key !== undefined && tickets!.get(key) === ticket) tickets!.delete(key);
+      }
     }),
-    defineCommand({
-      name: 'review.withdraw',
-      params: z.object({ withdrawKey: WithdrawKey }),
-      run(params, context) {
-        const ticket = ticketsByPeer.get(context.peer)?.get(params.withdrawKey);
-        // Unknown here: never sent on this connection, or already answered (decided, withdrawn, timed out).
-        if (!ticket || ticket.withdrawn) return { withdrawn: false, reviewId: ticket?.reviewId ?? null };
-        ticket.withdrawn = true;
-        if (ticket.reviewId === null) return { withdrawn: true, reviewId: null };
-        return { withdrawn: deps.queue.remove(ticket.reviewId, 'requester-gone'), reviewId: ticket.reviewId };
-      },
+    defineCommand('review.withdraw', (params, context) => {
+      const ticket = ticketsByPeer.get(context.peer)?.get(params.withdrawKey);
+      // Unknown here: never sent on this connection, or already answered (decided, withdrawn, timed out).
+      if (!ticket || ticket.withdrawn) return { withdrawn: false, reviewId: ticket?.reviewId ?? null };
+      ticket.withdrawn = true;
+      if (ticket.reviewId === null) return { withdrawn: true, reviewId: null };
+      return { withdrawn: deps.queue.remove(ticket.reviewId, 'requester-gone'), reviewId: ticket.reviewId };
     }),
-  ] as ControlCommand[];
+  ];
 }
 
 async function proposedContent(params: z.output<typeof ReviewRequestParams>): Promise<FileContent | null> {
@@ -172,7 +122,7 @@ async function answer(
   path: string,
   context: CommandContext,
   ticket: WithdrawTicket,
-): Promise<Record<string, unknown>> {
+): Promise<ControlResultBody<'review.request'>> {
   if (outcome.kind === 'removed') {
     if (outcome.reason === 'timed-out') throw new ControlError(`review ${outcome.reviewId} timed out after ${params.timeoutMs} ms and was withdrawn`, 'TIMEOUT');
     if (ticket.withdrawn) throw new ControlError(`review ${outcome.reviewId} was withdrawn by review.withdraw`, 'CONNECTION_CLOSED');
@@ -182,7 +132,7 @@ async function answer(
     return { reviewId: outcome.reviewId, decision: 'rejected', path, by: outcome.by, comment: outcome.comment, applied: false };
   }
   const content = outcome.content;
-  const body: Record<string, unknown> = {
+  const body: ControlResultBody<'review.request'> = {
     reviewId: outcome.reviewId,
     decision: 'accepted',
     path,
@@ -191,9 +141,9 @@ async function answer(
     edited: outcome.edited,
     // null for an accepted deletion, and for bytes that are not text (see finalContentsBase64).
     finalContents: content && !content.isBinary ? content.toResultString() : null,
+    applied: false,
   };
   if (content && (content.isBinary || params.encoding === 'base64')) body.finalContentsBase64 = content.bytes.toString('base64');
-  body.applied = false;
   if (!params.apply) return body;
   if (!context.peer.connected || ticket.withdrawn) {
     // Accepted in the moment its requester went away (or withdrew): nobody would hear what was

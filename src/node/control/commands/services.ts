@@ -1,5 +1,7 @@
 /** What command handlers work with, and the small helpers every terminal command shares. */
 import type { TerminalInfo } from '../../../common/api/contract.ts';
+import type { z } from 'zod';
+import type { CommandEvent, ControlTerminal } from '../../../common/protocol/control/clawsCommands.ts';
 import type { ILogger } from '../../logger.ts';
 import type { PtyHost } from '../../pty/ptyHost.ts';
 import type { PtySession } from '../../pty/ptySession.ts';
@@ -58,7 +60,7 @@ export function audit(services: ControlServices, context: CommandContext, termin
 }
 
 /** A terminal as claws' `list` describes it, plus our own fields. */
-export function describeTerminal(info: TerminalInfo, focusedId: string | null): Record<string, unknown> {
+export function describeTerminal(info: TerminalInfo, focusedId: string | null): z.input<typeof ControlTerminal> {
   return {
     id: info.id,
     name: info.name,
@@ -80,7 +82,7 @@ export function describeTerminal(info: TerminalInfo, focusedId: string | null): 
 }
 
 /** A command event as `exec` and `poll` return it (claws' HistoryEvent plus our fields). */
-export function commandEventBody(entry: LoggedCommand): Record<string, unknown> {
+export function commandEventBody(entry: LoggedCommand): z.input<typeof CommandEvent> {
   return {
     seq: entry.seq,
     terminalId: entry.terminalId,

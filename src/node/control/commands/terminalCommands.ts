@@ -3,151 +3,92 @@
  * rename, and the audit log. They name their terminal with `terminalId` (the request's `id` is
  * accepted as well, as for claws commands).
  */
-import { z } from 'zod';
-import { ControlConstants, TerminalConstants } from '../../../common/constants.ts';
+import { ControlConstants } from '../../../common/constants.ts';
 import { type ControlCommand, defineCommand } from '../commandRegistry.ts';
 import { foregroundProcessGroup } from '../foregroundProcess.ts';
-import { ControlError, IdValue } from '../protocol.ts';
+import { ControlError } from '../protocol.ts';
 import { audit, type ControlServices, requireRunning, requireTerminal } from './services.ts';
-import { TimeoutMs } from './clawsCommands.ts';
-
-const TerminalRef = IdValue.optional();
-
-/** Signals an agent may send: the ones a person can cause from a terminal, plus the polite stops. */
-export const allowedSignals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGKILL', 'SIGQUIT', 'SIGTSTP', 'SIGCONT', 'SIGWINCH', 'SIGUSR1', 'SIGUSR2'] as const;
 
 export function terminalCommands(services: ControlServices): ControlCommand[] {
   return [
-    defineCommand({
-      name: 'readScreen',
-      params: z.object({
-        terminalId: TerminalRef,
-        /** true: all scrollback above the screen; a number: at most that many lines of it. */
-        scrollback: z.union([z.boolean(), z.number().int().min(0).max(1_000_000)]).optional(),
-      }),
-      run: async (params, context) => {
-        const session = requireTerminal(services, params.terminalId, context);
-        const scrollback = params.scrollback ?? false;
-        let screen;
+    defineCommand('readScreen', async (params, context) => {
+      const session = requireTerminal(services, params.terminalId, context);
+      const scrollback = params.scrollback ?? false;
+      let screen;
+      try {
+        screen = await session.readScreen({ scrollback: scrollback !== false && scrollback !== 0 });
+      } catch (error) {
+        throw new ControlError(`cannot read the screen of terminal ${session.id}: ${(error as Error).message}`);
+      }
+      const keep = typeof scrollback === 'number' ? screen.rows + scrollback : screen.lines.length;
+      return {
+        lines: screen.lines.length > keep ? screen.lines.slice(screen.lines.length - keep) : screen.lines,
+        cursor: { x: screen.cursorX, y: screen.cursorY },
+        altScreen: screen.altScreen,
+        bracketedPaste: screen.bracketedPaste,
+        cols: screen.cols,
+        rows: screen.rows,
+      };
+    }),
+
+    defineCommand('wait', async (params, context) => {
+      const session = requireTerminal(services, params.terminalId, context);
+      let pattern: RegExp | undefined;
+      if (params.pattern !== undefined) {
         try {
-          screen = await session.readScreen({ scrollback: scrollback !== false && scrollback !== 0 });
+          pattern = new RegExp(params.pattern, params.flags ?? '');
         } catch (error) {
-          throw new ControlError(`cannot read the screen of terminal ${session.id}: ${(error as Error).message}`);
+          throw new ControlError(`pattern: invalid regular expression: ${(error as Error).message}`, 'INVALID_PARAMS');
         }
-        const keep = typeof scrollback === 'number' ? screen.rows + scrollback : screen.lines.length;
-        return {
-          lines: screen.lines.length > keep ? screen.lines.slice(screen.lines.length - keep) : screen.lines,
-          cursor: { x: screen.cursorX, y: screen.cursorY },
-          altScreen: screen.altScreen,
-          bracketedPaste: screen.bracketedPaste,
-          cols: screen.cols,
-          rows: screen.rows,
-        };
-      },
+      }
+      return services.waiter.wait(session, {
+        pattern,
+        exit: params.exit,
+        idleMs: params.idleMs,
+        prompt: params.prompt,
+        since: params.since,
+        timeoutMs: params.timeoutMs ?? ControlConstants.waitDefaultTimeoutMs,
+      });
     }),
 
-    defineCommand({
-      name: 'wait',
-      params: z
-        .object({
-          terminalId: TerminalRef,
-          pattern: z.string().min(1).max(1000).optional(),
-          flags: z
-            .string()
-            .regex(/^[imsu]*$/, 'allowed regex flags are i, m, s and u')
-            .optional(),
-          exit: z.boolean().optional(),
-          idleMs: z.number().int().min(1).max(ControlConstants.maxTimeoutMs).optional(),
-          prompt: z.boolean().optional(),
-          since: z.number().int().min(0).optional(),
-          timeoutMs: TimeoutMs.optional(),
-        })
-        .refine((params) => params.pattern !== undefined || params.exit === true || params.idleMs !== undefined || params.prompt === true, {
-          message: 'wait needs at least one of pattern, exit, idleMs or prompt',
-        }),
-      run: async (params, context) => {
-        const session = requireTerminal(services, params.terminalId, context);
-        let pattern: RegExp | undefined;
-        if (params.pattern !== undefined) {
-          try {
-            pattern = new RegExp(params.pattern, params.flags ?? '');
-          } catch (error) {
-            throw new ControlError(`pattern: invalid regular expression: ${(error as Error).message}`, 'INVALID_PARAMS');
-          }
-        }
-        return services.waiter.wait(session, {
-          pattern,
-          exit: params.exit,
-          idleMs: params.idleMs,
-          prompt: params.prompt,
-          since: params.since,
-          timeoutMs: params.timeoutMs ?? ControlConstants.waitDefaultTimeoutMs,
-        });
-      },
+    defineCommand('resize', (params, context) => {
+      const session = requireTerminal(services, params.terminalId, context);
+      requireRunning(session);
+      audit(services, context, session.id, `${params.cols}x${params.rows}`);
+      session.resize(params.cols, params.rows);
+      return { cols: params.cols, rows: params.rows };
     }),
 
-    defineCommand({
-      name: 'resize',
-      params: z.object({
-        terminalId: TerminalRef,
-        cols: z.number().int().min(TerminalConstants.minCols).max(TerminalConstants.maxCols),
-        rows: z.number().int().min(TerminalConstants.minRows).max(TerminalConstants.maxRows),
+    defineCommand('signal', async (params, context) => {
+      const session = requireTerminal(services, params.terminalId, context);
+      requireRunning(session);
+      const shellPid = session.info.pid;
+      if (shellPid === null) throw new ControlError(`terminal ${session.id} has no process`, 'TERMINAL_EXITED');
+      const group = await foregroundProcessGroup(shellPid);
+      audit(services, context, session.id, params.signal);
+      try {
+        process.kill(-group, params.signal);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+        // The foreground job ended between the lookup and the kill: nothing left to signal.
+        throw new ControlError(`terminal ${session.id}: the foreground process group ${group} is gone`, 'NOT_FOUND');
+      }
+      return { signal: params.signal, processGroup: group };
+    }),
+
+    defineCommand('rename', (params, context) => {
+      const session = requireTerminal(services, params.terminalId, context);
+      const renamed = services.ptyHost.rename(session.id, params.name);
+      audit(services, context, session.id, `renamed to ${renamed.info.name}`);
+      return { name: renamed.info.name };
+    }),
+
+    defineCommand('audit', (params) => ({
+      entries: services.audit.query({
+        limit: params.limit,
+        peer: params.peer,
+        terminalId: params.terminalId === undefined ? undefined : String(params.terminalId),
       }),
-      run: (params, context) => {
-        const session = requireTerminal(services, params.terminalId, context);
-        requireRunning(session);
-        audit(services, context, session.id, `${params.cols}x${params.rows}`);
-        session.resize(params.cols, params.rows);
-        return { cols: params.cols, rows: params.rows };
-      },
-    }),
-
-    defineCommand({
-      name: 'signal',
-      params: z.object({ terminalId: TerminalRef, signal: z.enum(allowedSignals) }),
-      run: async (params, context) => {
-        const session = requireTerminal(services, params.terminalId, context);
-        requireRunning(session);
-        const shellPid = session.info.pid;
-        if (shellPid === null) throw new ControlError(`terminal ${session.id} has no process`, 'TERMINAL_EXITED');
-        const group = await foregroundProcessGroup(shellPid);
-        audit(services, context, session.id, params.signal);
-        try {
-          process.kill(-group, params.signal);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-          // The foreground job ended between the lookup and the kill: nothing left to signal.
-          throw new ControlError(`terminal ${session.id}: the foreground process group ${group} is gone`, 'NOT_FOUND');
-        }
-        return { signal: params.signal, processGroup: group };
-      },
-    }),
-
-    defineCommand({
-      name: 'rename',
-      params: z.object({ terminalId: TerminalRef, name: z.string().min(1).max(200) }),
-      run: (params, context) => {
-        const session = requireTerminal(services, params.terminalId, context);
-        const renamed = services.ptyHost.rename(session.id, params.name);
-        audit(services, context, session.id, `renamed to ${renamed.info.name}`);
-        return { name: renamed.info.name };
-      },
-    }),
-
-    defineCommand({
-      name: 'audit',
-      params: z.object({
-        limit: z.number().int().min(1).max(ControlConstants.auditEntries).optional(),
-        peer: z.string().max(200).optional(),
-        terminalId: IdValue.optional(),
-      }),
-      run: (params) => ({
-        entries: services.audit.query({
-          limit: params.limit,
-          peer: params.peer,
-          terminalId: params.terminalId === undefined ? undefined : String(params.terminalId),
-        }),
-      }),
-    }),
+    })),
   ];
 }
