@@ -31,6 +31,7 @@ import { createReviewMethods } from './api/reviewMethods.ts';
 import { writeFileAtomically } from './review/fileWriter.ts';
 import { type HubRelayOptions, RelayService } from './relay/relayService.ts';
 import { createRelayMethods } from './api/relayMethods.ts';
+import { AgentMonitor } from './agents/agentMonitor.ts';
 
 export type HubHost = AppState['host'];
 
@@ -94,6 +95,7 @@ export class Hub implements IDisposable {
   readonly #editors: EditorState;
   readonly #ideBridge: IdeBridge;
   readonly #relay: RelayService;
+  readonly #agents: AgentMonitor;
   readonly #connections = new Set<HubConnection>();
   readonly #handlers: HubMethodHandlers;
   #layout: Layout | null = null;
@@ -235,6 +237,26 @@ export class Hub implements IDisposable {
     );
     // And the tasks orchestrators hand to workers (claws' task registry).
     this.#taskFeed = this.#store.add(new TaskFeed({ tasks: this.#controlServer.tasks, broadcast: (event, payload) => this.#broadcast(event, payload) }));
+    // Which panes run an agent CLI and its state (info.agent); disposed before the PtyHost.
+    this.#agents = this.#store.add(
+      new AgentMonitor({
+        ptyHost: this.#ptyHost,
+        logger: this.#logger.child('agents'),
+        extraAgents: () => this.#settings.current.extraAgents,
+        pendingReview: (terminalId) => {
+          const review = this.#reviews.pending((summary) => summary.source.kind === 'ide' && summary.source.terminalId === terminalId)[0];
+          return review ? { title: review.title } : null;
+        },
+        // An answer from the app is a person's input: the typing guard holds agents' sends back as for typing.
+        write: (terminalId, data) => {
+          this.#controlServer.typingGuard.notePersonInput(terminalId, data);
+          this.#ptyHost.require(terminalId).write(data);
+        },
+      }),
+    );
+    this.#store.add(this.#reviews.onDidAdd((summary) => this.#agents.reviewsChanged(summary.source.terminalId)));
+    this.#store.add(this.#reviews.onDidRemove(({ summary }) => this.#agents.reviewsChanged(summary.source.terminalId)));
+    this.#store.add(this.#reviews.onDidDecide((summary) => this.#agents.reviewsChanged(summary.source.terminalId)));
     this.#handlers = this.#createHandlers();
   }
 
@@ -284,6 +306,7 @@ export class Hub implements IDisposable {
     // Before any terminal exists (restored panes included): every PTY gets the bridge's port.
     await this.#startIdeBridge();
     if (this.#state !== 'starting') return; // disposed while starting
+    this.#agents.start();
     await this.#controlServer.listen();
     if (this.#state !== 'starting') return;
     if (this.#settings.current.restoreLayoutOnStart) await this.#restoreWindow();
@@ -416,6 +439,10 @@ export class Hub implements IDisposable {
       ...createTokenMethods(this.#tokens),
       ...createHistoryMethods(this.#history),
       ...createRelayMethods(this.#relay),
+      'agent.answer': async (params) => {
+        await this.#agents.answer(params);
+        return { ok: true as const };
+      },
       ...createReviewMethods({
         queue: this.#reviews,
         bridge: this.#ideBridge,

@@ -62,3 +62,38 @@ export type AgentAnswerParams = z.infer<typeof AgentAnswerParams>;
 export const agentMethods = {
   'agent.answer': { params: AgentAnswerParams, result: z.object({ ok: z.literal(true) }) },
 } as const;
+
+/** A regular expression given in settings: it must compile (checked where settings are read). */
+const SettingPattern = z
+  .string()
+  .min(1)
+  .max(500)
+  .refine((pattern) => {
+    try {
+      new RegExp(pattern);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'not a valid regular expression');
+
+/**
+ * One more agent CLI for the agent table (setting `extraAgents`): how to recognise its process and,
+ * optionally, its screens. A `kind` of a built-in agent replaces that one.
+ */
+export const AgentDefinitionSetting = z
+  .object({
+    kind: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'an agent kind is lower-case letters, digits and "-"'),
+    label: z.string().min(1).max(100),
+    /** Executable names (argv[0]'s basename), or a script's name run by node/python/bun/deno. */
+    commands: z.array(z.string().min(1).max(200).regex(/^[^/\s]+$/, 'a command is a file name, without "/"')).min(1).max(20),
+    /** Regular expressions for the script path an interpreter runs (e.g. `@acme/agent/`). */
+    scripts: z.array(SettingPattern).max(20).optional(),
+    /** Regular expressions read against the bottom lines of the screen. */
+    screen: z
+      .object({ working: z.array(SettingPattern).max(20).optional(), needsInput: z.array(SettingPattern).max(20).optional(), idle: z.array(SettingPattern).max(20).optional() })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type AgentDefinitionSetting = z.infer<typeof AgentDefinitionSetting>;

@@ -10,7 +10,7 @@ import { Creator, TerminalId } from './contractTypes.ts';
 import { historyEvents, historyMethods } from './historyContract.ts';
 import { relayEvents, relayMethods } from './relayContract.ts';
 import { reviewEvents, reviewMethods } from './reviewContract.ts';
-import { AgentStatus } from './agentContract.ts';
+import { AgentDefinitionSetting, agentMethods, AgentStatus } from './agentContract.ts';
 import { taskEvents, taskMethods } from './taskContract.ts';
 
 export { Creator, TerminalId };
@@ -139,6 +139,8 @@ export const Settings = z
     relayShareAll: z.boolean(),
     /** Do not disturb: no desktop notification when an agent starts waiting; the "Waiting for you" list and the title count stay. */
     agentDoNotDisturb: z.boolean(),
+    /** More agent CLIs for the agent table (src/node/agents/agentTable.ts): process names and, optionally, screen patterns. */
+    extraAgents: z.array(AgentDefinitionSetting).max(50),
   })
   .strict();
 export type Settings = z.infer<typeof Settings>;
@@ -163,6 +165,7 @@ export const defaultSettings: Settings = {
   relayMachineId: '',
   relayShareAll: false,
   agentDoNotDisturb: false,
+  extraAgents: [],
 };
 
 /** Tabs and splits of the window. Kept by the Hub so a renderer reload gets them back. */
@@ -314,6 +317,7 @@ export const hubMethods = {
   ...reviewMethods,
   ...taskMethods,
   ...relayMethods,
+  ...agentMethods,
 } as const;
 
 /** Events: name → payload schema. */

@@ -8,6 +8,7 @@
  */
 import { constants as osConstants } from 'node:os';
 import type { IPty } from 'node-pty';
+import type { AgentStatus } from '../../common/api/agentContract.ts';
 import type { CommandSummary, Creator, RestoredFrom, TerminalInfo } from '../../common/api/contract.ts';
 import { ApiError } from '../../common/api/errors.ts';
 import { TerminalConstants } from '../../common/constants.ts';
@@ -158,6 +159,9 @@ export class PtySession implements IDisposable {
   readonly #onDidNotify = new Emitter<{ title: string; body: string }>();
   /** BEL (when not already flagged), OSC 9 or OSC 777;notify. */
   readonly onDidNotify: Event<{ title: string; body: string }> = this.#onDidNotify.event;
+  readonly #onDidChangeAgent = new Emitter<{ agent: AgentStatus | null; previous: AgentStatus | null }>();
+  /** `info.agent` changed (the Hub's AgentMonitor sets it). */
+  readonly onDidChangeAgent: Event<{ agent: AgentStatus | null; previous: AgentStatus | null }> = this.#onDidChangeAgent.event;
 
   constructor(options: PtySessionOptions) {
     this.id = options.id;
@@ -302,6 +306,15 @@ export class PtySession implements IDisposable {
     this.#fireInfo();
   }
 
+  /** The agent running in this terminal and its state (src/node/agents/agentMonitor.ts decides it). */
+  setAgent(agent: AgentStatus | null): void {
+    const previous = this.#info.agent ?? null;
+    if (previous === agent) return;
+    this.#info.agent = agent;
+    this.#fireInfo();
+    this.#onDidChangeAgent.fire({ agent, previous });
+  }
+
   markSeen(): void {
     if (!this.#info.needsAttention) return;
     this.#info.needsAttention = false;
@@ -408,6 +421,7 @@ export class PtySession implements IDisposable {
     this.#onDidExit.dispose();
     this.#onDidChangeInfo.dispose();
     this.#onDidNotify.dispose();
+    this.#onDidChangeAgent.dispose();
   }
 
   #newMirror(cols: number, rows: number): ITerminalMirror {

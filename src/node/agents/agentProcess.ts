@@ -1,0 +1,90 @@
+/**
+ * Which agent (if any) runs in a terminal's foreground: the process group the terminal's shell
+ * handed the terminal to (tpgid of the shell's /proc stat), its leader, and the leader's children
+ * in that group (`npx claude` runs npm, then sh, then claude). Linux only (/proc); elsewhere no
+ * agent is detected.
+ */
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { foregroundProcessGroup } from '../control/foregroundProcess.ts';
+import type { AgentDefinition } from './agentTable.ts';
+
+/** Interpreters whose first non-option argument is the program that runs. */
+const interpreters = /^(node|nodejs|bun|deno|python[0-9.]*|pypy[0-9.]*)$/;
+/** A wrapper chain deeper than this is not followed (and the scan stays cheap). */
+const maxDepth = 4;
+const maxProcesses = 24;
+
+export interface AgentProcess {
+  agent: AgentDefinition;
+  pid: number;
+  /** The foreground process group it was found in. */
+  group: number;
+}
+
+/** The agent a command line runs, if any: argv[0]'s basename, or an interpreter's script. */
+export function matchAgentCommand(argv: readonly string[], table: readonly AgentDefinition[]): AgentDefinition | null {
+  const program = argv[0];
+  if (!program) return null;
+  const name = basename(program);
+  const direct = table.find((agent) => agent.commands.includes(name));
+  if (direct) return direct;
+  if (!interpreters.test(name)) return null;
+  const script = argv.slice(1).find((arg) => !arg.startsWith('-'));
+  if (!script) return null;
+  const scriptName = basename(script).replace(/\.(c|m)?js$|\.py$/, '');
+  return table.find((agent) => agent.commands.includes(scriptName) || agent.scripts.some((pattern) => pattern.test(script))) ?? null;
+}
+
+export async function readArgv(pid: number): Promise<string[] | null> {
+  try {
+    const raw = await readFile(`/proc/${pid}/cmdline`, 'utf8');
+    if (raw === '') return null; // a zombie, or a kernel thread
+    return raw.replace(/\0$/, '').split('\0');
+  } catch {
+    return null;
+  }
+}
+
+async function childrenOf(pid: number): Promise<number[]> {
+  try {
+    const text = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8');
+    return text.split(' ').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+async function processGroupOf(pid: number): Promise<number | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const group = Number(stat.substring(stat.lastIndexOf(')') + 2).split(' ')[2]);
+    return Number.isInteger(group) ? group : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The foreground process group of the terminal whose session leader is `shellPid` (its own group when the shell is in front). */
+export function foregroundGroup(shellPid: number): Promise<number> {
+  return foregroundProcessGroup(shellPid);
+}
+
+/** The agent in foreground group `group`: its leader, else a descendant of the leader in the same group. */
+export async function findAgentInGroup(group: number, table: readonly AgentDefinition[]): Promise<AgentProcess | null> {
+  if (process.platform !== 'linux') return null;
+  let level = [group];
+  let seen = 0;
+  for (let depth = 0; depth < maxDepth && level.length > 0; depth++) {
+    const next: number[] = [];
+    for (const pid of level) {
+      if (++seen > maxProcesses) return null;
+      const argv = await readArgv(pid);
+      const agent = argv && matchAgentCommand(argv, table);
+      if (agent) return { agent, pid, group };
+      for (const child of await childrenOf(pid)) if ((await processGroupOf(child)) === group) next.push(child);
+    }
+    level = next;
+  }
+  return null;
+}

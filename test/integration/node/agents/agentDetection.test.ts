@@ -1,0 +1,98 @@
+/**
+ * Agent detection and state in a real Hub with real processes: a plain shell running commands
+ * (even one printing Claude Code's question) is never an agent; a program whose argv names an
+ * agent (`codex`: a node script reached through a file of that name) is, while it is in the
+ * foreground; without screen rules its state follows its output, a bell makes it needs-input, and
+ * its end makes it exited with its exit code.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AgentStatus } from '../../../../src/common/api/agentContract.ts';
+import { createLocalHubClient, type LocalHubClient } from '../../../../src/node/api/localHubClient.ts';
+import { pollUntil } from '../../../helpers/poll.ts';
+import { startTestHub, type TestHub } from '../../control/controlTestKit.ts';
+
+/** A stand-in agent: works (prints) for a moment, waits for a line; "bell" makes it ring and ask again; anything else ends it with 3. */
+const fakeCodex = `#!/usr/bin/env node
+process.stdout.write('codex starting\\n');
+let n = 0;
+const timer = setInterval(() => {
+  process.stdout.write('working ' + n++ + '\\n');
+  if (n >= 6) { clearInterval(timer); process.stdout.write('ready> '); }
+}, 100);
+process.stdin.on('data', (data) => {
+  if (String(data).startsWith('bell')) process.stdout.write('\\x07need you> ');
+  else process.exit(3);
+});
+`;
+
+describe('agent detection in a real pane', () => {
+  let t: TestHub;
+  let person: LocalHubClient;
+  let bin: string;
+  const seen: Array<AgentStatus | null> = [];
+
+  before(async () => {
+    t = await startTestHub({ clawsCompatSockets: false });
+    person = createLocalHubClient(t.hub, { kind: 'person', name: 'you' });
+    person.on('terminal.changed', (info) => {
+      if (info.agent !== undefined && seen.at(-1) !== info.agent) seen.push(info.agent);
+    });
+    bin = join(t.home, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'codex'), fakeCodex);
+    chmodSync(join(bin, 'codex'), 0o755);
+  });
+  after(async () => {
+    person.dispose();
+    await t.dispose();
+  });
+
+  async function pane(): Promise<string> {
+    const info = await person.call('terminal.create', { file: '/bin/bash', env: { ...t.env, PATH: `${bin}:${t.env.PATH}` } });
+    await pollUntil(() => t.hub.ptyHost.require(info.id).info.shellIntegration, { what: 'shell integration' });
+    return info.id;
+  }
+  const agentOf = (id: string): AgentStatus | null => t.hub.ptyHost.get(id)?.info.agent ?? null;
+
+  it('a shell, its commands and a printed permission question are never an agent', async () => {
+    const id = await pane();
+    await person.call('terminal.write', { id, data: 'echo "Do you want to proceed?"; printf " 1. Yes\\n 2. No\\n\\n Esc to cancel\\n"; sleep 1; echo codex claude\r' });
+    await pollUntil(() => t.hub.ptyHost.require(id).info.lastCommand?.commandLine.startsWith('echo "Do you'), { what: 'the command to end' });
+    // Past the evaluation interval of a pane without an agent.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    assert.equal(agentOf(id), null);
+  });
+
+  it('follows an agent from start to exit: working, idle when quiet, needs-input on a bell, exited with its code', async () => {
+    const id = await pane();
+    await person.call('terminal.write', { id, data: 'codex --model x\r' });
+    const working = await pollUntil(() => agentOf(id)?.state === 'working' && agentOf(id), { what: 'working' });
+    assert.equal(working.kind, 'codex');
+    assert.equal(working.label, 'Codex');
+    const idle = await pollUntil(() => agentOf(id)?.state === 'idle' && agentOf(id), { what: 'idle once quiet', timeoutMs: 5000 });
+    assert.ok(idle.since > working.since);
+
+    await person.call('terminal.write', { id, data: 'bell\r' });
+    const asking = await pollUntil(() => agentOf(id)?.state === 'needs-input' && agentOf(id), { what: 'needs-input after the bell', timeoutMs: 5000 });
+    assert.equal(asking.prompt, null);
+    await assert.rejects(person.call('agent.answer', { terminalId: id, answer: 'approve', expectSince: asking.since }), /cannot be answered from here|is gone/);
+
+    await person.call('terminal.write', { id, data: 'done\r' });
+    const exited = await pollUntil(() => agentOf(id)?.state === 'exited' && agentOf(id)?.exitCode !== null && agentOf(id), { what: 'exited with a code', timeoutMs: 5000 });
+    assert.equal(exited.exitCode, 3);
+    assert.equal(exited.reason, 'exit 3');
+    assert.equal(exited.kind, 'codex');
+    const states = seen.filter((status) => status?.kind === 'codex').map((status) => status!.state);
+    assert.deepEqual([...new Set(states)], ['working', 'idle', 'needs-input', 'exited'], states.join(' → '));
+  });
+
+  it('refuses to answer a terminal that runs no agent, and one that does not exist', async () => {
+    const id = await pane();
+    await assert.rejects(person.call('agent.answer', { terminalId: id, answer: 'deny', expectSince: 1 }), new RegExp(`the prompt in terminal ${id} is gone`));
+    await assert.rejects(person.call('agent.answer', { terminalId: 't-00000000', answer: 'deny', expectSince: 1 }), /no terminal with id t-00000000/);
+    await assert.rejects(person.call('agent.answer', { terminalId: id, answer: 'maybe', expectSince: 1 } as never), /answer/);
+  });
+});

@@ -1,0 +1,89 @@
+/**
+ * Claude Code's screen rules against its real screens (test/fixtures/agents/claude-code/<version>,
+ * captured from the CLI by capture.ts there), replayed from the raw bytes through Switchboard's own
+ * mirror; and the screens that must never read as an agent waiting.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { claudeCodeScreen } from '../../../../src/node/agents/agentTable.ts';
+import { readAgentScreen } from '../../../../src/node/agents/screenRules.ts';
+import { TerminalMirror } from '../../../../src/node/pty/terminalMirror.ts';
+
+const version = claudeCodeScreen.capturedFrom;
+const dir = join(import.meta.dirname, '../../../fixtures/agents/claude-code', version);
+const index = JSON.parse(readFileSync(join(dir, 'captures.json'), 'utf8')) as { cols: number; rows: number; captures: Record<string, number> };
+const screen = (name: string): string[] => readFileSync(join(dir, `${name}.txt`), 'utf8').replace(/\n$/, '').split('\n');
+const read = (lines: string[]) => readAgentScreen(claudeCodeScreen, lines);
+
+describe(`Claude Code ${version} screen rules`, () => {
+  it('the Bash permission dialog is needs-input, with the command as reason and the options to answer', () => {
+    const reading = read(screen('permission-bash'));
+    assert.equal(reading?.state, 'needs-input');
+    assert.equal(reading.reason, 'Bash: touch marker.txt');
+    assert.equal(reading.prompt?.kind, 'permission');
+    assert.equal(reading.prompt.toolName, 'Bash');
+    assert.equal(reading.prompt.options.length, 4);
+    assert.equal(reading.prompt.options[0], '1. Yes');
+    assert.equal(reading.prompt.options[3], '4. No');
+    assert.deepEqual(reading.answers, { approve: 1, deny: 4 });
+  });
+
+  it('the Edit permission dialog names the file', () => {
+    const reading = read(screen('permission-edit'));
+    assert.equal(reading?.state, 'needs-input');
+    assert.equal(reading.reason, 'Edit notes.txt');
+    assert.equal(reading.prompt?.toolName, 'Edit');
+    assert.deepEqual(reading.answers, { approve: 1, deny: 3 });
+  });
+
+  it('"esc to interrupt" in the status line is working; the empty input box is idle', () => {
+    assert.equal(read(screen('working'))?.state, 'working');
+    assert.equal(read(screen('idle-after-turn'))?.state, 'idle');
+    assert.equal(read(screen('after-deny-edit'))?.state, 'idle', 'a rejected edit in the transcript is not a prompt');
+  });
+
+  it('the first-run question is needs-input with its options and the selected one', () => {
+    const reading = read(screen('startup-question'));
+    assert.equal(reading?.state, 'needs-input');
+    assert.equal(reading.reason, 'Make auto mode your default permission mode?');
+    assert.deepEqual(reading.prompt, { kind: 'question', toolName: null, options: ['1. Yes, set auto mode as my default permission mode', '2. No, keep manual mode'] });
+    assert.equal(reading.selected, 1);
+  });
+
+  it('the raw bytes, replayed through the mirror, give the captured screens', async () => {
+    const bytes = readFileSync(join(dir, 'session.bin'));
+    const ordered = Object.entries(index.captures).sort((a, b) => a[1] - b[1]);
+    const mirror = new TerminalMirror({ cols: index.cols, rows: index.rows, scrollback: 1000 });
+    try {
+      let offset = 0;
+      for (const [name, end] of ordered) {
+        const chunk = bytes.subarray(offset, end);
+        mirror.write(chunk, chunk.toString('utf8').length);
+        offset = end;
+        const lines = (await mirror.readText()).lines;
+        assert.deepEqual(read(lines), read(screen(name)), name);
+      }
+    } finally {
+      mirror.dispose();
+    }
+  });
+
+  it('text that quotes the dialog is not the dialog: an echo, a file, a shell', () => {
+    const echoed = ['$ echo "Do you want to proceed?"; echo " 1. Yes"; echo " 2. No"', 'Do you want to proceed?', ' 1. Yes', ' 2. No', '$ '];
+    assert.equal(read(echoed), null);
+    const rule = '─'.repeat(60);
+    const quoted = ['● Read(notes.md)', '  ⎿  Do you want to proceed?', '  ❯ 1. Yes', '     2. No', '', rule, '❯ ', rule, '  ? for shortcuts'];
+    assert.equal(read(quoted)?.state, 'idle', 'a file quoted in the transcript, under the input box: not a prompt');
+    assert.equal(read(['$ make', 'gcc -c main.c', 'esc to interrupt is a phrase', 'linking…', '', '', '', '$ ']), null, 'the phrase above the status lines does not count');
+    assert.equal(read(['~', '~', '"notes.txt" 3L, 20C']), null, 'vim');
+    assert.equal(read([]), null);
+  });
+
+  it('an old permission dialog scrolled above the bottom of a tall screen is not read', () => {
+    const old = screen('permission-bash');
+    const later = [...old, ...Array.from({ length: claudeCodeScreen.bottomLines }, (_, i) => `output line ${i}`)];
+    assert.equal(read(later), null);
+  });
+});
