@@ -1,8 +1,8 @@
 /**
  * Screens that fit (issue 17, items 9–13), measured in real Chromium against `switchboard serve`:
  * History's lists and session viewer at 1000×700, tab names beside their marks, every overlay of a
- * pane on top of the terminal (exit banner, search bar, agent-input line, input notice, restored
- * marker) with the DOM and the WebGL renderer, an outside-workspace path in the Review list, and the
+ * pane on top of the terminal (exit banner, search bar, agent-input line, an agent's prompt banner,
+ * input notice, restored marker) with the DOM and the WebGL renderer, an outside-workspace path in the Review list, and the
  * Review diff (per-change headers, its last line, its toolbar, its tab strip), the sidebar's chips
  * and the panes' scrollbars.
  *
@@ -19,6 +19,7 @@ import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { ControlClient } from '../../src/cli/controlClient.ts';
 import { FakeClaudeCli } from '../integration/ide/ideTestKit.ts';
 import { pollUntil } from '../helpers/poll.ts';
+import { installStandInClaude } from '../helpers/standInClaude.ts';
 import {
   openApp,
   openFreshApp,
@@ -125,7 +126,7 @@ async function assertOnTop(overlay: Locator, what: string): Promise<void> {
  * the app's first render).
  */
 const overlayWatcher = `() => {
-  const selector = '.exit-banner, .agent-input-line, .pane-input-notice, .search-bar, .pane-restored';
+  const selector = '.exit-banner, .agent-input-line, .agent-prompt-banner, .pane-input-notice, .search-bar, .pane-restored';
   const record = { misses: [], sampled: {} };
   globalThis.__overlayWatch = record;
   const describe = (node) => (node ? node.tagName.toLowerCase() + [...node.classList].map((name) => '.' + name).join('') : 'nothing (off screen)');
@@ -257,7 +258,7 @@ async function newTab(page: Page): Promise<string> {
  * into before it was attached. Each strip gets a pane of its own, so it is the one right under
  * the screen when it appears.
  */
-async function exerciseOverlays(page: Page, agent: ControlClient, size: Size, scheme: Scheme, label: string): Promise<void> {
+async function exerciseOverlays(page: Page, agent: ControlClient, claudeBin: string, size: Size, scheme: Scheme, label: string): Promise<void> {
   await show(page, size, scheme);
   const pane = await newTab(page);
   const paneLocator = page.locator(`[data-terminal-id="${pane}"]`);
@@ -291,6 +292,18 @@ async function exerciseOverlays(page: Page, agent: ControlClient, size: Size, sc
   await shot(page, `overlay-agent-${label}`);
   await agent.close(driven);
 
+  // An agent CLI asks permission: the strip with its question and Approve / Deny, under the screen.
+  const asking = await newTab(page);
+  await typeInPane(page, asking, join(claudeBin, 'claude'));
+  await waitForPaneText(page, asking, 'Claude Code (stand-in for tests)');
+  await typeInPane(page, asking, 'run true');
+  const promptBanner = page.locator(`[data-terminal-id="${asking}"] .agent-prompt-banner`);
+  await assertOnTop(promptBanner, `the agent's prompt banner (${label})`);
+  await shot(page, `overlay-agent-prompt-${label}`);
+  await promptBanner.getByRole('button', { name: 'Deny' }).click();
+  await promptBanner.waitFor({ state: 'detached' });
+  await agent.close(asking);
+
   // Keys typed into a pane that is not attached yet, more than it keeps: the notice says so.
   await page.evaluate(() => ((globalThis as unknown as { __attach: { hold: boolean } }).__attach.hold = true));
   const waiting = await newPaneAfter(page, () => page.getByRole('button', { name: 'New terminal', exact: true }).click());
@@ -319,12 +332,13 @@ async function checkOverlays(t: TestContext, renderer: 'dom' | 'webgl'): Promise
   const canvases = await page.locator(`[data-terminal-id="${firstPane}"] .xterm-screen canvas`).count();
   assert.equal(canvases > 0, renderer === 'webgl', `the pane uses the ${renderer} renderer`);
   const agent = agentFor(app, t);
+  const claudeBin = installStandInClaude(app.home);
   await watchOverlays(page);
   for (const size of [small, large]) {
-    for (const scheme of schemes) await exerciseOverlays(page, agent, size, scheme, `${renderer}-${sizeName(size)}-${scheme}`);
+    for (const scheme of schemes) await exerciseOverlays(page, agent, claudeBin, size, scheme, `${renderer}-${sizeName(size)}-${scheme}`);
   }
   const watched = await watchedOverlays(page);
-  for (const overlay of ['div.exit-banner', 'div.agent-input-line', 'div.pane-input-notice', 'div.search-bar']) {
+  for (const overlay of ['div.exit-banner', 'div.agent-input-line', 'div.agent-prompt-banner', 'div.pane-input-notice', 'div.search-bar']) {
     assert.ok((watched.sampled[overlay] ?? 0) > 0, `${overlay} was watched as it appeared (${JSON.stringify(watched.sampled)})`);
   }
   assert.deepEqual(watched.misses.slice(0, 20), [], 'an overlay was covered in the frames after it appeared');

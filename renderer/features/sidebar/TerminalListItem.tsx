@@ -21,6 +21,7 @@ export function TerminalListItem({ info, shown, current }: { info: TerminalInfo;
   // Started over the control socket or from a remote view rather than in this window: say through what.
   const byOther = info.createdBy.kind !== 'person';
   const agent = info.agent ?? null;
+  const agentRuns = agent !== null && agent.state !== 'exited';
 
   return (
     <li
@@ -66,8 +67,9 @@ export function TerminalListItem({ info, shown, current }: { info: TerminalInfo;
               )}
               {compactPath(shortenPath(info.cwd, homeDir), byOther ? 16 : 24)}
             </span>
-            {info.runningCommand && !exited && <span className="terminal-item-command">{info.runningCommand}</span>}
-            {!info.runningCommand && !exited && info.lastCommand && info.lastCommand.exitCode !== null && (
+            {/* An agent's row shows the agent (above) instead of the command that started it. */}
+            {info.runningCommand && !exited && !agentRuns && <span className="terminal-item-command">{info.runningCommand}</span>}
+            {!info.runningCommand && !exited && !agentRuns && info.lastCommand && info.lastCommand.exitCode !== null && (
               <LastCommand commandLine={info.lastCommand.commandLine} exitCode={info.lastCommand.exitCode} />
             )}
           </span>

@@ -98,7 +98,8 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
           <span className="pane-subtitle" title={info.cwd}>
             {compactPath(shortenPath(info.cwd, homeDir), 40)}
           </span>
-          {info.runningCommand && <span className="pane-command">{info.runningCommand}</span>}
+          {/* An agent's pane shows the agent instead of the command that started it. */}
+          {info.runningCommand && (agent === null || agent.state === 'exited') && <span className="pane-command">{info.runningCommand}</span>}
           <button
             type="button"
             className="pane-close"

@@ -1,0 +1,123 @@
+/**
+ * A stand-in for the Claude Code CLI, for UI tests on machines without the real one: a program
+ * named `claude` (run by node, as the real CLI's npm package is) that draws Claude Code 2.1.x's
+ * screens as captured in test/fixtures/agents/claude-code/ — the input box between two rules when
+ * its turn is over, "esc to interrupt" while working, the Bash permission dialog with numbered
+ * options — and answers keys as the real one does: `1` approves, Esc denies. The Hub's real agent
+ * detection (process, then screen) reads it like the real CLI; the app's tests then drive the UI.
+ *
+ * Scripted by what the person types at its prompt:
+ * - `run <command>`: works a moment, then asks permission for `Bash: <command>`; approving runs it
+ *   (through /bin/sh) and finishes the turn, denying finishes it at once.
+ * - `/exit <code>`: ends with that exit code.
+ * - anything else: works a moment, then finishes the turn.
+ */
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const program = String.raw`
+const { execSync } = require('node:child_process');
+const out = process.stdout;
+const cols = () => Math.max(40, out.columns || 80);
+const rows = () => Math.max(12, out.rows || 24);
+const transcript = ['Claude Code (stand-in for tests)', ''];
+let state = 'idle';
+let typed = '';
+let pending = null;
+
+function draw() {
+  const rule = '\u2500'.repeat(cols());
+  let bottom;
+  if (state === 'permission') {
+    const frame = '\u254c'.repeat(cols());
+    bottom = [rule, ' Bash command', ' Run the command', frame, ' ' + pending, frame, ' Do you want to proceed?', ' \u276f 1. Yes', '   2. Yes, and don\u2019t ask again for this command', '   3. No', '', ' Esc to cancel \u00b7 Tab to amend'];
+  } else {
+    const status = state === 'working' ? '  \u2733 Working\u2026 \u00b7 esc to interrupt' : '  ? for shortcuts';
+    bottom = [rule, '\u276f\u00a0' + typed, rule, status];
+  }
+  const room = rows() - bottom.length;
+  const top = transcript.slice(-room);
+  while (top.length < room) top.push('');
+  out.write('\x1b[H\x1b[2J' + [...top, ...bottom].map((line) => line.slice(0, cols())).join('\r\n'));
+}
+
+function work(then) {
+  state = 'working';
+  draw();
+  setTimeout(then, 700);
+}
+
+function finishTurn(text) {
+  transcript.push('\u25cf ' + text, '');
+  state = 'idle';
+  draw();
+}
+
+function submit(line) {
+  transcript.push('\u276f ' + line, '');
+  const exit = /^\/exit(?:\s+(\d+))?$/.exec(line);
+  if (exit) {
+    out.write('\x1b[H\x1b[2J');
+    process.exit(Number(exit[1] || 0));
+  }
+  const run = /^run\s+(.+)$/.exec(line);
+  work(() => {
+    if (!run) return finishTurn('Done.');
+    pending = run[1];
+    state = 'permission';
+    draw();
+  });
+}
+
+process.stdin.setRawMode(true);
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (keys) => {
+  for (const key of keys) {
+    if (key === '\x03') process.exit(130);
+    if (state === 'permission') {
+      if (key === '1') {
+        const command = pending;
+        pending = null;
+        work(() => {
+          let result = 'ran';
+          try { execSync(command, { stdio: 'ignore', shell: '/bin/sh' }); } catch { result = 'failed'; }
+          finishTurn('Ran ' + command + ' (' + result + ').');
+        });
+      } else if (key === '\x1b' || key === '3') {
+        pending = null;
+        finishTurn('Denied; not run.');
+      }
+      continue;
+    }
+    if (state !== 'idle') continue;
+    if (key === '\r') {
+      const line = typed.trim();
+      typed = '';
+      if (line) submit(line);
+      else draw();
+    } else if (key === '\x7f') {
+      typed = typed.slice(0, -1);
+      draw();
+    } else if (key >= ' ' && key !== '\x7f') {
+      typed += key;
+      draw();
+    }
+    // Esc (and other control keys) at the prompt change nothing, as in the real CLI.
+  }
+});
+out.on('resize', draw);
+draw();
+`;
+
+/**
+ * Writes the stand-in as `<dir>/bin/claude` (its shebang runs this Node) and returns that bin
+ * directory, to put first on a pane's PATH or to run by path.
+ */
+export function installStandInClaude(dir: string): string {
+  const bin = join(dir, 'bin');
+  mkdirSync(bin, { recursive: true });
+  const file = join(bin, 'claude');
+  writeFileSync(file, `#!${process.execPath}\n${program}`);
+  chmodSync(file, 0o755);
+  return bin;
+}
