@@ -1,5 +1,6 @@
 /** Every verb of the `switchboard` command. Add a verb: write commands/VERB.ts and list it here. */
 import type { CliCommand } from '../command.ts';
+import { agentsCommand } from './agents.ts';
 import { closeCommand } from './close.ts';
 import { execCommand } from './exec.ts';
 import { historyCommand } from './history.ts';
@@ -20,6 +21,7 @@ import { waitCommand } from './wait.ts';
 export const commands: readonly CliCommand[] = [
   serveCommand,
   lsCommand,
+  agentsCommand,
   newCommand,
   sendCommand,
   execCommand,

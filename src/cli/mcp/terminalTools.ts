@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { guarded, text } from './toolResults.ts';
 import { type ControlClient, ControlClientError } from '../controlClient.ts';
 import { resolveTerminalId } from '../terminalRef.ts';
+import { registerAgentTools } from './agentTools.ts';
 import { registerBusTools } from './busTools.ts';
 import { registerHistoryTools } from './historyTools.ts';
 import { registerReviewTools } from './reviewTools.ts';
@@ -223,5 +224,6 @@ export function createSwitchboardMcpServer(client: ControlClient, version: strin
   registerBusTools(server, client);
   registerReviewTools(server, client);
   registerHistoryTools(server, client);
+  registerAgentTools(server, client);
   return server;
 }

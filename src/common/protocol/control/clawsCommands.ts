@@ -28,6 +28,11 @@ export const ControlTerminal = z.looseObject({
   createdAt: z.number(),
   /** The command the shell runs now, when shell integration tells. */
   runningCommand: z.string().nullable(),
+  /** The agent CLI the pane runs (or ran: `exited`) and its state (docs/protocol.md, Agents); null: none. Optional: older servers lack it. */
+  agent: z
+    .looseObject({ kind: z.string(), label: z.string(), state: z.enum(['working', 'needs-input', 'idle', 'exited']), since: z.number(), reason: z.string().nullable() })
+    .nullable()
+    .optional(),
 });
 export type ControlTerminal = z.infer<typeof ControlTerminal>;
 

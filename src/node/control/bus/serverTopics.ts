@@ -15,6 +15,9 @@
  * - `system.worker.terminated {terminal_id, correlation_id, terminated_at}`: a terminal closed
  *   (claws sends it for its wrapped terminals; every Switchboard terminal is one).
  * - `system.worker.process_exited {terminal_id, correlation_id, exit_code, exited_at}`: its process ended.
+ * - `agent.<id>.state {terminalId, kind, state, previous, reason, since}`: the agent in the pane
+ *   changed state (src/node/agents); `previous` is null when the agent was just recognised.
+ *
  * `system.terminal.closed` also carries `terminal_id` and `correlation_id` beside our `terminalId`.
  * `correlation_id` is null for a terminal no claws client registered. Times are ISO strings, as in claws.
  */
@@ -98,6 +101,13 @@ export class ServerTopics implements IDisposable {
           cwd: start.cwd ?? session.info.cwd,
           startedAt: start.startedAt,
         });
+      }),
+      session.onDidChangeAgent(({ agent, previous }) => {
+        if (!agent) return;
+        // A new agent in the pane (the last one exited) starts without a previous state.
+        const before = previous && previous.kind === agent.kind && !(previous.state === 'exited' && agent.state !== 'exited') ? previous.state : null;
+        if (before === agent.state && previous?.since === agent.since) return; // only its exit code was learnt
+        publish(`agent.${info.id}.state`, { terminalId: info.id, kind: agent.kind, state: agent.state, previous: before, reason: agent.reason, since: agent.since });
       }),
       session.onDidExit((status) => {
         publish(`terminal.${info.id}.exit`, { terminalId: info.id, exitCode: status.exitCode, signal: status.signal });

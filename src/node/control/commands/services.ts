@@ -78,6 +78,7 @@ export function describeTerminal(info: TerminalInfo, focusedId: string | null): 
     createdBy: info.createdBy,
     createdAt: info.createdAt,
     runningCommand: info.runningCommand,
+    agent: info.agent ? { kind: info.agent.kind, label: info.agent.label, state: info.agent.state, since: info.agent.since, reason: info.agent.reason } : null,
   };
 }
 
