@@ -76,9 +76,9 @@ describe('agent state on the control socket, the CLI and MCP', () => {
         ['idle', 'working'],
       ],
     );
-    assert.deepEqual(Object.keys(frames[1].payload).sort(), ['kind', 'previous', 'reason', 'since', 'state', 'terminalId']);
-    assert.equal(frames[1].payload.terminalId, terminalId);
-    assert.equal(frames[1].payload.since, idle.since);
+    assert.deepEqual(Object.keys(frames[1]!.payload).sort(), ['kind', 'previous', 'reason', 'since', 'state', 'terminalId']);
+    assert.equal(frames[1]!.payload.terminalId, terminalId);
+    assert.equal(frames[1]!.payload.since, idle.since);
   });
 
   it('switchboard agents lists the agent panes (table and --json)', async () => {
