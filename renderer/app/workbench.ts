@@ -209,6 +209,7 @@ export class Workbench extends Disposable {
         ready: this.ready,
         ownsTitle: appState.host !== 'remote',
         revealTerminal: (terminalId) => this.revealTerminal(terminalId),
+        reportError: (title, error) => this.errors.report(title, error),
         showReview: (reviewId) => {
           this.review.files.activeId.set(null);
           this.review.select(reviewId);

@@ -185,4 +185,41 @@ describe('agents in the UI', () => {
     assert.equal(await page.title(), '(1) Switchboard');
     assert.equal((await notes()).length, 2, 'no notification with Do not disturb');
   });
+
+  it('refuses an answer to a prompt that has gone, says so, and types nothing', async (t) => {
+    const { app, page, firstPane } = await openFreshApp(browser(), t);
+    const bin = installStandInClaude(app.home);
+    await startClaude(page, firstPane, bin);
+    await typeInPane(page, firstPane, 'run touch stale.txt');
+    const banner = page.locator(`[data-terminal-id="${firstPane}"]`).getByRole('group', { name: 'Claude Code asks' });
+    await banner.waitFor();
+
+    // The person clicks Approve, but the answer is held on its way while the prompt is answered in
+    // the pane (Escape denies it): by the time it reaches the Hub, the prompt it answers is gone.
+    await page.evaluate(() => {
+      const state = { held: [] as Array<() => void> };
+      (globalThis as unknown as { __answers: typeof state }).__answers = state;
+      const send = WebSocket.prototype.send;
+      WebSocket.prototype.send = function (this: WebSocket, data: Parameters<WebSocket['send']>[0]) {
+        if (typeof data === 'string' && data.includes('"agent.answer"')) state.held.push(() => send.call(this, data));
+        else send.call(this, data);
+      };
+    });
+    await banner.getByRole('button', { name: 'Approve' }).click();
+    await pollUntil(() => page.evaluate(() => (globalThis as unknown as { __answers: { held: unknown[] } }).__answers.held.length === 1), { what: 'the answer held' });
+    await page.locator(`[data-terminal-id="${firstPane}"] .pane-body`).click();
+    await page.keyboard.press('Escape');
+    await waitForPaneText(page, firstPane, 'Denied; not run.');
+    await waitForAgentState(page, firstPane, 'idle');
+    await page.evaluate(() => (globalThis as unknown as { __answers: { held: Array<() => void> } }).__answers.held.splice(0).forEach((send) => send()));
+
+    const toast = page.getByRole('alert').filter({ hasText: 'Not sent to Claude Code' });
+    await toast.waitFor();
+    assert.match(await toast.innerText(), /nothing was typed/);
+    // Nothing reached the agent: the idle prompt is empty and the command never ran.
+    const screen = await waitForPaneText(page, firstPane, 'Denied; not run.');
+    assert.doesNotMatch(screen, /Ran touch stale\.txt/);
+    assert.match(screen.split('\n').filter((line) => line.startsWith('❯')).at(-1) ?? '', /^❯\s*$/);
+    assert.equal(existsSync(join(app.workspace, 'stale.txt')), false);
+  });
 });

@@ -26,6 +26,8 @@ export interface AgentWatchOptions {
   ownsTitle: boolean;
   revealTerminal(terminalId: string): void;
   showReview(reviewId: string): void;
+  /** A refused answer is also said in a toast: its row and banner may be gone by the time the Hub answers. */
+  reportError(title: string, error: unknown): void;
 }
 
 /** An answer sent from this window: in flight, or refused with the Hub's words. */
@@ -100,12 +102,14 @@ export class AgentWatch extends Disposable {
     if (this.answers.value.get(terminalId)?.sending) return;
     this.#setAnswer(terminalId, { since, sending: true, refusal: null });
     try {
-      await callAgentAnswer(this.#options.client, { terminalId, answer, expectSince: since });
+      await this.#options.client.call('agent.answer', { terminalId, answer, expectSince: since });
       if (this.store.isDisposed) return;
       this.#setAnswer(terminalId, null);
     } catch (error) {
       if (this.store.isDisposed) return;
       this.#setAnswer(terminalId, { since, sending: false, refusal: refusalText(error) });
+      const name = this.#options.terminals.value.get(terminalId)?.name ?? terminalId;
+      this.#options.reportError(`Not sent to ${agent.label} in ${name}`, error);
     }
   }
 
@@ -207,14 +211,4 @@ function refusalText(error: unknown): string {
   const message = errorMessage(error);
   if (code === 'NOT_FOUND') return `Not sent: ${message || 'the terminal is gone'}.`;
   return `Not sent: ${message}`;
-}
-
-/**
- * `agent.answer` through the Hub client. The contract declares it in agentMethods; until the Hub
- * spreads those into hubMethods the client's typed `call` does not know the name, so it goes
- * through the same door untyped, its params checked against the contract's schema type here.
- */
-function callAgentAnswer(client: IHubClient, params: AgentAnswerParams): Promise<unknown> {
-  const call = client.call as unknown as (this: IHubClient, method: 'agent.answer', params: AgentAnswerParams) => Promise<unknown>;
-  return call.call(client, 'agent.answer', params);
 }
