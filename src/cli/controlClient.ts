@@ -8,8 +8,9 @@
 import { connect, type Socket } from 'node:net';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { z } from 'zod';
 import type { IDisposable } from '../common/lifecycle.ts';
+import { controlCommands, type ControlCommandName, type ControlRequestParams, type ControlResult } from '../common/protocol/control/commands.ts';
+import { ProtocolV1, PushFrame, ResponseEnvelope } from '../common/protocol/control/wire.ts';
 import { controlSocketPath, resolveDataDir } from '../node/paths.ts';
 
 export const ControlClientConstants = {
@@ -73,81 +74,20 @@ export function resolveControlSocketPath(options: { socketFlag?: string; env: No
   return controlSocketPath(dataDir, options.env);
 }
 
-// ---- response schemas ---------------------------------------------------------------------
-// Loose objects: the server may add fields (claws compatibility fields, later extensions), and a
-// newer server must not break an older CLI.
+// ---- answers ----------------------------------------------------------------------------
+// Every answer is parsed with its command's result schema from the protocol's table
+// (src/common/protocol/control/commands.ts). Results are loose objects: the server may add fields
+// (claws compatibility fields, later extensions), and a newer server must not break an older CLI.
 
-const Envelope = z.looseObject({
-  rid: z.union([z.string(), z.number()]).optional(),
-  ok: z.boolean(),
-  error: z.string().optional(),
-  /** Our server adds a code to its errors; claws servers do not. */
-  code: z.string().optional(),
-});
-
-export const ControlTerminal = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  pid: z.number().int().nullable().optional(),
-  hasShellIntegration: z.boolean().optional(),
-  active: z.boolean().optional(),
-  cwd: z.string().nullable().optional(),
-  status: z.string().optional(),
-  exitCode: z.number().int().nullable().optional(),
-  signal: z.string().nullable().optional(),
-  cols: z.number().int().optional(),
-  rows: z.number().int().optional(),
-  createdBy: z.unknown().optional(),
-  /** The command the shell runs now, when shell integration tells. */
-  runningCommand: z.string().nullable().optional(),
-});
-export type ControlTerminal = z.infer<typeof ControlTerminal>;
-
-const ListResult = z.looseObject({ terminals: z.array(ControlTerminal) });
-
+export type ControlTerminal = ControlResult<'list'>['terminals'][number];
+export type ExecEvent = ControlResult<'exec'>['event'];
+export type ReadLogResult = ControlResult<'readLog'>;
+export type ReadScreenResult = ControlResult<'readScreen'>;
+export type SendResult = ControlResult<'send'>;
 /** What `auth` answers about the token: the CLI explains a refusal with it (a token limited to terminals that are gone). */
-const AuthResult = z.looseObject({ token: z.looseObject({ name: z.string(), terminals: z.array(z.string()).nullable() }) });
-export type AuthenticatedToken = z.infer<typeof AuthResult>['token'];
-const CreateResult = z.looseObject({ id: z.union([z.string(), z.number()]).transform(String) });
+export type AuthenticatedToken = ControlResult<'auth'>['token'];
+export type { PushFrame };
 
-export const ExecEvent = z.looseObject({
-  commandLine: z.string().optional(),
-  output: z.string(),
-  exitCode: z.number().int().nullable(),
-  startedAt: z.number().optional(),
-  endedAt: z.number().optional(),
-  truncated: z.boolean().optional(),
-});
-export type ExecEvent = z.infer<typeof ExecEvent>;
-const ExecResult = z.looseObject({ event: ExecEvent });
-
-export const ReadLogResult = z.looseObject({
-  bytes: z.string(),
-  offset: z.number(),
-  nextOffset: z.number(),
-  totalSize: z.number(),
-  truncated: z.boolean(),
-});
-export type ReadLogResult = z.infer<typeof ReadLogResult>;
-
-export const ReadScreenResult = z.looseObject({
-  lines: z.array(z.string()),
-  cursor: z.looseObject({ x: z.number(), y: z.number() }),
-  altScreen: z.boolean(),
-  cols: z.number(),
-  rows: z.number(),
-});
-export type ReadScreenResult = z.infer<typeof ReadScreenResult>;
-
-const WaitAnswer = z.looseObject({
-  /** Which condition was met: `pattern`, `exit`, `idle` or `prompt` (`false` would mean none). */
-  matched: z.union([z.string().min(1), z.boolean()]),
-  text: z.string().optional(),
-  offset: z.number().optional(),
-  exitCode: z.number().int().nullable().optional(),
-  signal: z.string().nullable().optional(),
-  commandLine: z.string().optional(),
-});
 /** A wait's outcome; a timeout is `{matched: false}`, not an error. */
 export interface WaitResult {
   matched: boolean;
@@ -159,31 +99,6 @@ export interface WaitResult {
   signal?: string | null;
   commandLine?: string;
 }
-
-const SendResult = z.looseObject({
-  /** The terminal's output offset when the text was written: pass it to `wait` as `since`. */
-  offset: z.number().optional(),
-  pasted: z.boolean().optional(),
-});
-export type SendResult = z.infer<typeof SendResult>;
-
-/** A claws/2 push frame: `message` (topic, from, payload, sentAt, sequence) or `caught-up`. */
-export const PushFrame = z.looseObject({
-  push: z.string(),
-  topic: z.string().optional(),
-  from: z.string().optional(),
-  payload: z.unknown().optional(),
-  sentAt: z.number().optional(),
-  sequence: z.number().optional(),
-  replayed: z.boolean().optional(),
-  subscriptionId: z.string().optional(),
-  replayedCount: z.number().optional(),
-  resumeCursor: z.number().optional(),
-});
-export type PushFrame = z.infer<typeof PushFrame>;
-
-const CloseResult = z.looseObject({ alreadyClosed: z.boolean().optional() });
-const AnyResult = z.looseObject({});
 
 // ---- request parameter types --------------------------------------------------------------
 
@@ -275,13 +190,20 @@ export class ControlClient implements IDisposable {
    * SERVER_ERROR, or NOT_RUNNING / TIMEOUT / CONNECTION_CLOSED / BAD_RESPONSE.
    */
   async request(cmd: string, fields: Record<string, unknown> = {}, options: { timeoutMs?: number } = {}): Promise<Record<string, unknown>> {
+    const { id, protocol: _protocol, ...body } = await this.#exchange(cmd, fields, options);
+    // `create` answers the new terminal id in the envelope's `id`; keep it in the body.
+    return typeof id === 'string' || typeof id === 'number' ? { id, ...body } : body;
+  }
+
+  /** One request; resolves with the answer line minus `rid` and `ok` (its `id` and `protocol` may be the body's). */
+  async #exchange(cmd: string, fields: Record<string, unknown>, options: { timeoutMs?: number }): Promise<Record<string, unknown>> {
     if (this.#disposed) throw new ControlClientError('CONNECTION_CLOSED', 'the control client is closed');
     const socket = await this.#connect();
     if (this.#token !== undefined && cmd !== 'auth') {
       let authentication = this.#authentications.get(socket);
       if (!authentication) {
         authentication = this.request('auth', { token: this.#token }).then((body) => {
-          const parsed = AuthResult.safeParse(body);
+          const parsed = controlCommands.auth.result.safeParse(body);
           this.#authenticatedToken = parsed.success ? parsed.data.token : undefined;
         });
         this.#authentications.set(socket, authentication);
@@ -291,7 +213,7 @@ export class ControlClient implements IDisposable {
     const id = this.#requestPrefix + String(this.#nextRequest++);
     const timeoutMs = options.timeoutMs ?? this.#requestTimeoutMs;
     // `fields` may name another protocol (the claws/2 bus's `hello` must say claws/2).
-    const frame: Record<string, unknown> = { protocol: 'claws/1', ...fields, id, cmd, clientName: this.#clientName };
+    const frame: Record<string, unknown> = { protocol: ProtocolV1, ...fields, id, cmd, clientName: this.#clientName };
     if (this.#clientVersion) frame.clientVersion = this.#clientVersion;
     return new Promise((resolvePromise, rejectPromise) => {
       const timer = setTimeout(() => {
@@ -303,33 +225,53 @@ export class ControlClient implements IDisposable {
     });
   }
 
+  /**
+   * Send one command of the protocol's table and resolve with its answer, parsed with the table's
+   * result schema (BAD_RESPONSE when it does not fit). Fields left undefined are not sent.
+   */
+  async call<C extends ControlCommandName>(cmd: C, params: ControlRequestParams<C>, options: { timeoutMs?: number } = {}): Promise<ControlResult<C>> {
+    const fields = typeof params === 'object' && params !== null ? withoutUndefined(params as Record<string, unknown>) : {};
+    const { id, protocol, ...body } = await this.#exchange(cmd, fields, options);
+    // The envelope's `id` and `protocol` are the body's when it has fields of those names (claws'
+    // rule: `create`'s new terminal id, `hello`'s claws/2): keep them for the results that declare them.
+    const result = controlCommands[cmd].result;
+    const declared = 'shape' in result ? (result.shape as Record<string, unknown>) : {};
+    if ('id' in declared) body.id = id;
+    if ('protocol' in declared) body.protocol = protocol;
+    const parsed = result.safeParse(body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
+      throw new ControlClientError('BAD_RESPONSE', `unexpected answer to ${cmd} from the control socket${where}: ${issue?.message ?? 'invalid'}`);
+    }
+    return parsed.data as ControlResult<C>;
+  }
+
   /** The token this client authenticated with, as the server described it (undefined: no token, or not yet used). */
   get authenticatedToken(): AuthenticatedToken | undefined {
     return this.#authenticatedToken;
   }
 
   async list(): Promise<ControlTerminal[]> {
-    return parseBody('list', ListResult, await this.request('list')).terminals;
+    return (await this.call('list', {})).terminals;
   }
 
   async create(params: CreateRequest = {}): Promise<string> {
-    return parseBody('create', CreateResult, await this.request('create', withoutUndefined({ ...params }))).id;
+    return (await this.call('create', params)).id;
   }
 
   async send(terminalId: string, params: SendRequest): Promise<SendResult> {
-    return parseBody('send', SendResult, await this.request('send', withoutUndefined({ terminalId, ...params })));
+    return await this.call('send', { terminalId, ...params });
   }
 
   async exec(terminalId: string, command: string, timeoutMs?: number): Promise<ExecEvent> {
     const serverTimeout = timeoutMs ?? ControlClientConstants.serverExecTimeoutMs;
-    const body = await this.request('exec', withoutUndefined({ terminalId, command, timeoutMs }), {
-      timeoutMs: serverTimeout + ControlClientConstants.serverTimeoutGraceMs,
-    });
-    return parseBody('exec', ExecResult, body).event;
+    const answer = await this.call('exec', { terminalId, command, timeoutMs }, { timeoutMs: serverTimeout + ControlClientConstants.serverTimeoutGraceMs });
+    return answer.event;
   }
 
   async readLog(terminalId: string, params: ReadLogRequest = {}): Promise<ReadLogResult> {
-    return parseBody('readLog', ReadLogResult, await this.request('readLog', withoutUndefined({ terminalId, ...params })));
+    return await this.call('readLog', { terminalId, ...params });
   }
 
   /**
@@ -338,27 +280,22 @@ export class ControlClient implements IDisposable {
    */
   async readScreen(terminalId: string, scrollbackLines?: number): Promise<ReadScreenResult> {
     const wantScrollback = scrollbackLines !== undefined && scrollbackLines > 0;
-    const body = await this.request('readScreen', withoutUndefined({ terminalId, scrollback: wantScrollback ? true : undefined }));
-    const screen = parseBody('readScreen', ReadScreenResult, body);
+    const screen = await this.call('readScreen', { terminalId, scrollback: wantScrollback ? true : undefined });
     if (!wantScrollback) return screen;
     const keep = screen.rows + scrollbackLines;
     return screen.lines.length > keep ? { ...screen, lines: screen.lines.slice(screen.lines.length - keep) } : screen;
   }
 
   async wait(terminalId: string, params: WaitRequest): Promise<WaitResult> {
-    let body: Record<string, unknown>;
+    let answer: ControlResult<'wait'>;
     try {
-      body = await this.request('wait', withoutUndefined({ terminalId, ...params }), {
-        timeoutMs: params.timeoutMs + ControlClientConstants.serverTimeoutGraceMs,
-      });
+      answer = await this.call('wait', { terminalId, ...params }, { timeoutMs: params.timeoutMs + ControlClientConstants.serverTimeoutGraceMs });
     } catch (error) {
       // The server answers a timeout as an error ("wait timeout after Nms"); for a waiter it is an outcome.
       if (isTimeoutError(error)) return { matched: false };
       throw error;
     }
-    const answer = parseBody('wait', WaitAnswer, body);
-    const result: WaitResult = { matched: answer.matched !== false };
-    if (typeof answer.matched === 'string') result.condition = answer.matched;
+    const result: WaitResult = { matched: true, condition: answer.matched };
     if (answer.text !== undefined) result.text = answer.text;
     if (answer.offset !== undefined) result.offset = answer.offset;
     if (answer.exitCode !== undefined) result.exitCode = answer.exitCode;
@@ -368,12 +305,12 @@ export class ControlClient implements IDisposable {
   }
 
   async close(terminalId: string): Promise<{ alreadyClosed: boolean }> {
-    const body = parseBody('close', CloseResult, await this.request('close', { terminalId }));
-    return { alreadyClosed: body.alreadyClosed === true };
+    const { alreadyClosed } = await this.call('close', { terminalId });
+    return { alreadyClosed };
   }
 
   async rename(terminalId: string, name: string): Promise<void> {
-    parseBody('rename', AnyResult, await this.request('rename', { terminalId, name }));
+    await this.call('rename', { terminalId, name });
   }
 
   /**
@@ -466,7 +403,7 @@ export class ControlClient implements IDisposable {
       for (const listener of [...this.#pushListeners]) listener(push.data);
       return;
     }
-    const parsed = Envelope.safeParse(frame);
+    const parsed = ResponseEnvelope.safeParse(frame);
     if (!parsed.success) return;
     const envelope = parsed.data;
     if (envelope.rid === undefined) {
@@ -484,9 +421,8 @@ export class ControlClient implements IDisposable {
       pending.reject(new ControlClientError('SERVER_ERROR', error ?? 'the request failed (no error message)', code, details));
       return;
     }
-    const { id: _id, rid: _rid, protocol: _protocol, ok: _ok, code: _code, ...body } = envelope;
-    // `create` answers the new terminal id in the envelope's `id`; keep it in the body.
-    pending.resolve(typeof _id === 'string' || typeof _id === 'number' ? { id: _id, ...body } : body);
+    const { rid: _rid, ok: _ok, code: _code, ...body } = envelope;
+    pending.resolve(body);
   }
 
   #failPending(error: ControlClientError): void {
@@ -520,16 +456,6 @@ function connectError(socketPath: string, error: NodeJS.ErrnoException): Control
     default:
       return new ControlClientError('CONNECTION_CLOSED', `cannot connect to the control socket at ${socketPath}: ${error.message}`);
   }
-}
-
-function parseBody<T extends z.ZodType>(cmd: string, schema: T, body: Record<string, unknown>): z.infer<T> {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-    throw new ControlClientError('BAD_RESPONSE', `unexpected answer to ${cmd} from the control socket${where}: ${issue?.message ?? 'invalid'}`);
-  }
-  return parsed.data;
 }
 
 function withoutUndefined(fields: Record<string, unknown>): Record<string, unknown> {

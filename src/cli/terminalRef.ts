@@ -3,13 +3,19 @@
  * its name. Resolved against `list`, so a typo is caught before anything is sent to a terminal.
  */
 import { matchTerminalRef } from '../common/terminal/terminalRef.ts';
-import { ControlClientError, type ControlClient, type ControlTerminal } from './controlClient.ts';
+import { ControlClientError, type ControlClient } from './controlClient.ts';
+
+/** What resolving a reference needs of a terminal (a `list` entry has more). */
+interface NamedTerminal {
+  id: string;
+  name: string;
+}
 
 export const terminalRefHelp =
   'TERMINAL is a terminal id, a unique prefix of one, or a terminal name (see `switchboard ls`).';
 
 /** The terminal `ref` names (see matchTerminalRef), or a one-line error a person can act on. */
-export function resolveTerminalRef(terminals: readonly ControlTerminal[], ref: string): ControlTerminal {
+export function resolveTerminalRef<T extends NamedTerminal>(terminals: readonly T[], ref: string): T {
   if (ref.length === 0) throw new ControlClientError('UNKNOWN_TERMINAL', 'the terminal reference is empty');
   const match = matchTerminalRef(terminals, ref);
   if (match.kind === 'found') return match.terminal;
@@ -38,7 +44,7 @@ export async function resolveTerminalId(client: ControlClient, ref: string): Pro
 }
 
 /** What a terminal-limited token can reach now, and which of its terminals are gone. */
-export function describeTokenReach(tokenName: string, tokenTerminals: readonly string[], listed: readonly ControlTerminal[]): string {
+export function describeTokenReach(tokenName: string, tokenTerminals: readonly string[], listed: readonly NamedTerminal[]): string {
   const live = listed.filter((terminal) => tokenTerminals.includes(terminal.id));
   const gone = tokenTerminals.filter((id) => !live.some((terminal) => terminal.id === id));
   const parts: string[] = [];
@@ -50,7 +56,7 @@ export function describeTokenReach(tokenName: string, tokenTerminals: readonly s
   return parts.join('; ');
 }
 
-function ambiguous(ref: string, matches: readonly ControlTerminal[], kind: string): ControlClientError {
+function ambiguous(ref: string, matches: readonly NamedTerminal[], kind: string): ControlClientError {
   const listed = matches
     .slice(0, 5)
     .map((terminal) => `${terminal.id} (${terminal.name})`)

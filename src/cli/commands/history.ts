@@ -1,27 +1,12 @@
 /** `switchboard history`: list, search, show, export and reference (hand to an agent) the recorded terminal sessions. */
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { z } from 'zod';
-import { HistoryCommand, HistoryReferenceLimits, HistoryReferenceResult, HistorySearchHit, HistorySession } from '../../common/api/historyContract.ts';
+import { type HistoryFilter, HistoryReferenceLimits, type HistorySession } from '../../common/api/historyContract.ts';
 import { CliUsageError, ExitCode, type ParsedCommandArgs } from '../command.ts';
-import { type ControlClient, ControlClientError } from '../controlClient.ts';
+import type { ControlClient } from '../controlClient.ts';
 import { defineControlCommand, intOption, printJson, requirePositionals } from '../controlCommand.ts';
 import { formatCommandTable, formatReferenceSummary, formatSearchHits, formatSessionTable } from '../historyFormat.ts';
 import { resolveTerminalId, terminalRefHelp } from '../terminalRef.ts';
-
-const ListAnswer = z.looseObject({ sessions: z.array(HistorySession) });
-const SearchAnswer = z.looseObject({ hits: z.array(HistorySearchHit) });
-const CommandsAnswer = z.looseObject({ commands: z.array(HistoryCommand) });
-const ReadAnswer = z.looseObject({ bytes: z.string(), nextOffset: z.number(), totalSize: z.number() });
-const ExportAnswer = z.looseObject({ fileName: z.string(), contents: z.string() });
-// Unknown fields are dropped (not refused): a newer server may add some.
-const ReferenceAnswer = HistoryReferenceResult;
-
-function parseAnswer<T extends z.ZodType>(cmd: string, schema: T, body: unknown): z.infer<T> {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) throw new ControlClientError('BAD_RESPONSE', `unexpected answer to ${cmd}`);
-  return parsed.data;
-}
 
 const relativeUnits: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 
@@ -51,15 +36,15 @@ export function parseWhen(text: string, option: string, now = Date.now()): numbe
 }
 
 /** The filter options shared by list, search and commands, as socket fields. */
-function filterFields(args: ParsedCommandArgs): Record<string, unknown> {
-  const fields: Record<string, unknown> = {};
+function filterFields(args: ParsedCommandArgs): HistoryFilter {
+  const fields: HistoryFilter = {};
   const { since, until, cwd, creator, status } = args.values;
   if (typeof since === 'string') fields.from = parseWhen(since, 'since');
   if (typeof until === 'string') fields.to = parseWhen(until, 'until');
   if (typeof cwd === 'string') fields.cwd = resolve(cwd);
   if (typeof creator === 'string') fields.creator = creator;
   if (typeof status === 'string') {
-    if (!['success', 'failure', 'running'].includes(status)) throw new CliUsageError('--status must be success, failure or running');
+    if (status !== 'success' && status !== 'failure' && status !== 'running') throw new CliUsageError('--status must be success, failure or running');
     fields.exit = status;
   }
   return fields;
@@ -67,7 +52,7 @@ function filterFields(args: ParsedCommandArgs): Record<string, unknown> {
 
 /** A SESSION argument: a full id, or a prefix unique among the newest 1000 sessions. */
 async function resolveSessionId(client: ControlClient, ref: string): Promise<string> {
-  const { sessions } = parseAnswer('history.list', ListAnswer, await client.request('history.list', { limit: 1000 }));
+  const { sessions } = await client.call('history.list', { limit: 1000 });
   return sessionIdIn(sessions, ref);
 }
 
@@ -124,7 +109,7 @@ export const historyCommand = defineControlCommand({
         requirePositionals(args, ['list']);
         const limit = intOption(args, 'limit', { min: 1, max: 1000 }) ?? 50;
         const filter = filterFields(args);
-        const { sessions } = parseAnswer('history.list', ListAnswer, await client.request('history.list', { limit, ...filter }));
+        const { sessions } = await client.call('history.list', { limit, ...filter });
         if (args.json) printJson(io, sessions);
         else io.stdout(formatSessionTable(sessions, io.env.HOME, Date.now(), Object.keys(filter).length > 0));
         return ExitCode.ok;
@@ -133,7 +118,7 @@ export const historyCommand = defineControlCommand({
         const query = args.positionals.slice(1).join(' ').trim();
         if (!query) throw new CliUsageError('missing QUERY');
         const limit = intOption(args, 'limit', { min: 1, max: 500 }) ?? 50;
-        const { hits } = parseAnswer('history.search', SearchAnswer, await client.request('history.search', { query, limit, ...filterFields(args) }));
+        const { hits } = await client.call('history.search', { query, limit, ...filterFields(args) });
         if (args.json) printJson(io, hits);
         else io.stdout(formatSearchHits(hits, { color: io.stdoutStream !== undefined && (io.stdoutStream as { isTTY?: boolean }).isTTY === true && !io.env.NO_COLOR }));
         return ExitCode.ok;
@@ -142,20 +127,20 @@ export const historyCommand = defineControlCommand({
         const [, ref] = requirePositionals(args, ['show', 'SESSION']);
         const sessionId = await resolveSessionId(client, ref!);
         if (args.values.commands) {
-          const { commands } = parseAnswer('history.commands', CommandsAnswer, await client.request('history.commands', { sessionId, limit: 5000 }));
+          const { commands } = await client.call('history.commands', { sessionId, limit: 5000 });
           const oldestFirst = [...commands].reverse();
           if (args.json) printJson(io, oldestFirst);
           else io.stdout(formatCommandTable(oldestFirst, io.env.HOME));
           return ExitCode.ok;
         }
         if (args.json) {
-          const session = await client.request('history.get', { sessionId });
-          printJson(io, session.session);
+          const { session } = await client.call('history.get', { sessionId });
+          printJson(io, session);
           return ExitCode.ok;
         }
         let offset: number | undefined;
         for (;;) {
-          const read = parseAnswer('history.read', ReadAnswer, await client.request('history.read', { sessionId, ...(offset === undefined ? {} : { offset }), strip: !args.values.raw }));
+          const read = await client.call('history.read', { sessionId, offset, strip: !args.values.raw });
           io.stdout(read.bytes);
           if (read.nextOffset >= read.totalSize || read.nextOffset === offset) break;
           offset = read.nextOffset;
@@ -165,10 +150,9 @@ export const historyCommand = defineControlCommand({
       case 'commands': {
         const query = args.positionals.slice(1).join(' ').trim();
         const limit = intOption(args, 'limit', { min: 1, max: 5000 }) ?? 50;
-        const fields: Record<string, unknown> = { limit, ...filterFields(args) };
-        if (query) fields.query = query;
-        if (typeof args.values.session === 'string') fields.sessionId = await resolveSessionId(client, args.values.session);
-        const { commands } = parseAnswer('history.commands', CommandsAnswer, await client.request('history.commands', fields));
+        const filter = filterFields(args);
+        const sessionId = typeof args.values.session === 'string' ? await resolveSessionId(client, args.values.session) : undefined;
+        const { commands } = await client.call('history.commands', { limit, ...filter, query: query || undefined, sessionId });
         if (args.json) printJson(io, commands);
         else io.stdout(formatCommandTable(commands, io.env.HOME));
         return ExitCode.ok;
@@ -178,7 +162,7 @@ export const historyCommand = defineControlCommand({
         const format = args.values.format ?? 'cast';
         if (format !== 'cast' && format !== 'text') throw new CliUsageError('--format must be cast or text');
         const sessionId = await resolveSessionId(client, ref!);
-        const exported = parseAnswer('history.export', ExportAnswer, await client.request('history.export', { sessionId, format }));
+        const exported = await client.call('history.export', { sessionId, format });
         const output = args.values.output;
         if (typeof output === 'string') {
           const path = resolve(io.cwd, output);
@@ -201,13 +185,9 @@ export const historyCommand = defineControlCommand({
         });
         const notes = typeof args.values.notes === 'string' ? args.values.notes : undefined;
         const to = typeof args.values.to === 'string' ? await resolveTerminalId(client, args.values.to) : undefined;
-        const { sessions } = parseAnswer('history.list', ListAnswer, await client.request('history.list', { limit: 1000 }));
+        const { sessions } = await client.call('history.list', { limit: 1000 });
         const items = parsed.map(({ ref, commandId }) => ({ sessionId: sessionIdIn(sessions, ref), ...(commandId === undefined ? {} : { commandId }) }));
-        const result = parseAnswer(
-          'history.reference',
-          ReferenceAnswer,
-          await client.request('history.reference', { items, ...(notes !== undefined ? { notes } : {}), ...(to !== undefined ? { deliverTo: to } : {}) }),
-        );
+        const result = await client.call('history.reference', { items, notes, deliverTo: to });
         if (args.json) {
           printJson(io, result);
           return ExitCode.ok;

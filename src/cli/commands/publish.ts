@@ -1,4 +1,5 @@
 /** `switchboard publish`: send one message on the claws/2 bus. */
+import { ProtocolV2 } from '../../common/protocol/control/wire.ts';
 import { CliUsageError, ExitCode } from '../command.ts';
 import { cliClientName, defineControlCommand, printJson, requirePositionals } from '../controlCommand.ts';
 
@@ -27,10 +28,10 @@ export const publishCommand = defineControlCommand({
         throw new CliUsageError(`PAYLOAD_JSON is not valid JSON: ${(error as Error).message}`);
       }
     }
-    await client.request('hello', { protocol: 'claws/2', role: 'worker', peerName: cliClientName });
-    const result = await client.request('publish', { topic, payload, echo: args.values.echo === true });
+    await client.call('hello', { protocol: ProtocolV2, role: 'worker', peerName: cliClientName });
+    const result = await client.call('publish', { topic: topic!, payload, echo: args.values.echo === true });
     if (args.json) printJson(io, { deliveredTo: result.deliveredTo, sequence: result.sequence });
-    else io.stdout(`delivered to ${String(result.deliveredTo)} subscriber${result.deliveredTo === 1 ? '' : 's'}\n`);
+    else io.stdout(`delivered to ${result.deliveredTo} subscriber${result.deliveredTo === 1 ? '' : 's'}\n`);
     return ExitCode.ok;
   },
 });

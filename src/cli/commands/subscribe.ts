@@ -1,4 +1,5 @@
 /** `switchboard subscribe`: follow claws/2 bus messages on a topic pattern, one JSON line each. */
+import { ProtocolV2 } from '../../common/protocol/control/wire.ts';
 import { CliUsageError, ExitCode } from '../command.ts';
 import { ControlClientError } from '../controlClient.ts';
 import { cliClientName, defineControlCommand, intOption, printJson, reportControlError, requirePositionals } from '../controlCommand.ts';
@@ -45,8 +46,8 @@ export const subscribeCommand = defineControlCommand({
     process.once('SIGINT', interrupted);
     process.once('SIGTERM', interrupted);
     try {
-      await client.request('hello', { protocol: 'claws/2', role: 'observer', peerName: cliClientName });
-      const subscribed = await client.request('subscribe', { topic, ...(fromCursor !== undefined ? { fromCursor } : {}) });
+      await client.call('hello', { protocol: ProtocolV2, role: 'observer', peerName: cliClientName });
+      const subscribed = await client.call('subscribe', { topic: topic!, fromCursor });
       if (args.json) io.stderr(`${JSON.stringify({ subscribed: topic, ...subscribed })}\n`);
       return await finished;
     } catch (error) {

@@ -1,19 +1,7 @@
 /** `switchboard tokens`: list, create and revoke control-socket access tokens. */
-import { z } from 'zod';
-import { ControlTokenInfo } from '../../common/api/contract.ts';
+import type { ControlTokenInfo } from '../../common/api/contract.ts';
 import { CliUsageError, ExitCode } from '../command.ts';
-import { ControlClientError } from '../controlClient.ts';
 import { defineControlCommand, intOption, printable, printJson, requirePositionals } from '../controlCommand.ts';
-
-const ListAnswer = z.looseObject({ tokens: z.array(ControlTokenInfo) });
-const CreateAnswer = z.looseObject({ token: ControlTokenInfo, secret: z.string() });
-const RevokeAnswer = z.looseObject({ token: ControlTokenInfo });
-
-function parseAnswer<T extends z.ZodType>(cmd: string, schema: T, body: unknown): z.infer<T> {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) throw new ControlClientError('BAD_RESPONSE', `unexpected answer to ${cmd}`);
-  return parsed.data;
-}
 
 function day(epochMs: number | null): string {
   return epochMs === null ? '-' : new Date(epochMs).toISOString().slice(0, 10);
@@ -47,7 +35,7 @@ export const tokensCommand = defineControlCommand({
     switch (action) {
       case 'list': {
         requirePositionals(args, ['list']);
-        const { tokens } = parseAnswer('tokens.list', ListAnswer, await client.request('tokens.list'));
+        const { tokens } = await client.call('tokens.list', {});
         if (args.json) {
           printJson(io, tokens);
           return ExitCode.ok;
@@ -82,10 +70,12 @@ export const tokensCommand = defineControlCommand({
         const terminalRefs = args.values.terminal as string[] | undefined;
         const terminals = terminalRefs && (await Promise.all(terminalRefs.map((ref) => terminalId(ref))));
         const expiresInDays = intOption(args, 'expires-days', { min: 1, max: 3650 });
-        const fields: Record<string, unknown> = { name, scopes: [scope] };
-        if (terminals && terminals.length > 0) fields.terminals = terminals;
-        if (expiresInDays !== undefined) fields.expiresInDays = expiresInDays;
-        const created = parseAnswer('tokens.create', CreateAnswer, await client.request('tokens.create', fields));
+        const created = await client.call('tokens.create', {
+          name: name!,
+          scopes: [scope],
+          terminals: terminals && terminals.length > 0 ? terminals : undefined,
+          expiresInDays,
+        });
         if (args.json) printJson(io, created);
         else {
           io.stdout(`${created.secret}\n`);
@@ -95,7 +85,7 @@ export const tokensCommand = defineControlCommand({
       }
       case 'revoke': {
         const [, tokenId] = requirePositionals(args, ['revoke', 'TOKEN_ID']);
-        const { token } = parseAnswer('tokens.revoke', RevokeAnswer, await client.request('tokens.revoke', { tokenId }));
+        const { token } = await client.call('tokens.revoke', { tokenId: tokenId! });
         if (args.json) printJson(io, token);
         return ExitCode.ok;
       }

@@ -14,7 +14,7 @@ import { formatTerminalTable } from '../../../src/cli/commands/ls.ts';
 import { commandLineFromArgs } from '../../../src/cli/shellQuote.ts';
 import { resolveTerminalRef } from '../../../src/cli/terminalRef.ts';
 import { runInProcess } from './cliHarness.ts';
-import { startStandInServer, standInTerminal, type StandInServer } from './standInServer.ts';
+import { startStandInServer, standInCommandEvent, standInTerminal, type StandInServer } from './standInServer.ts';
 
 describe('control client against a stand-in socket server', () => {
   let server: StandInServer;
@@ -25,11 +25,11 @@ describe('control client against a stand-in socket server', () => {
       // Answers only once released, so a later `list` overtakes it: answers are matched by rid.
       exec: (request) =>
         new Promise((resolve) => {
-          releaseSlowExec = () => resolve({ event: { commandLine: request.command, output: `ran ${String(request.command)}\n`, exitCode: 7 } });
+          releaseSlowExec = () => resolve({ event: standInCommandEvent({ commandLine: request.command, output: `ran ${String(request.command)}\n`, exitCode: 7 }), truncated: false });
         }),
       readLog: () => ({ bytes: 42 }), // wrong type: the client must refuse it
       close: () => ({ error: 'unknown terminal id nope' }),
-      rename: () => ({}),
+      rename: (request) => ({ name: request.name }),
       ping: () => 'silent',
     });
   });
@@ -62,6 +62,29 @@ describe('control client against a stand-in socket server', () => {
       await assert.rejects(client.request('ping'), (error: ControlClientError) => error.code === 'TIMEOUT' && /ping within 200 ms/.test(error.message));
     } finally {
       client.dispose();
+    }
+  });
+
+  it("reads answers with the protocol table: keeps fields a newer server adds, refuses one that renamed a field", async () => {
+    const other = await startStandInServer({
+      list: () => ({ terminals: [standInTerminal('t1', 'build', { addedLater: { x: 1 } })], alsoAddedLater: true }),
+      // An older or broken server that calls nextOffset something else.
+      readLog: () => ({ bytes: 'hi', offset: 0, next: 2, totalSize: 2, truncated: false, logPath: null }),
+      send: () => ({ mode: 'wrapped', pasted: false, offset: 12 }),
+    });
+    const client = new ControlClient({ socketPath: other.socketPath, clientName: 'test' });
+    try {
+      const [terminal] = await client.list();
+      assert.deepEqual(terminal?.addedLater, { x: 1 });
+      assert.deepEqual(await client.call('list', {}).then((answer) => answer.alsoAddedLater), true);
+      await assert.rejects(client.readLog('t1'), (error: ControlClientError) => error.code === 'BAD_RESPONSE' && error.message === 'unexpected answer to readLog from the control socket at nextOffset: Invalid input: expected number, received undefined');
+      // Fields left undefined are not sent.
+      assert.equal((await client.send('t1', { text: 'ls', paste: undefined })).offset, 12);
+      const sent = other.requests.find((request) => request.cmd === 'send')!;
+      assert.equal('paste' in sent, false);
+    } finally {
+      client.dispose();
+      await other.close();
     }
   });
 

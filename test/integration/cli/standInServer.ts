@@ -66,7 +66,45 @@ export async function startStandInServer(handlers: Record<string, StandInHandler
   };
 }
 
-/** A `list` answer in the server's shape. */
+/** A `list` entry in the server's shape (src/common/protocol/control/clawsCommands.ts, ControlTerminal). */
 export function standInTerminal(id: string, name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { id, name, pid: 100, hasShellIntegration: true, active: false, cwd: '/tmp', status: 'running', exitCode: null, cols: 80, rows: 24, createdBy: { kind: 'agent', name: 'test' }, ...extra };
+  return {
+    id,
+    name,
+    pid: 100,
+    hasShellIntegration: true,
+    active: false,
+    logPath: null,
+    wrapped: true,
+    cwd: '/tmp',
+    status: 'running',
+    exitCode: null,
+    signal: null,
+    cols: 80,
+    rows: 24,
+    createdBy: { kind: 'agent', name: 'test' },
+    createdAt: 0,
+    runningCommand: null,
+    ...extra,
+  };
+}
+
+/** An `exec` event in the server's shape (CommandEvent). */
+export function standInCommandEvent(fields: Record<string, unknown>): Record<string, unknown> {
+  return {
+    seq: 1,
+    terminalId: 't1',
+    terminalName: 'build',
+    commandLine: '',
+    output: '',
+    exitCode: 0,
+    startedAt: 0,
+    endedAt: 0,
+    cwd: '/tmp',
+    truncated: false,
+    startOffset: 0,
+    endOffset: 0,
+    source: 'exec',
+    ...fields,
+  };
 }
