@@ -5,6 +5,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { ProtocolV2 } from '../../common/protocol/control/wire.ts';
 import { guarded, text } from './toolResults.ts';
 import { checkPattern, checkTopic, topicMatches } from '../../node/control/bus/topics.ts';
 import type { ControlClient, PushFrame } from '../controlClient.ts';
@@ -45,7 +46,7 @@ class BusSession {
 
   async ensureHello(): Promise<void> {
     this.#hello ??= this.#client
-      .request('hello', { protocol: 'claws/2', role: 'orchestrator', peerName: 'switchboard-mcp' })
+      .call('hello', { protocol: ProtocolV2, role: 'orchestrator', peerName: 'switchboard-mcp' })
       .then(() => undefined)
       .catch((error: unknown) => {
         this.#hello = undefined;
@@ -56,18 +57,19 @@ class BusSession {
 
   async publish(topic: string, payload: unknown): Promise<{ deliveredTo: number; sequence: number }> {
     await this.ensureHello();
-    const result = await this.#client.request('publish', { topic, payload });
-    return { deliveredTo: Number(result.deliveredTo), sequence: Number(result.sequence) };
+    const { deliveredTo, sequence } = await this.#client.call('publish', { topic, payload });
+    return { deliveredTo, sequence };
   }
 
   async subscribe(topic: string, fromCursor: number | undefined): Promise<{ subscriptionId: string; resumeCursor: number }> {
     const checked = checkPattern(topic);
     if (!checked.ok) throw new Error(checked.error);
     await this.ensureHello();
-    const result = await this.#client.request('subscribe', { topic, ...(fromCursor !== undefined ? { fromCursor } : {}) });
-    const subscriptionId = String(result.subscriptionId);
+    const result = await this.#client.call('subscribe', { topic, fromCursor });
+    const subscriptionId = result.subscriptionId;
     this.#lostReason = null;
     this.#subscriptions.set(subscriptionId, { id: subscriptionId, topic, segments: checked.segments, messages: [], dropped: 0, caughtUp: fromCursor === undefined });
+    // Numbers in, numbers out: only a client that sent a claws cursor string gets one back.
     return { subscriptionId, resumeCursor: Number(result.resumeCursor) };
   }
 

@@ -7,7 +7,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { HistoryCommand, HistoryReferenceLimits, HistoryReferenceResult, HistorySearchHit, HistorySession } from '../../common/api/historyContract.ts';
+import { HistoryReferenceLimits } from '../../common/api/historyContract.ts';
 import { type ControlClient, ControlClientError } from '../controlClient.ts';
 import { formatCommandTable, formatSearchHits, formatSessionTable } from '../historyFormat.ts';
 import { resolveTerminalId } from '../terminalRef.ts';
@@ -22,17 +22,6 @@ export const HistoryToolLimits = {
 } as const;
 
 const sessionParam = z.string().min(1).max(64).describe('A session id (from history_list or history_search).');
-
-function parse<T extends z.ZodType>(cmd: string, schema: T, body: unknown): z.infer<T> {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) throw new ControlClientError('BAD_RESPONSE', `unexpected answer to ${cmd}`);
-  return parsed.data;
-}
-
-const Sessions = z.looseObject({ sessions: z.array(HistorySession) });
-const Commands = z.looseObject({ commands: z.array(HistoryCommand) });
-const Hits = z.looseObject({ hits: z.array(HistorySearchHit) });
-const Read = z.looseObject({ bytes: z.string(), offset: z.number(), nextOffset: z.number(), totalSize: z.number() });
 
 export function registerHistoryTools(server: McpServer, client: ControlClient): void {
   server.registerTool(
@@ -52,10 +41,10 @@ export function registerHistoryTools(server: McpServer, client: ControlClient): 
       guarded(async () => {
         const rows = limit ?? HistoryToolLimits.defaultListed;
         if (session) {
-          const { commands } = parse('history.commands', Commands, await client.request('history.commands', { sessionId: session, limit: rows }));
+          const { commands } = await client.call('history.commands', { sessionId: session, limit: rows });
           return text(formatCommandTable([...commands].reverse(), undefined));
         }
-        const { sessions } = parse('history.list', Sessions, await client.request('history.list', { limit: rows, ...(status ? { exit: status } : {}) }));
+        const { sessions } = await client.call('history.list', { limit: rows, exit: status });
         return text(formatSessionTable(sessions, undefined));
       }),
   );
@@ -74,7 +63,7 @@ export function registerHistoryTools(server: McpServer, client: ControlClient): 
     },
     ({ query, limit }) =>
       guarded(async () => {
-        const { hits } = parse('history.search', Hits, await client.request('history.search', { query, limit: limit ?? HistoryToolLimits.defaultListed }));
+        const { hits } = await client.call('history.search', { query, limit: limit ?? HistoryToolLimits.defaultListed });
         return text(formatSearchHits(hits, { color: false }));
       }),
   );
@@ -97,15 +86,11 @@ export function registerHistoryTools(server: McpServer, client: ControlClient): 
     ({ items, notes, deliver_to: deliverTo }) =>
       guarded(async () => {
         const target = deliverTo === undefined ? undefined : await resolveTerminalId(client, deliverTo);
-        const result = parse(
-          'history.reference',
-          HistoryReferenceResult,
-          await client.request('history.reference', {
-            items: items.map((item) => ({ sessionId: item.session, ...(item.command === undefined ? {} : { commandId: item.command }) })),
-            ...(notes !== undefined ? { notes } : {}),
-            ...(target !== undefined ? { deliverTo: target } : {}),
-          }),
-        );
+        const result = await client.call('history.reference', {
+          items: items.map((item) => ({ sessionId: item.session, ...(item.command === undefined ? {} : { commandId: item.command }) })),
+          notes,
+          deliverTo: target,
+        });
         const files = result.files.map((file) => ({
           path: file.path,
           session: file.sessionId,
@@ -141,7 +126,7 @@ export function registerHistoryTools(server: McpServer, client: ControlClient): 
         let start: number | undefined;
         let end: number | undefined;
         if (command !== undefined) {
-          const { commands } = parse('history.commands', Commands, await client.request('history.commands', { sessionId: session, limit: 5000 }));
+          const { commands } = await client.call('history.commands', { sessionId: session, limit: 5000 });
           const found = commands.find((entry) => entry.id === command);
           if (!found) throw new ControlClientError('SERVER_ERROR', `session ${session} has no command ${command} (see history_list with session)`);
           start = found.startOffset;
@@ -149,13 +134,13 @@ export function registerHistoryTools(server: McpServer, client: ControlClient): 
         }
         if (end === undefined) {
           // The end of the session as stored now (a probe read of one byte says where it is).
-          const probe = parse('history.read', Read, await client.request('history.read', { sessionId: session, limit: 1 }));
+          const probe = await client.call('history.read', { sessionId: session, limit: 1 });
           end = probe.totalSize;
           start ??= probe.offset;
         }
         const from = fromEnd ? Math.max(start!, end - pageBytes) : Math.max(offset ?? start!, start!);
         if (from >= end) return text(`[bytes ${end}–${end} of ${start}–${end}; this is the end]\n`);
-        const read = parse('history.read', Read, await client.request('history.read', { sessionId: session, offset: from, limit: Math.min(pageBytes, end - from) }));
+        const read = await client.call('history.read', { sessionId: session, offset: from, limit: Math.min(pageBytes, end - from) });
         const more = read.nextOffset < end ? `; next offset ${read.nextOffset}` : '; this is the end';
         return text(`[bytes ${read.offset}–${read.nextOffset} of ${start}–${end}${more}]\n${read.bytes}`);
       }),

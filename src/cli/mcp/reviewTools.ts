@@ -18,6 +18,7 @@ import { isAbsolute, join } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ReviewConstants } from '../../common/constants.ts';
+import type { ControlRequestParams, ControlResult } from '../../common/protocol/control/commands.ts';
 import { FileWriteErrors } from '../../node/review/fileWriter.ts';
 import { type ControlClient, ControlClientConstants } from '../controlClient.ts';
 import { guarded, text } from './toolResults.ts';
@@ -38,18 +39,6 @@ export const ReviewToolLimits = {
    */
   maxStdioMessageBytes: 64 * 1024 * 1024,
 } as const;
-
-const ReviewAnswer = z.looseObject({
-  reviewId: z.string(),
-  decision: z.enum(['accepted', 'rejected']),
-  path: z.string(),
-  by: z.string(),
-  comment: z.string().nullable().optional(),
-  edited: z.boolean().optional(),
-  finalContents: z.string().nullable().optional(),
-  applied: z.boolean().optional(),
-  applyError: z.string().optional(),
-});
 
 export function registerReviewTools(server: McpServer, client: ControlClient, env: NodeJS.ProcessEnv = process.env): void {
   // An agent running in a Switchboard pane: its reviews name that pane.
@@ -81,9 +70,7 @@ export function registerReviewTools(server: McpServer, client: ControlClient, en
         const wait = timeoutMs ?? ReviewToolLimits.defaultTimeoutMs;
         // Names this request on the connection, so a cancellation can withdraw exactly its review.
         const withdrawKey = `mcp-${randomBytes(8).toString('hex')}`;
-        const fields: Record<string, unknown> = { path, timeoutMs: wait, apply: apply ?? true, via: 'mcp', from: clientName(server), withdrawKey };
-        if (title !== undefined) fields.title = title;
-        if (terminalId !== undefined) fields.terminalId = terminalId;
+        const fields: ControlRequestParams<'review.request'> = { path, timeoutMs: wait, apply: apply ?? true, via: 'mcp', from: clientName(server), withdrawKey, title, terminalId };
         let tempDir: string | null = null;
         const progressToken = extra._meta?.progressToken;
         let progress = 0;
@@ -93,7 +80,7 @@ export function registerReviewTools(server: McpServer, client: ControlClient, en
             : setInterval(() => {
                 void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++progress, message: 'waiting for the review' } }).catch(() => {});
               }, ReviewToolLimits.progressIntervalMs);
-        const withdraw = () => void client.request('review.withdraw', { withdrawKey }).catch(() => {});
+        const withdraw = () => void client.call('review.withdraw', { withdrawKey }).catch(() => {});
         try {
           if (newContents === undefined) fields.newContents = null;
           else if (bytes <= ReviewToolLimits.maxInlineBytes) fields.newContents = newContents;
@@ -101,12 +88,12 @@ export function registerReviewTools(server: McpServer, client: ControlClient, en
             // mkdtemp makes a 0700 directory: the proposal is readable by this user only.
             tempDir = await mkdtemp(join(tmpdir(), 'switchboard-review-'));
             fields.newContentsFile = join(tempDir, 'proposal');
-            await writeFile(fields.newContentsFile as string, newContents, { mode: 0o600 });
+            await writeFile(fields.newContentsFile, newContents, { mode: 0o600 });
           }
           if (extra.signal.aborted) throw new Error('the tool call was cancelled before the review was requested');
           // Sent after review.request on the same connection, so the Hub always knows the key by then.
           extra.signal.addEventListener('abort', withdraw, { once: true });
-          const answer = ReviewAnswer.parse(await client.request('review.request', fields, { timeoutMs: wait + ControlClientConstants.serverTimeoutGraceMs }));
+          const answer = await client.call('review.request', fields, { timeoutMs: wait + ControlClientConstants.serverTimeoutGraceMs });
           return text(describeAnswer(answer, { apply: apply ?? true, deletion: deleteFile === true }));
         } finally {
           extra.signal.removeEventListener('abort', withdraw);
@@ -123,7 +110,7 @@ function clientName(server: McpServer): string {
   return info?.title ?? info?.name ?? 'MCP client';
 }
 
-function describeAnswer(answer: z.infer<typeof ReviewAnswer>, proposal: { apply: boolean; deletion: boolean }): string {
+function describeAnswer(answer: ControlResult<'review.request'>, proposal: { apply: boolean; deletion: boolean }): string {
   const { apply, deletion } = proposal;
   const comment = answer.comment ? `\nTheir comment: ${answer.comment}` : '';
   if (answer.decision === 'rejected') return `Rejected by ${answer.by}: do not make this change.${comment}`;
