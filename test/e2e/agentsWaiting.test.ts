@@ -3,13 +3,15 @@
  * Hub's real agent detection reading a Claude Code stand-in (test/helpers/standInClaude.ts) in
  * real panes: each agent pane's state and time in the sidebar, the "Waiting for you" list (order,
  * click to jump, Ctrl+Shift+U, Escape not clearing it), the window title's count, Approve / Deny
- * on the pane's banner and in the list, desktop notifications (one per wait) and Do not disturb.
+ * on the pane's banner and in the list (and a stale answer refused), desktop notifications (one per
+ * wait) and Do not disturb, and pending reviews in the same list.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
+import { ControlClient } from '../../src/cli/controlClient.ts';
 import { pollUntil } from '../helpers/poll.ts';
 import { openFreshApp, typeInPane, useSharedBrowser, waitForPanes, waitForPaneText } from '../helpers/servedApp.ts';
 import { installStandInClaude } from '../helpers/standInClaude.ts';
@@ -221,5 +223,29 @@ describe('agents in the UI', () => {
     assert.doesNotMatch(screen, /Ran touch stale\.txt/);
     assert.match(screen.split('\n').filter((line) => line.startsWith('❯')).at(-1) ?? '', /^❯\s*$/);
     assert.equal(existsSync(join(app.workspace, 'stale.txt')), false);
+  });
+
+  it('lists a pending review with the waiting agents, oldest first, and opens it on a click', async (t) => {
+    const { app, page, firstPane } = await openFreshApp(browser(), t, { workspaceFiles: { 'notes.md': 'keep\n' } });
+    const bin = installStandInClaude(app.home);
+    await startClaude(page, firstPane, bin);
+    await waitForRows(page, [`${firstPane}:idle`], 'the agent that finished its turn');
+
+    const requester = new ControlClient({ socketPath: join(app.dataDir, 'control.sock'), clientName: 'e2e-agent' });
+    t.after(() => requester.dispose());
+    // Decided by nobody here: the request ends with the test's connection.
+    requester.request('review.request', { path: join(app.workspace, 'notes.md'), newContents: 'changed\n', title: 'Change the notes' }, { timeoutMs: 120_000 }).catch(() => {});
+    await waitForRows(page, [`${firstPane}:idle`, 'review'], 'the agent, then the newer review');
+    assert.equal(await page.title(), '(2) Switchboard');
+    const reviewRow = waitingList(page).locator('[data-waiting-kind="review"]');
+    assert.match(await reviewRow.innerText(), /Review\s*Change the notes[\s\S]*e2e-agent/);
+
+    await reviewRow.locator('.waiting-main').click();
+    await page.getByRole('article', { name: 'Review of Change the notes' }).waitFor();
+
+    // Ctrl+Shift+U from the Review view: back to the agent waiting longest.
+    await page.keyboard.press('Control+Shift+U');
+    await pollUntil(async () => (await focusedPane(page)) === firstPane, { what: 'the waiting agent’s pane focused' });
+    assert.equal(await page.getByRole('article', { name: 'Review of Change the notes' }).count(), 0);
   });
 });
