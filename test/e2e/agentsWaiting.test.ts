@@ -73,6 +73,21 @@ describe('agents in the UI', () => {
 
     await startClaude(page, first, bin);
     await waitForAgentState(page, first, 'idle');
+    // The working spinner turns, unless the person asked for less motion.
+    const spinning = async () =>
+      page.evaluate(() => {
+        const probe = document.createElement('span');
+        probe.className = 'agent-state-mark';
+        probe.dataset.agentState = 'working';
+        document.querySelector('.sidebar')!.append(probe);
+        const name = getComputedStyle(probe).animationName;
+        probe.remove();
+        return name;
+      });
+    assert.equal(await spinning(), 'agent-spin');
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    assert.equal(await spinning(), 'none');
+    await page.emulateMedia({ reducedMotion: 'no-preference' });
     const firstLine = sidebarItem(page, first).locator('.agent-state-line');
     assert.match(await firstLine.innerText(), /Claude Code\s*done\s*\d+ s/);
     // The time in it moves on by itself.
