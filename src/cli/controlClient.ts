@@ -91,13 +91,15 @@ export type { PushFrame };
 /** A wait's outcome; a timeout is `{matched: false}`, not an error. */
 export interface WaitResult {
   matched: boolean;
-  /** Which condition ended the wait: `pattern`, `exit`, `idle` or `prompt`. */
+  /** Which condition ended the wait: `pattern`, `exit`, `idle`, `prompt` or `agentState`. */
   condition?: string;
   text?: string;
   offset?: number;
   exitCode?: number | null;
   signal?: string | null;
   commandLine?: string;
+  /** agentState: the pane's agent as it is now. */
+  agent?: ControlResult<'wait'>['agent'];
 }
 
 // ---- request parameter types --------------------------------------------------------------
@@ -128,6 +130,8 @@ export interface WaitRequest {
   exit?: boolean;
   idleMs?: number;
   prompt?: boolean;
+  /** The pane's agent is in (or enters) one of these states. */
+  agentState?: Array<'working' | 'needs-input' | 'idle' | 'exited'>;
   timeoutMs: number;
 }
 
@@ -301,6 +305,7 @@ export class ControlClient implements IDisposable {
     if (answer.exitCode !== undefined) result.exitCode = answer.exitCode;
     if (answer.signal !== undefined) result.signal = answer.signal;
     if (answer.commandLine !== undefined) result.commandLine = answer.commandLine;
+    if (answer.agent !== undefined) result.agent = answer.agent;
     return result;
   }
 

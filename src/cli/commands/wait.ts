@@ -8,7 +8,7 @@ const defaultWaitTimeoutMs = 30_000;
 export const waitCommand = defineControlCommand({
   name: 'wait',
   summary: 'Wait for output matching a pattern, idleness, a prompt or the exit of a terminal.',
-  usage: 'wait TERMINAL [--pattern REGEX] [--exit] [--idle MS] [--prompt] [--since OFFSET] [--timeout MS] [--json]',
+  usage: 'wait TERMINAL [--pattern REGEX] [--exit] [--idle MS] [--prompt] [--agent-state STATE] [--since OFFSET] [--timeout MS] [--json]',
   details: [
     terminalRefHelp,
     'Give at least one condition; the first one met ends the wait. --pattern is a JavaScript regular',
@@ -22,6 +22,9 @@ export const waitCommand = defineControlCommand({
     'command runs is skipped again when the shell draws it at its next prompt (shell integration only).',
     'A program that never echoes (a password prompt, stty -echo) only delays a match: after 1 s all of',
     'its output counts.',
+    '--agent-state waits until the agent CLI in the pane (see `switchboard agents`) is in STATE:',
+    'working, needs-input, idle (its turn is over) or exited; several as a comma list (needs-input,idle).',
+    'It prints the state and, if any, its reason ("needs-input: Bash: touch marker.txt").',
     `Exit status: 0 when a condition was met (the matched text, or "exit N", is printed), 124 on timeout`,
     `(default ${defaultWaitTimeoutMs} ms), 1 on error. --json prints the server's answer, e.g.`,
     '{"matched": "pattern", "text": ..., "offset": N}, or {"matched": false} on timeout.',
@@ -33,6 +36,7 @@ export const waitCommand = defineControlCommand({
     exit: { type: 'boolean', description: "wait for the terminal's program to exit" },
     idle: { type: 'string', valueName: 'MS', description: 'wait until nothing was printed for MS milliseconds' },
     prompt: { type: 'boolean', description: 'wait until the shell is back at its prompt (the running command finished)' },
+    'agent-state': { type: 'string', valueName: 'STATE', description: "wait until the pane's agent is working, needs-input, idle or exited (comma list: any of them)" },
     since: { type: 'string', valueName: 'OFFSET', description: 'count output from this byte offset on (from `send --json` or `read --json`)' },
     timeout: { type: 'string', short: 't', valueName: 'MS', description: `give up after MS milliseconds (default ${defaultWaitTimeoutMs})` },
   },
@@ -52,11 +56,12 @@ export const waitCommand = defineControlCommand({
     const timeoutMs = intOption(args, 'timeout', { min: 1 }) ?? defaultWaitTimeoutMs;
     const exit = args.values.exit === true ? true : undefined;
     const prompt = args.values.prompt === true ? true : undefined;
-    if (pattern === undefined && idleMs === undefined && !exit && !prompt) {
-      throw new CliUsageError('give at least one of --pattern, --exit, --idle or --prompt');
+    const agentState = agentStatesOption(args.values['agent-state'] as string | undefined);
+    if (pattern === undefined && idleMs === undefined && !exit && !prompt && !agentState) {
+      throw new CliUsageError('give at least one of --pattern, --exit, --idle, --prompt or --agent-state');
     }
     const id = await terminalId(ref!);
-    const result = await client.wait(id, { pattern, flags, exit, idleMs, prompt, since, timeoutMs });
+    const result = await client.wait(id, { pattern, flags, exit, idleMs, prompt, agentState, since, timeoutMs });
     if (args.json) {
       const { condition, ...rest } = result;
       printJson(io, { ...rest, matched: condition ?? result.matched });
@@ -68,7 +73,20 @@ export const waitCommand = defineControlCommand({
     if (!args.json) {
       if (result.text !== undefined && result.text.length > 0) io.stdout(result.text.endsWith('\n') ? result.text : result.text + '\n');
       else if (result.condition === 'exit') io.stdout(`exit ${result.exitCode ?? result.signal ?? 'unknown'}\n`);
+      else if (result.condition === 'agentState' && result.agent) io.stdout(`${result.agent.state}${result.agent.reason ? `: ${result.agent.reason}` : ''}\n`);
     }
     return ExitCode.ok;
   },
 });
+
+const agentStates = ['working', 'needs-input', 'idle', 'exited'] as const;
+type AgentStateName = (typeof agentStates)[number];
+
+function agentStatesOption(value: string | undefined): AgentStateName[] | undefined {
+  if (value === undefined) return undefined;
+  const states = value.split(',').map((state) => state.trim());
+  for (const state of states) {
+    if (!(agentStates as readonly string[]).includes(state)) throw new CliUsageError(`--agent-state: "${state}" is not a state; use ${agentStates.join(', ')}`);
+  }
+  return states as AgentStateName[];
+}

@@ -17,6 +17,7 @@ import type { PtySession } from '../pty/ptySession.ts';
 import { normalizeNewlines } from '../../common/terminal/ansiStrip.ts';
 import type { CommandLog, LoggedCommand } from './commandLog.ts';
 import { EchoGate } from './echoGate.ts';
+import type { AgentState, AgentStatus } from '../../common/api/agentContract.ts';
 import { ControlError } from './protocol.ts';
 import type { SentInput, SentInputTracker } from './sentInput.ts';
 import { readScreenOrNull } from './terminalInput.ts';
@@ -27,6 +28,8 @@ export interface WaitConditions {
   exit?: boolean | undefined;
   idleMs?: number | undefined;
   prompt?: boolean | undefined;
+  /** The pane's agent is (or enters) one of these states (src/node/agents). */
+  agentState?: readonly AgentState[] | undefined;
   since?: number | undefined;
   timeoutMs: number;
 }
@@ -35,7 +38,8 @@ export type WaitResult =
   | { matched: 'pattern'; text: string; groups: Array<string | null>; offset: number }
   | { matched: 'exit'; exitCode: number | null; signal: string | null; offset: number }
   | { matched: 'idle'; offset: number }
-  | { matched: 'prompt'; offset: number; exitCode?: number | null; commandLine?: string };
+  | { matched: 'prompt'; offset: number; exitCode?: number | null; commandLine?: string }
+  | { matched: 'agentState'; offset: number; agent: { kind: string; label: string; state: AgentState; since: number; reason: string | null } };
 
 /** How a prompt looks when no shell integration tells us: the text before the cursor ends in one of these. */
 const promptPattern = /[$#%>❯›»]\s?$/;
@@ -93,6 +97,23 @@ export class TerminalWaiter implements IDisposable {
           else finish({ error: new ControlError(`terminal ${session.id} exited before the wait condition was met`, 'TERMINAL_EXITED') });
         }),
       );
+
+      // --- agent state ---------------------------------------------------------------------
+      const agentStates = conditions.agentState;
+      if (agentStates) {
+        const agentMatch = (agent: AgentStatus | null | undefined): WaitResult | null =>
+          agent && agentStates.includes(agent.state)
+            ? { matched: 'agentState', offset: session.offset, agent: { kind: agent.kind, label: agent.label, state: agent.state, since: agent.since, reason: agent.reason } }
+            : null;
+        const already = agentMatch(session.info.agent);
+        if (already) return succeed(already);
+        disposables.push(
+          session.onDidChangeAgent(({ agent }) => {
+            const result = agentMatch(agent);
+            if (result) succeed(result);
+          }),
+        );
+      }
 
       // --- pattern -------------------------------------------------------------------------
       const matcher = conditions.pattern ? new StreamMatcher(conditions.pattern) : undefined;

@@ -109,8 +109,27 @@ describe('agent state on the control socket, the CLI and MCP', () => {
     }
   });
 
+  it('wait agentState answers at once for the state the agent is in, and refuses a state that does not exist', async () => {
+    const now = await client.request({ cmd: 'wait', terminalId, agentState: 'idle', timeoutMs: 2000 });
+    assert.equal(now.ok, true, now.error);
+    assert.equal(now.matched, 'agentState');
+    assert.equal(now.agent.state, 'idle');
+    assert.equal(now.agent.kind, 'codex');
+    const either = await client.request({ cmd: 'wait', terminalId, agentState: ['needs-input', 'idle'], timeoutMs: 2000 });
+    assert.equal(either.agent.state, 'idle');
+    const bad = await client.request({ cmd: 'wait', terminalId, agentState: 'asleep' });
+    assert.equal(bad.ok, false);
+    assert.match(bad.error, /agentState/);
+    const cli = await run(process.execPath, [cliMain, 'wait', 'worker', '--agent-state', 'needs-input,idle', '--socket', app.socketPath], { env: app.env });
+    assert.equal(cli.stdout, 'idle\n');
+    await assert.rejects(run(process.execPath, [cliMain, 'wait', 'worker', '--agent-state', 'done', '--socket', app.socketPath], { env: app.env }), /--agent-state: "done" is not a state/);
+  });
+
   it('the agent ending is `exited` with its exit code, in list and on the bus', async () => {
+    // `switchboard wait --agent-state exited` started as the agent ends, as an orchestrator would (a state already reached counts too).
+    const waiting = run(process.execPath, [cliMain, 'wait', terminalId, '--agent-state', 'exited', '--timeout', '10000', '--socket', app.socketPath], { env: app.env });
     await client.request({ cmd: 'send', terminalId, text: 'bye\r' });
+    assert.match((await waiting).stdout, /^exited(: exit 5)?\n$/);
     const exited = await pollUntil(async () => {
       const agent = (await listed()).agent;
       return agent?.state === 'exited' && agent.reason === 'exit 5' ? agent : null;

@@ -4,6 +4,7 @@
  * accepted as well, as for claws commands).
  */
 import { z } from 'zod';
+import { AgentState } from '../../api/agentContract.ts';
 import { ControlConstants } from '../../constants.ts';
 import { Cols, Rows, TerminalRef, TimeoutMs } from './fields.ts';
 import { IdValue } from './wire.ts';
@@ -54,16 +55,18 @@ export const terminalCommandSchemas = {
         exit: z.boolean().optional(),
         idleMs: z.number().int().min(1).max(ControlConstants.maxTimeoutMs).optional(),
         prompt: z.boolean().optional(),
+        /** The pane's agent is in (or enters) this state, or one of these (docs/protocol.md, Agents). */
+        agentState: z.union([AgentState, z.array(AgentState).min(1).max(4)]).optional(),
         /** Count output from this offset on (a `send` answer's offset), closing the act-then-wait race. */
         since: z.number().int().min(0).optional(),
         timeoutMs: TimeoutMs.optional(),
       })
-      .refine((params) => params.pattern !== undefined || params.exit === true || params.idleMs !== undefined || params.prompt === true, {
-        message: 'wait needs at least one of pattern, exit, idleMs or prompt',
+      .refine((params) => params.pattern !== undefined || params.exit === true || params.idleMs !== undefined || params.prompt === true || params.agentState !== undefined, {
+        message: 'wait needs at least one of pattern, exit, idleMs, prompt or agentState',
       }),
     // A timeout is an error (`TIMEOUT`), so `matched` always names the condition that was met.
     result: z.looseObject({
-      matched: z.enum(['pattern', 'exit', 'idle', 'prompt']),
+      matched: z.enum(['pattern', 'exit', 'idle', 'prompt', 'agentState']),
       offset: z.number(),
       /** pattern: the matching text and its groups. */
       text: z.string().optional(),
@@ -72,6 +75,8 @@ export const terminalCommandSchemas = {
       exitCode: z.number().int().nullable().optional(),
       signal: z.string().nullable().optional(),
       commandLine: z.string().optional(),
+      /** agentState: the agent as it is now. */
+      agent: z.looseObject({ kind: z.string(), label: z.string(), state: AgentState, since: z.number(), reason: z.string().nullable() }).optional(),
     }),
   },
   resize: {

@@ -46,6 +46,7 @@ export function terminalCommands(services: ControlServices): ControlCommand[] {
         exit: params.exit,
         idleMs: params.idleMs,
         prompt: params.prompt,
+        agentState: params.agentState === undefined ? undefined : [params.agentState].flat(),
         since: params.since,
         timeoutMs: params.timeoutMs ?? ControlConstants.waitDefaultTimeoutMs,
       });
