@@ -6,7 +6,6 @@ import { CloseIcon } from '../../app/icons.tsx';
 import { compactPath, shortenPath } from '../../app/paths.ts';
 import { StatusDot, statusText } from './StatusDot.tsx';
 import { AgentStateLine } from '../agents/AgentStateLine.tsx';
-import { agentStateText } from '../agents/agentFormat.ts';
 import { creatorText, viaText } from '../activity/AgentInputLine.tsx';
 
 /** One terminal in the sidebar: click shows it, double-click or F2 renames it. */
@@ -40,7 +39,7 @@ export function TerminalListItem({ info, shown, current }: { info: TerminalInfo;
           type="button"
           className="terminal-item-main"
           aria-current={current || undefined}
-          title={`${agent ? `${agent.label}: ${agentStateText(agent)}\n` : ''}${statusText(info)} — ${info.cwd}${shown ? '' : ' (not open in a tab)'}\nDouble-click or F2 to rename`}
+          title={`${statusText(info)} — ${info.cwd}${shown ? '' : ' (not open in a tab)'}\nDouble-click or F2 to rename`}
           onClick={() => workbench.revealTerminal(info.id)}
           onDoubleClick={() => workbench.startRename(info.id, 'sidebar')}
           onKeyDown={(event) => {

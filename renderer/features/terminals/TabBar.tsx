@@ -146,7 +146,7 @@ function TabItem({
   const shown = shownId ? terminals.get(shownId) : undefined;
   const title = tab.title ?? shown?.name ?? 'Terminal';
   const infos = ids.map((id) => terminals.get(id)).filter((info): info is TerminalInfo => info !== undefined);
-  const attention = infos.some((info) => info.needsAttention);
+  const attention = infos.some((info) => info.needsAttention || info.agent?.state === 'needs-input');
   const failed = infos.some((info) => info.state === 'exited' && info.exitCode !== 0);
 
   const [dropTarget, setDropTarget] = useState(false);
