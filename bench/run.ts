@@ -13,9 +13,10 @@ import { historyIngestCase } from './cases/historyIngest.ts';
 import { historyRecordingCase } from './cases/historyRecording.ts';
 import { historySearchCase } from './cases/historySearch.ts';
 import { ideReviewCase } from './cases/ideReview.ts';
+import { agentStateCase } from './cases/agentState.ts';
 import type { BenchCase } from './benchCase.ts';
 
-const cases: BenchCase[] = [ptyFloodCase, oscScanCase, controlSocketCase, historyRecordingCase, historyIngestCase, historySearchCase, ideReviewCase, relayThroughputCase, relayLatencyCase];
+const cases: BenchCase[] = [ptyFloodCase, oscScanCase, controlSocketCase, historyRecordingCase, historyIngestCase, historySearchCase, ideReviewCase, relayThroughputCase, relayLatencyCase, agentStateCase];
 
 async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');

@@ -26,6 +26,11 @@ export const AgentMonitorConstants = {
   plainIntervalMs: 400,
   /** An agent without screen rules is idle once its output has stopped this long. */
   quietMs: 1500,
+  /**
+   * A dialog younger than this is not typed into yet: Claude Code drops a key that comes right
+   * after it drew the dialog (measured with the real CLI: a digit within ~100 ms was lost).
+   */
+  answerSettleMs: 400,
   /** How long after an agent leaves the foreground the shell's exit status may still come (for `exit N`). */
   exitCodeGraceMs: 5000,
 } as const;
@@ -130,8 +135,6 @@ class AgentWatch implements IDisposable {
   #again = false;
   #lastRunAt = 0;
   #found: AgentProcess | null = null;
-  /** The screen's last reading (its answers are used by answer()). */
-  #reading: ScreenReading | null = null;
   #lastOutputAt = 0;
   #notification: { body: string; at: number } | null = null;
   #lastInputAt = 0;
@@ -207,6 +210,9 @@ class AgentWatch implements IDisposable {
     }
     const rules = this.#found?.agent.screen;
     if (!rules) throw new ApiError('INVALID_PARAMS', `the agent in terminal ${id} cannot be answered from here; answer in the pane`);
+    const young = current.since + AgentMonitorConstants.answerSettleMs - Date.now();
+    if (young > 0) await new Promise((resolve) => setTimeout(resolve, young));
+    if (this.#disposed) throw new ApiError('NOT_FOUND', `terminal ${id} was closed`);
     // The stored state may be up to one interval old: read the screen again, and type only if the same prompt is on it.
     const reading = readAgentScreen(rules, (await this.#session.readScreen()).lines);
     const still = this.status;
@@ -277,7 +283,6 @@ class AgentWatch implements IDisposable {
     if (review) return { state: 'needs-input', reason: `Review ${review.title}`, prompt: null };
     const rules = found.agent.screen;
     const reading = rules ? readAgentScreen(rules, (await this.#session.readScreen()).lines) : null;
-    this.#reading = reading;
     if (reading) return { state: reading.state, reason: reading.reason, prompt: reading.prompt };
     const notification = this.#notification;
     if (notification && notification.at >= this.#lastInputAt) return { state: 'needs-input', reason: notification.body || 'The agent asks for attention', prompt: null };
@@ -299,7 +304,6 @@ class AgentWatch implements IDisposable {
     // The shell may have reported the agent's command ending before this evaluation saw it gone.
     const last = this.#lastCommand;
     if (exitCode === null && last && last.endedAt >= this.#agentSeenAt) exitCode = last.exitCode;
-    this.#reading = null;
     this.#exitedAt = Date.now();
     this.#set({ ...current, state: 'exited', reason: exitCode === null ? null : `exit ${exitCode}`, prompt: null, exitCode }, true);
   }
