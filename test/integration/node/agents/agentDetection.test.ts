@@ -11,6 +11,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentStatus } from '../../../../src/common/api/agentContract.ts';
 import { createLocalHubClient, type LocalHubClient } from '../../../../src/node/api/localHubClient.ts';
+import { FileContent } from '../../../../src/node/review/fileContent.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
 import { startTestHub, type TestHub } from '../../control/controlTestKit.ts';
 
@@ -87,6 +88,22 @@ describe('agent detection in a real pane', () => {
     assert.equal(exited.kind, 'codex');
     const states = seen.filter((status) => status?.kind === 'codex').map((status) => status!.state);
     assert.deepEqual([...new Set(states)], ['working', 'idle', 'needs-input', 'exited'], states.join(' → '));
+  });
+
+  it("a pending IDE review from the pane's agent is needs-input until it is decided", async () => {
+    const id = await pane();
+    await person.call('terminal.write', { id, data: 'codex\r' });
+    await pollUntil(() => agentOf(id)?.state === 'idle', { what: 'idle', timeoutMs: 5000 });
+    const opened = await t.hub.reviews.open({
+      source: { kind: 'ide', name: 'Claude Code', terminalId: id, terminalName: 'bash', tabName: 'app.ts' },
+      path: join(t.workspace, 'app.ts'),
+      proposed: FileContent.fromString('export const x = 1;\n'),
+    });
+    const reviewing = await pollUntil(() => agentOf(id)?.state === 'needs-input' && agentOf(id), { what: 'needs-input for the review', timeoutMs: 3000 });
+    assert.equal(reviewing.reason, `Review ${opened.summary.title}`);
+    await person.call('review.decide', { id: opened.id, decision: 'reject' });
+    await pollUntil(() => agentOf(id)?.state === 'idle', { what: 'idle once decided', timeoutMs: 3000 });
+    await person.call('terminal.write', { id, data: 'done\r' });
   });
 
   it('refuses to answer a terminal that runs no agent, and one that does not exist', async () => {

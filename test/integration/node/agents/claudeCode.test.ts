@@ -2,7 +2,7 @@
  * The real Claude Code CLI, typed by hand into a bash pane of a real Hub, against a scripted model
  * on loopback: the pane becomes a Claude Code pane; a Bash tool call makes it `needs-input` with
  * the command as reason; a stale answer is refused and types nothing; approving runs the command;
- * the turn's end makes it `idle`; `/exit` makes it `exited`.
+ * the turn's end makes it `idle`; denying the next one refuses it; `/exit` makes it `exited`.
  * Runs when SWITCHBOARD_CLAUDE_BIN points at a claude binary (CI has none).
  */
 import { after, before, describe, it } from 'node:test';
@@ -36,7 +36,10 @@ describe('Claude Code typed by hand in a pane', { skip }, () => {
     });
     model = await startScriptedModel({
       delayMs: 1000,
-      script: { 'please make the marker': [{ name: 'Bash', input: { command: 'touch marker.txt', description: 'Create the marker file' } }] },
+      script: {
+        'please make the marker': [{ name: 'Bash', input: { command: 'touch marker.txt', description: 'Create the marker file' } }],
+        'please make another': [{ name: 'Bash', input: { command: 'touch other.txt', description: 'Create another file' } }],
+      },
     });
     project = join(t.workspace, 'project');
     const config = join(t.home, 'claude-config');
@@ -122,6 +125,12 @@ describe('Claude Code typed by hand in a pane', { skip }, () => {
     await pollUntil(() => existsSync(join(project, 'marker.txt')), { what: 'marker.txt', timeoutMs: 15_000 });
     await until('idle after the turn', (status) => status.state === 'idle' && status.since > asking.since);
     assert.ok(model.toolResults.length >= 1);
+
+    await type('please make another');
+    const again = await until('the second permission prompt', (status) => status.state === 'needs-input' && status.reason === 'Bash: touch other.txt');
+    await person.call('agent.answer', { terminalId, answer: 'deny', expectSince: again.since });
+    await until('idle after the refusal', (status) => status.state === 'idle' && status.since > again.since);
+    assert.equal(existsSync(join(project, 'other.txt')), false, 'deny refused the command');
 
     await type('/exit');
     const exited = await until('exited', (status) => status.state === 'exited');
