@@ -24,6 +24,13 @@ export const AgentMonitorConstants = {
   agentIntervalMs: 120,
   /** Of a pane without one: only the foreground process is looked at; an agent starting is seen within this. */
   plainIntervalMs: 400,
+  /**
+   * A foreground group found to run no agent is looked at again after this long (a build printing
+   * fast costs one /proc read per evaluation, not a process-tree scan); a new command looks at once.
+   */
+  missRecheckMs: 1000,
+  /** Output this soon after input is its echo, not the agent working. */
+  echoMs: 100,
   /** An agent without screen rules is idle once its output has stopped this long. */
   quietMs: 1500,
   /**
@@ -135,6 +142,8 @@ class AgentWatch implements IDisposable {
   #again = false;
   #lastRunAt = 0;
   #found: AgentProcess | null = null;
+  /** The last foreground group found without an agent, and when. */
+  #miss: { group: number; at: number } | null = null;
   #lastOutputAt = 0;
   #notification: { body: string; at: number } | null = null;
   #lastInputAt = 0;
@@ -152,7 +161,8 @@ class AgentWatch implements IDisposable {
     this.#deps = deps;
     this.#listeners.push(
       session.onDidOutput(() => {
-        this.#lastOutputAt = Date.now();
+        const now = Date.now();
+        if (now - this.#lastInputAt > AgentMonitorConstants.echoMs) this.#lastOutputAt = now;
         this.schedule();
       }),
       session.onDidWrite(() => {
@@ -164,7 +174,10 @@ class AgentWatch implements IDisposable {
         this.#notification = { body, at: Date.now() };
         this.schedule(0);
       }),
-      session.onDidStartCommand(() => this.schedule(0)),
+      session.onDidStartCommand(() => {
+        this.#miss = null;
+        this.schedule(0);
+      }),
       session.onDidCommand((event) => {
         this.#lastCommand = { exitCode: event.exitCode, endedAt: event.endedAt };
         this.#noteExitCode(event.exitCode, event.endedAt);
@@ -263,7 +276,14 @@ class AgentWatch implements IDisposable {
     const pid = session.info.pid;
     if (pid === null) return;
     const group = await foregroundGroup(pid);
-    if (this.#found?.group !== group) this.#found = await findAgentInGroup(group, this.#deps.agents());
+    const miss = this.#miss;
+    const recentMiss = miss !== null && miss.group === group && Date.now() - miss.at < AgentMonitorConstants.missRecheckMs;
+    if (this.#found?.group !== group && !recentMiss) {
+      this.#found = await findAgentInGroup(group, this.#deps.agents());
+      this.#miss = this.#found ? null : { group, at: Date.now() };
+    } else if (recentMiss) {
+      this.#found = null;
+    }
     if (this.#disposed) return;
     const found = this.#found;
     if (!found) {
