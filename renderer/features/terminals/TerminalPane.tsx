@@ -116,7 +116,12 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
       )}
       {searchTerminalId === terminalId && <SearchBar session={session} />}
       <PaneSendToClaude selection={selection} />
-      <div className="pane-body" ref={bodyRef} />
+      {/* The agent's prompt floats over the screen's corner rather than taking a strip: a strip would
+          resize the terminal each time the agent asks, and the agent would redraw the very prompt. */}
+      <div className="pane-slot">
+        <div className="pane-body" ref={bodyRef} />
+        {!exited && agent?.state === 'needs-input' && <AgentPromptBanner terminalId={terminalId} agent={agent} />}
+      </div>
       {status.kind === 'failed' && (
         <div className="pane-message" role="status">
           Could not show this terminal: {status.message}
@@ -128,7 +133,6 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
         </div>
       )}
       {agentInput && <AgentInputLine key={agentInput.serial} input={agentInput} />}
-      {!exited && agent?.state === 'needs-input' && <AgentPromptBanner terminalId={terminalId} agent={agent} />}
       {exited && info && (
         <div className="exit-banner" data-failed={info.exitCode !== 0 || info.signal !== null} role="status">
           <span className="exit-text">
