@@ -18,7 +18,7 @@ import { join } from 'node:path';
 const program = String.raw`
 const { execSync } = require('node:child_process');
 const out = process.stdout;
-const cols = () => Math.max(40, out.columns || 80);
+const cols = () => Math.max(10, out.columns || 80);
 const rows = () => Math.max(12, out.rows || 24);
 const transcript = ['Claude Code (stand-in for tests)', ''];
 let state = 'idle';
