@@ -101,7 +101,8 @@ describe('history over the control socket and the CLI', () => {
   });
 
   it('keeps history from tokens limited to terminals', async () => {
-    const limited = await api.call('tokens.create', { name: 'one-terminal', scopes: ['read'], terminals: ['t-whatever'] });
+    const terminal = await api.call('terminal.create', { file: '/bin/sh' });
+    const limited = await api.call('tokens.create', { name: 'one-terminal', scopes: ['read'], terminals: [terminal.id] });
     const reader = await api.call('tokens.create', { name: 'reader', scopes: ['read'] });
     const limitedClient = await t.connect();
     assert.equal((await limitedClient.request({ cmd: 'auth', token: limited.secret })).ok, true);
@@ -111,6 +112,9 @@ describe('history over the control socket and the CLI', () => {
     const readerClient = await t.connect();
     assert.equal((await readerClient.request({ cmd: 'auth', token: reader.secret })).ok, true);
     assert.equal((await readerClient.request({ cmd: 'history.list' })).ok, true);
+    // The other tests expect every session to have ended.
+    await api.call('terminal.close', { id: terminal.id });
+    await pollUntil(async () => (await cli(['history', 'list', '--json', '--status', 'running'])).stdout.trim() === '[]', { what: 'its session to end' });
   });
 
   it('switchboard history list, search, show, commands and export', async () => {

@@ -170,7 +170,8 @@ describe('review.request on the control socket', () => {
       assert.equal((await answer).decision, 'rejected');
 
       // A token limited to one terminal cannot say its review came from another pane.
-      const limited = await api.call('tokens.create', { name: 'one-pane', scopes: ['drive'], terminals: ['t-mine'] });
+      const mine = await api.call('terminal.create', { file: '/bin/sh' });
+      const limited = await api.call('tokens.create', { name: 'one-pane', scopes: ['drive'], terminals: [mine.id] });
       const narrow = await kit.connect();
       await narrow.request({ cmd: 'auth', token: limited.secret });
       const labelled = await narrow.request({ cmd: 'review.request', path: join(kit.workspace, 'a.txt'), newContents: 'x', terminalId: 't-someone-else' });
