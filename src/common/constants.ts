@@ -84,6 +84,8 @@ export const ControlConstants = {
   maxSocketPathBytes: 107,
   /** claws' default `exec` timeout. */
   execDefaultTimeoutMs: 180_000,
+  /** How long a person's `terminal.run` may wait for its turn to type before it is refused (nothing typed). */
+  personRunTypeWithinMs: 30_000,
   /** Upper bound for any timeout a client asks for (a day): keeps timers sane. */
   maxTimeoutMs: 24 * 60 * 60 * 1000,
   /** `exec` output kept in a response; the tail is kept (errors and summaries come last). */

@@ -433,7 +433,7 @@ export class Hub implements IDisposable {
       'app.getState': () => this.#appState(),
       'settings.update': (patch) => this.#settings.update(patch),
       'layout.set': (layout, context) => this.#setLayout(layout, context),
-      ...createTerminalMethods(this.#ptyHost, { onPersonInput: (id, data) => this.#controlServer.typingGuard.notePersonInput(id, data) }),
+      ...createTerminalMethods(this.#ptyHost, { onPersonInput: (id, data) => this.#controlServer.typingGuard.notePersonInput(id, data), exec: this.#controlServer.exec }),
       ...this.#auditFeed.methods,
       ...this.#taskFeed.methods,
       ...createTokenMethods(this.#tokens),

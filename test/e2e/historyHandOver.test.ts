@@ -132,6 +132,27 @@ describe('handing History to an agent pane', () => {
     await waitForPaneText(page, runPane, 'second-2');
     assert.equal((await waitForPanes(page, 2)).length, 2, 'no new terminal');
 
+    // A line the person left half typed there is theirs: the command is not joined to it (it goes
+    // through exec's turn-taking), the dialog says why, and nothing is typed.
+    await page.locator(`[data-terminal-id="${runPane}"] .pane-body`).click();
+    await page.keyboard.type('echo half');
+    await waitForPaneText(page, runPane, 'echo half');
+    await page.locator(`[data-terminal-id="${firstPane}"] .pane-body`).click();
+    await page.getByRole('button', { name: 'Run and hand to agent…' }).click();
+    const refused = page.getByRole('dialog', { name: 'Run and hand to agent' });
+    await refused.getByLabel('Command').fill('echo "third-$((1+2))"');
+    await refused.getByLabel('Run in').selectOption(runPane);
+    await refused.getByRole('button', { name: 'Run and hand over' }).click();
+    await refused.getByRole('status').getByText(/^Typing it into .* at its prompt/).waitFor({ timeout: 10_000 });
+    await shoot(page, 'run-and-hand-typing');
+    await refused.getByRole('alert').getByText(/has a line left half typed at its prompt: "echo half"\. Send or clear it there, then try again; nothing was typed\./).waitFor({ timeout: 30_000 });
+    await shoot(page, 'run-and-hand-refused');
+    const lines = ((await readPane(page, runPane)) ?? '').split('\n').map((line) => line.trimEnd()).filter(Boolean);
+    assert.equal(lines.at(-1), '$ echo half', 'the half-typed line is left as the person left it');
+    assert.doesNotMatch((await readPane(page, runPane)) ?? '', /third-/);
+    await refused.getByRole('button', { name: 'Cancel' }).click();
+    await refused.waitFor({ state: 'detached' });
+
     // Nothing to run: nothing to press. Escape closes the dialog.
     await page.keyboard.press('Control+Shift+Y');
     const again = page.getByRole('dialog', { name: 'Run and hand to agent' });

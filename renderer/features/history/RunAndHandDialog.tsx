@@ -132,11 +132,7 @@ export function RunAndHandDialog() {
           )}
           {state.kind === 'working' && (
             <p className="run-and-hand-progress" role="status">
-              {state.stage.kind === 'starting'
-                ? 'Starting…'
-                : state.stage.kind === 'running'
-                  ? `Running in ${state.stage.terminalName}; the pointer goes to the agent when it ends.`
-                  : 'Handing over…'}
+              {stageText(state.stage)}
             </p>
           )}
           <div className="dialog-actions">
@@ -151,6 +147,19 @@ export function RunAndHandDialog() {
       )}
     </Dialog>
   );
+}
+
+function stageText(stage: RunAndHandStage): string {
+  switch (stage.kind) {
+    case 'starting':
+      return 'Starting…';
+    case 'typing':
+      return `Typing it into ${stage.terminalName} at its prompt (never into a line someone left half typed there)…`;
+    case 'running':
+      return `Running in ${stage.terminalName}; the pointer goes to the agent when it ends.`;
+    case 'handing':
+      return 'Handing over…';
+  }
 }
 
 /** The pane toolbar's entry; shown while History records (it hands over what History recorded). */

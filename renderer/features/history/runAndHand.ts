@@ -3,8 +3,9 @@
  * terminal the person picks) and, once it has ended, hand the agent a pointer to its recorded
  * output and exit code: one gesture instead of run, wait, open History, reference.
  *
- * The person runs it, so it is typed into the terminal as they would type it; what it printed and
- * how it ended come from History (the shell integration's command marks), the same record that
+ * It is typed into the terminal through the Hub's exec runner (`terminal.run`): after the shell's
+ * first prompt, never into a line a person left half typed there; what it printed and how it
+ * ended come from History (the shell integration's command marks), the same record that
  * "Reference in agent" hands over. A terminal without shell integration records no commands, so
  * it is refused up front rather than waited on forever.
  */
@@ -22,7 +23,7 @@ export interface RunAndHandRequest {
   notes: string;
 }
 
-export type RunAndHandStage = { kind: 'starting' } | { kind: 'running'; terminalName: string } | { kind: 'handing' };
+export type RunAndHandStage = { kind: 'starting' } | { kind: 'typing'; terminalName: string } | { kind: 'running'; terminalName: string } | { kind: 'handing' };
 
 export async function runAndHand(
   workbench: Workbench,
@@ -61,7 +62,10 @@ export async function runAndHand(
   );
   // The command is the first one recorded after these.
   const earlier = new Set((await client.call('history.commands', { sessionId, limit: 50 })).commands.map((entry) => entry.id));
-  await client.call('terminal.write', { id: terminalId, data: `${command}\r` });
+  onStage({ kind: 'typing', terminalName: info.name });
+  // Typed the way an agent's exec is: in its turn, never joined to a line someone left half typed
+  // there (that is refused, and said, with nothing typed).
+  await client.call('terminal.run', { id: terminalId, command });
   onStage({ kind: 'running', terminalName: info.name });
   const runTerminal = terminalId;
   const ended = await pollUntil<HistoryCommand | 'exited'>(

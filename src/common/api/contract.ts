@@ -274,6 +274,16 @@ export const hubMethods = {
     result: Ok,
   },
   'terminal.resize': { params: z.object({ id: TerminalId, cols: Cols, rows: Rows }).strict(), result: Ok },
+  /**
+   * A person runs one command line in a shell terminal the way the control socket's `exec` types
+   * it: in its turn (after the shell's first prompt, a running command, a person's pause), never
+   * joined to a line left half typed at the prompt. Answers once the line was typed (or refused:
+   * `BUSY`, nothing typed); the command's output and exit code are recorded in History.
+   */
+  'terminal.run': {
+    params: z.object({ id: TerminalId, command: z.string().min(1).max(TerminalConstants.maxWriteChars).regex(/^[^\r\n]*$/, 'one command line (no line breaks)') }).strict(),
+    result: Ok,
+  },
   'terminal.rename': { params: z.object({ id: TerminalId, name: z.string().min(1).max(200) }).strict(), result: TerminalInfo },
   /** Ends the process (if running) and removes the terminal. */
   'terminal.close': { params: IdParams, result: Ok },

@@ -7,6 +7,8 @@ export const ApiErrorCodes = [
   'TERMINAL_EXITED',
   'UNAUTHORIZED',
   'TIMEOUT',
+  /** The terminal is in use (a person's half-typed line, a full-screen program): nothing was done. */
+  'BUSY',
   'CONNECTION_CLOSED',
   'INTERNAL',
 ] as const;

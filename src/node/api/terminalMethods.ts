@@ -4,6 +4,10 @@
  * is this client attached), which the PtyHost and PtySession answer with coded ApiErrors.
  */
 import type { HubMethod } from '../../common/api/contract.ts';
+import { ApiError, ApiErrorCodes, type ApiErrorCode } from '../../common/api/errors.ts';
+import { ControlConstants } from '../../common/constants.ts';
+import type { ExecRunner } from '../control/execRunner.ts';
+import { ControlError } from '../control/protocol.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
 import type { HubMethodHandlers } from './hubConnection.ts';
 
@@ -15,6 +19,8 @@ const ok = { ok: true } as const;
 export interface TerminalMethodHooks {
   /** A person (not an agent) wrote to a terminal: agents' `send` waits for them to pause. */
   onPersonInput?: (terminalId: string, data: string) => void;
+  /** The control socket's exec runner: `terminal.run` takes turns with agents' execs through it. */
+  exec?: ExecRunner;
 }
 
 export function createTerminalMethods(ptyHost: PtyHost, hooks: TerminalMethodHooks = {}): TerminalMethodHandlers {
@@ -31,6 +37,24 @@ export function createTerminalMethods(ptyHost: PtyHost, hooks: TerminalMethodHoo
       // Renderer windows and relay viewers are people at a keyboard; only agents go unguarded.
       if (connection.peer.kind !== 'agent') hooks.onPersonInput?.(id, data);
       session.write(data);
+      return ok;
+    },
+
+    'terminal.run': async ({ id, command }) => {
+      const session = ptyHost.require(id);
+      if (!hooks.exec) throw new ApiError('INTERNAL', 'terminal.run: this Hub has no exec runner');
+      if (session.exitStatus) throw new ApiError('TERMINAL_EXITED', `${session.info.name} has exited`);
+      let onTyped!: () => void;
+      const typed = new Promise<void>((resolve) => (onTyped = resolve));
+      // The exec's timeout bounds only the wait for its turn: once typed, the command runs as long
+      // as it runs (History records its end); an exec that times out before typing never types.
+      const run = hooks.exec.run(session, command, { timeoutMs: ControlConstants.personRunTypeWithinMs, onTyped });
+      run.catch(() => {}); // after the line was typed its end is History's to tell
+      try {
+        await Promise.race([typed, run]);
+      } catch (error) {
+        throw asApiError(error, session.info.name);
+      }
       return ok;
     },
 
@@ -76,4 +100,16 @@ export function createTerminalMethods(ptyHost: PtyHost, hooks: TerminalMethodHoo
       return ok;
     },
   };
+}
+
+/** An exec's refusal, said to a person: the control socket's wording names terminals by id. */
+function asApiError(error: unknown, name: string): unknown {
+  if (!(error instanceof ControlError)) return error;
+  const unsent = error.details?.unsentInput;
+  if (typeof unsent === 'string') {
+    return new ApiError('BUSY', `${name} has a line left half typed at its prompt: ${JSON.stringify(unsent)}. Send or clear it there, then try again; nothing was typed.`);
+  }
+  const code: ApiErrorCode = error.code !== undefined && (ApiErrorCodes as readonly string[]).includes(error.code) ? error.code : 'BUSY';
+  const message = error.message.replace(/^(exec timeout after \d+ms: )?terminal \S+ /, (_, timeout: string | undefined) => (timeout ? `${name} did not get its turn: it ` : `${name} `));
+  return new ApiError(code, message);
 }

@@ -92,7 +92,8 @@ export class ControlServer implements IDisposable {
   /** The Hub tells it when a person types; `send` waits on it. */
   readonly typingGuard: TypingGuard;
   readonly #input: TerminalInput;
-  readonly #exec: ExecRunner;
+  /** `exec`: the socket's command, and a person's `terminal.run` from the app (same turn-taking). */
+  readonly exec: ExecRunner;
   readonly #waiter: TerminalWaiter;
   readonly #sentInput = new SentInputTracker();
   /** The claws/2 bus (hello, subscribe, publish, push frames). */
@@ -120,13 +121,13 @@ export class ControlServer implements IDisposable {
     this.commandLog = new CommandLog({ ptyHost: options.ptyHost });
     this.#input = new TerminalInput({ logger: options.logger, sentInput: this.#sentInput });
     this.typingGuard = new TypingGuard({ idleMs: options.agentSendIdleMs ?? (() => defaultSettings.agentSendIdleMs), logger: options.logger });
-    this.#exec = new ExecRunner({ commandLog: this.commandLog, input: this.#input, typingGuard: this.typingGuard, logger: options.logger });
+    this.exec = new ExecRunner({ commandLog: this.commandLog, input: this.#input, typingGuard: this.typingGuard, logger: options.logger });
     this.#waiter = new TerminalWaiter({ commandLog: this.commandLog, sentInput: this.#sentInput, logger: options.logger });
     const services: ControlServices = {
       ptyHost: options.ptyHost,
       commandLog: this.commandLog,
       audit: this.audit,
-      exec: this.#exec,
+      exec: this.exec,
       input: this.#input,
       waiter: this.#waiter,
       typingGuard: this.typingGuard,
@@ -239,7 +240,7 @@ export class ControlServer implements IDisposable {
     this.tasks.dispose();
     this.#peers.dispose();
     this.bus.dispose();
-    this.#exec.dispose();
+    this.exec.dispose();
     this.#waiter.dispose();
     this.#sentInput.dispose();
     this.#input.dispose();

@@ -53,7 +53,8 @@ export function busyError(terminalId: string): ControlError {
 
 export function unsentInputError(terminalId: string, line: string): ControlError {
   // No code, like busyError: the message is what a client reads.
-  return new ControlError(`terminal ${terminalId} has unsent input at the prompt: ${JSON.stringify(line)} (the person has not pressed Enter; nothing was typed)`);
+  // `unsentInput` beside the error: what the line holds, for a client to show in its own words.
+  return new ControlError(`terminal ${terminalId} has unsent input at the prompt: ${JSON.stringify(line)} (the person has not pressed Enter; nothing was typed)`, undefined, { unsentInput: line });
 }
 
 /**

@@ -103,6 +103,7 @@ describe('person-typing guard on send', () => {
       { timeoutMs: 5_000, intervalMs: 100, what: 'the person to count as idle' },
     );
     assert.equal(unsent.error, `terminal ${id} has unsent input at the prompt: "ls -" (the person has not pressed Enter; nothing was typed)`);
+    assert.equal(unsent.unsentInput, 'ls -', 'the line itself, for a client to show');
     // …nor clears it: the person does (Ctrl-U), and the same request goes through after the pause.
     await person.call('terminal.write', { id, data: '\x15' });
     const accepted = await pollUntil(
