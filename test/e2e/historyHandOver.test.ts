@@ -153,6 +153,21 @@ describe('handing History to an agent pane', () => {
     await refused.getByRole('button', { name: 'Cancel' }).click();
     await refused.waitFor({ state: 'detached' });
 
+    // "Stop waiting" before it was typed: it is never typed, not even once the line is cleared.
+    await page.getByRole('button', { name: 'Run and hand to agent…' }).click();
+    const stopped = page.getByRole('dialog', { name: 'Run and hand to agent' });
+    await stopped.getByLabel('Command').fill('echo "third-$((1+2))"');
+    await stopped.getByLabel('Run in').selectOption(runPane);
+    await stopped.getByRole('button', { name: 'Run and hand over' }).click();
+    await stopped.getByRole('status').getByText(/^Typing it into/).waitFor({ timeout: 10_000 });
+    await stopped.getByRole('button', { name: 'Stop waiting' }).click();
+    await stopped.waitFor({ state: 'detached' });
+    await page.locator(`[data-terminal-id="${runPane}"] .pane-body`).click();
+    await page.keyboard.press('Control+U');
+    await typeInPane(page, runPane, 'echo "fourth-$((2+2))"');
+    await waitForPaneText(page, runPane, 'fourth-4');
+    assert.doesNotMatch((await readPane(page, runPane)) ?? '', /third-/, 'the stopped command was never typed');
+
     // Nothing to run: nothing to press. Escape closes the dialog.
     await page.keyboard.press('Control+Shift+Y');
     const again = page.getByRole('dialog', { name: 'Run and hand to agent' });

@@ -65,9 +65,16 @@ export async function runAndHand(
   onStage({ kind: 'typing', terminalName: info.name });
   // Typed the way an agent's exec is: in its turn, never joined to a line someone left half typed
   // there (that is refused, and said, with nothing typed).
-  await client.call('terminal.run', { id: terminalId, command });
-  onStage({ kind: 'running', terminalName: info.name });
+  // "Stop waiting" before it was typed: then it is never typed.
   const runTerminal = terminalId;
+  const cancelRun = () => void client.call('terminal.cancelRun', { id: runTerminal }).catch(() => {});
+  signal.addEventListener('abort', cancelRun, { once: true });
+  try {
+    await client.call('terminal.run', { id: runTerminal, command });
+  } finally {
+    signal.removeEventListener('abort', cancelRun);
+  }
+  onStage({ kind: 'running', terminalName: info.name });
   const ended = await pollUntil<HistoryCommand | 'exited'>(
     async () => {
       const { commands } = await client.call('history.commands', { sessionId, limit: 10 });

@@ -284,6 +284,8 @@ export const hubMethods = {
     params: z.object({ id: TerminalId, command: z.string().min(1).max(TerminalConstants.maxWriteChars).regex(/^[^\r\n]*$/, 'one command line (no line breaks)') }).strict(),
     result: Ok,
   },
+  /** Stops this client's `terminal.run`s of the terminal that have not been typed yet (they fail; nothing is typed). */
+  'terminal.cancelRun': { params: IdParams, result: z.object({ cancelled: z.number().int().min(0) }) },
   'terminal.rename': { params: z.object({ id: TerminalId, name: z.string().min(1).max(200) }).strict(), result: TerminalInfo },
   /** Ends the process (if running) and removes the terminal. */
   'terminal.close': { params: IdParams, result: Ok },

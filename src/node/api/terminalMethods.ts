@@ -24,6 +24,8 @@ export interface TerminalMethodHooks {
 }
 
 export function createTerminalMethods(ptyHost: PtyHost, hooks: TerminalMethodHooks = {}): TerminalMethodHandlers {
+  /** `terminal.run`s not typed yet, by connection and terminal: what `terminal.cancelRun` stops. */
+  const pendingRuns = new Map<string, Set<AbortController>>();
   return {
     'terminal.list': () => ptyHost.list(),
 
@@ -40,7 +42,7 @@ export function createTerminalMethods(ptyHost: PtyHost, hooks: TerminalMethodHoo
       return ok;
     },
 
-    'terminal.run': async ({ id, command }) => {
+    'terminal.run': async ({ id, command }, { connection }) => {
       const session = ptyHost.require(id);
       if (!hooks.exec) throw new ApiError('INTERNAL', 'terminal.run: this Hub has no exec runner');
       if (session.exitStatus) throw new ApiError('TERMINAL_EXITED', `${session.info.name} has exited`);
@@ -48,14 +50,29 @@ export function createTerminalMethods(ptyHost: PtyHost, hooks: TerminalMethodHoo
       const typed = new Promise<void>((resolve) => (onTyped = resolve));
       // The exec's timeout bounds only the wait for its turn: once typed, the command runs as long
       // as it runs (History records its end); an exec that times out before typing never types.
-      const run = hooks.exec.run(session, command, { timeoutMs: ControlConstants.personRunTypeWithinMs, onTyped });
+      // Until typed, the person may change their mind (`terminal.cancelRun`): nothing is typed then.
+      const cancel = new AbortController();
+      const key = `${connection.id}\0${id}`;
+      pendingRuns.set(key, (pendingRuns.get(key) ?? new Set()).add(cancel));
+      const run = hooks.exec.run(session, command, { timeoutMs: ControlConstants.personRunTypeWithinMs, onTyped, signal: cancel.signal });
       run.catch(() => {}); // after the line was typed its end is History's to tell
       try {
         await Promise.race([typed, run]);
       } catch (error) {
         throw asApiError(error, session.info.name);
+      } finally {
+        const runs = pendingRuns.get(key);
+        runs?.delete(cancel);
+        if (runs?.size === 0) pendingRuns.delete(key);
       }
       return ok;
+    },
+
+    'terminal.cancelRun': ({ id }, { connection }) => {
+      ptyHost.require(id);
+      const runs = pendingRuns.get(`${connection.id}\0${id}`);
+      for (const cancel of runs ?? []) cancel.abort(new ApiError('BUSY', 'cancelled before it was typed; nothing was typed'));
+      return { cancelled: runs?.size ?? 0 };
     },
 
     'terminal.resize': ({ id, cols, rows }) => {

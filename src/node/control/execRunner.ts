@@ -37,6 +37,8 @@ export interface ExecOptions {
   timeoutMs: number;
   /** Called once the command was typed (for the audit log: queued execs that time out are not). */
   onTyped?: () => void;
+  /** Aborted: the exec gives up (queued or waiting: never typed), rejecting with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /** How long after a command's end an exec waits for a prompt the shell does not report. */
@@ -94,6 +96,9 @@ export class ExecRunner implements IDisposable {
       void this.#timeoutError(session, progress, options.timeoutMs).then((error) => controller.abort(error));
     }, options.timeoutMs);
     const signal = controller.signal;
+    const cancel = () => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted) cancel();
+    else options.signal?.addEventListener('abort', cancel, { once: true });
     const id = session.id;
 
     let settle!: { resolve: (entry: LoggedCommand) => void; reject: (error: unknown) => void };
@@ -117,6 +122,7 @@ export class ExecRunner implements IDisposable {
 
     return result.finally(() => {
       clearTimeout(timer);
+      options.signal?.removeEventListener('abort', cancel);
       signal.removeEventListener('abort', onAbort);
       this.#running.delete(controller);
     });

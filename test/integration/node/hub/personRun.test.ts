@@ -78,6 +78,27 @@ describe('terminal.run (a person runs a command through exec)', () => {
     await pollUntil(async () => (await lastCommand(id))?.commandLine === 'echo half done', { what: "the person's line to run as typed", timeoutMs: 10_000 });
   });
 
+  it('cancelRun stops a run that waits for its turn: it is never typed, even once the line is cleared', async () => {
+    const id = await shell('cancelled');
+    await person.call('terminal.run', { id, command: 'true' });
+    await pollUntil(async () => (await lastCommand(id))?.commandLine === 'true', { what: 'the first command', timeoutMs: 20_000 });
+    await person.call('terminal.write', { id, data: 'echo half' });
+    await pollUntil(() => (screens.get(id) ?? '').endsWith('echo half'), { what: 'the half-typed line echoed', timeoutMs: 10_000 });
+    const waiting = person.call('terminal.run', { id, command: 'echo cancelled-$((3*3))' });
+    // Another client's cancel is not this one's: it stops nothing.
+    const other = createLocalHubClient(hub, { kind: 'person', name: 'other window' });
+    assert.deepEqual(await other.call('terminal.cancelRun', { id }), { cancelled: 0 });
+    other.dispose();
+    assert.deepEqual(await person.call('terminal.cancelRun', { id }), { cancelled: 1 });
+    await rejectsWith(waiting, 'BUSY', /cancelled before it was typed/);
+    await person.call('terminal.write', { id, data: '\x15' }); // the person clears their line
+    // Runs of a terminal go in order: had the cancelled one still waited, it would run first.
+    await person.call('terminal.run', { id, command: 'echo after-$((1+1))' });
+    await pollUntil(async () => (await lastCommand(id))?.commandLine === 'echo after-$((1+1))' && (await lastCommand(id))?.exitCode === 0, { what: 'the next run', timeoutMs: 20_000 });
+    assert.doesNotMatch(screens.get(id) ?? '', /cancelled-9/, 'the cancelled run was never typed');
+    assert.deepEqual(await person.call('terminal.cancelRun', { id }), { cancelled: 0 }, 'nothing left to cancel');
+  });
+
   it('refuses a multi-line command, an unknown terminal and an exited one', async () => {
     await rejectsWith(person.call('terminal.run', { id: 't-none', command: 'true' }), 'NOT_FOUND', /t-none/);
     const id = await shell('ends');
