@@ -32,6 +32,7 @@ import type { TypeAheadStore } from '../features/terminals/typeAhead.ts';
 import { AgentActivity } from '../features/activity/agentActivity.ts';
 import { HistoryService, type HistoryOpenRequest } from '../features/history/historyService.ts';
 import { ReviewService } from '../features/review/reviewService.ts';
+import { WorktreeService } from '../features/workspaces/worktreeService.ts';
 import { RelayState } from '../features/relay/relayState.ts';
 import { AgentWatch } from '../features/agents/agentWatch.ts';
 import { neighbourPane, type PaneDirection } from '../features/terminals/paneNavigation.ts';
@@ -142,6 +143,8 @@ export class Workbench extends Disposable {
   readonly relay: RelayState;
   /** Agents' states: "Waiting for you", the title count, notifications, answering prompts. */
   readonly agents: AgentWatch;
+  /** Agent profiles and the worktrees agents work in, with their changes. */
+  readonly worktrees: WorktreeService;
   /** False until the terminal list and the layout are loaded. */
   readonly ready = this.register(new ObservableValue(false));
 
@@ -217,6 +220,7 @@ export class Workbench extends Disposable {
         },
       }),
     );
+    this.worktrees = this.register(new WorktreeService(client, (title, error) => this.errors.report(title, error)));
     this.register(toDisposable(() => clearTimeout(this.#layoutSaveTimer)));
   }
 
@@ -231,6 +235,7 @@ export class Workbench extends Disposable {
       void this.history.start();
       void this.review.start();
       void this.relay.start();
+      void this.worktrees.start();
     }
 
     // Events that arrive while the list is loading are applied after it, in order.
@@ -605,6 +610,13 @@ export class Workbench extends Disposable {
   showView(view: MainView): void {
     this.view.set(view);
     if (view === 'terminals') this.requestPaneFocus();
+  }
+
+  /** The Review view, showing what an agent changed in its worktree (against the worktree's base). */
+  showWorktreeChanges(path: string): void {
+    this.review.files.activeId.set(null);
+    this.worktrees.changesShown.set(path);
+    this.showView('review');
   }
 
   closeDialog(): void {
