@@ -228,6 +228,8 @@ export class Hub implements IDisposable {
         onPersonInput: (id, data) => this.#controlServer.typingGuard.notePersonInput(id, data),
         // A remote viewer's typing shows in the pane like an agent's.
         onRemoteInputShown: ({ terminalId, viewerName, text }) => this.#broadcast('terminal.agentInput', { id: terminalId, peer: viewerName, text }),
+        // A viewer's answer to an agent's prompt goes the way the app's Approve / Deny go (agent.answer).
+        agentAnswers: { answer: (params) => this.#agents.answer(params) },
       }),
     );
     this.#store.add(this.#relay.onDidChangeStatus((status) => this.#broadcast('relay.statusChanged', status)));

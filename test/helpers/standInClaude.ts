@@ -9,6 +9,9 @@
  * Scripted by what the person types at its prompt:
  * - `run <command>`: works a moment, then asks permission for `Bash: <command>`; approving runs it
  *   (through /bin/sh) and finishes the turn, denying finishes it at once.
+ * - `ask <question>? | <option> | <option> …`: works a moment, then asks the question with a
+ *   selector over the options (as Claude Code's AskUserQuestion does); ↑/↓ move, Enter picks
+ *   (the turn ends with "You picked: <option>"), Esc dismisses it.
  * - `/exit <code>`: ends with that exit code.
  * - anything else: works a moment, then finishes the turn.
  */
@@ -24,6 +27,7 @@ const transcript = ['Claude Code (stand-in for tests)', ''];
 let state = 'idle';
 let typed = '';
 let pending = null;
+let question = null;
 
 function draw() {
   const rule = '\u2500'.repeat(cols());
@@ -31,6 +35,9 @@ function draw() {
   if (state === 'permission') {
     const frame = '\u254c'.repeat(cols());
     bottom = [rule, ' Bash command', ' Run the command', frame, ' ' + pending, frame, ' Do you want to proceed?', ' \u276f 1. Yes', '   2. Yes, and don\u2019t ask again for this command', '   3. No', '', ' Esc to cancel \u00b7 Tab to amend'];
+  } else if (state === 'question') {
+    const options = question.options.map((option, index) => (index === question.selected ? '  \u276f ' : '    ') + (index + 1) + '. ' + option);
+    bottom = [rule, '  ' + question.text, '', ...options, '', '  Enter to select \u00b7 \u2191/\u2193 to navigate \u00b7 Esc to cancel'];
   } else {
     const status = state === 'working' ? '  \u2733 Working\u2026 \u00b7 esc to interrupt' : '  ? for shortcuts';
     bottom = [rule, '\u276f\u00a0' + typed, rule, status];
@@ -61,7 +68,14 @@ function submit(line) {
     process.exit(Number(exit[1] || 0));
   }
   const run = /^run\s+(.+)$/.exec(line);
+  const ask = /^ask\s+(.+)$/.exec(line);
   work(() => {
+    if (ask) {
+      const [text, ...options] = ask[1].split('|').map((part) => part.trim());
+      question = { text, options, selected: 0 };
+      state = 'question';
+      return draw();
+    }
     if (!run) return finishTurn('Done.');
     pending = run[1];
     state = 'permission';
@@ -72,6 +86,7 @@ function submit(line) {
 process.stdin.setRawMode(true);
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (keys) => {
+  if (state === 'question') return answerQuestion(keys);
   for (const key of keys) {
     if (key === '\x03') process.exit(130);
     if (state === 'permission') {
@@ -105,6 +120,31 @@ process.stdin.on('data', (keys) => {
     // Esc (and other control keys) at the prompt change nothing, as in the real CLI.
   }
 });
+function answerQuestion(keys) {
+  let rest = keys;
+  while (rest && state === 'question') {
+    if (rest.startsWith('\x1b[B')) {
+      question.selected = Math.min(question.selected + 1, question.options.length - 1);
+      rest = rest.slice(3);
+    } else if (rest.startsWith('\x1b[A')) {
+      question.selected = Math.max(question.selected - 1, 0);
+      rest = rest.slice(3);
+    } else if (rest[0] === '\r') {
+      const picked = question.options[question.selected];
+      question = null;
+      return finishTurn('You picked: ' + picked);
+    } else if (rest[0] === '\x1b') {
+      question = null;
+      return finishTurn('Question dismissed.');
+    } else if (rest[0] === '\x03') {
+      process.exit(130);
+    } else {
+      rest = rest.slice(1);
+    }
+  }
+  draw();
+}
+
 out.on('resize', draw);
 draw();
 `;

@@ -4,7 +4,9 @@
  * - terminals a viewer opens (remoteTerminals.ts), shown locally as panes marked remote;
  * - the app's own panes the user shares (sharedTerminals.ts), attachable with a snapshot from the
  *   mirror, then live output; input, resize and close apply to them;
- * - `browseDir` / `readFile` / `mkDir` inside the shared workspace folders (fileAccess.ts).
+ * - `browseDir` / `readFile` / `mkDir` inside the shared workspace folders (fileAccess.ts);
+ * - the prompts of agents in shared panes as `permissionRequest` / `question`, answered through
+ *   the app's own answer path (agentPrompts.ts).
  * Every frame it cannot use is refused (logged once per kind) and the link and the app carry on.
  * See docs/relay.md for the protocol pieces and the decisions.
  */
@@ -20,6 +22,7 @@ import type { ILogger } from '../logger.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
 import type { PtySession } from '../pty/ptySession.ts';
 import { FileAccess } from './fileAccess.ts';
+import { AgentPrompts, type RelayAgentAnswers } from './agentPrompts.ts';
 import { answerFileRequest, type FileRequest } from './fileRequests.ts';
 import { type BackoffOptions, ReconnectBackoff } from './reconnectBackoff.ts';
 import { RelayConnectError, RelayConnection, type RelayConnectionStats, type RelayConnectionTiming } from './relayConnection.ts';
@@ -83,6 +86,8 @@ export interface RelayClientOptions {
   remoteShell?: RemoteShell;
   onRemoteInput?: (event: RemoteInputEvent) => void;
   approvals?: RelayApprovals;
+  /** Types a viewer's answer to an agent's prompt (the Hub's AgentMonitor); without it such answers are refused. */
+  agentAnswers?: RelayAgentAnswers;
   /** Tests inject small values. */
   timing?: Partial<RelayTiming>;
   sendQueueFrames?: number;
@@ -117,6 +122,7 @@ export class RelayClient implements IDisposable {
   readonly #files: FileAccess;
   readonly #remote: RemoteTerminals;
   readonly #shared: SharedTerminals;
+  readonly #prompts: AgentPrompts;
   readonly #hostListeners: IDisposable[];
   /** Exit listeners of every terminal, so viewers of a shared pane hear that it ended. */
   readonly #exitWatches = new Map<string, IDisposable>();
@@ -160,6 +166,15 @@ export class RelayClient implements IDisposable {
       sessionId: this.sessionId,
       workspaceFolders: options.sharedFolders,
       shareAll: options.shareAll ?? false,
+    });
+    // After #shared, so a viewer hears of a pane before its agent's prompt.
+    this.#prompts = new AgentPrompts({
+      ptyHost: options.ptyHost,
+      link: () => this.#openLink(),
+      sessionId: this.sessionId,
+      isShared: (id) => this.#shared.isShared(id),
+      answers: options.agentAnswers,
+      logger: options.logger,
     });
     // A shared local pane ends: its viewers get their exit after its last output.
     this.#hostListeners = [
@@ -213,6 +228,7 @@ export class RelayClient implements IDisposable {
   /** Share one pane with the relay's viewers (or stop); overrides share-all for that pane. */
   setShared(terminalId: string, shared: boolean): void {
     this.#shared.setShared(terminalId, shared);
+    this.#prompts.refresh(terminalId);
     if (!shared) this.#closeForeignStreams(terminalId);
   }
 
@@ -222,6 +238,7 @@ export class RelayClient implements IDisposable {
 
   setShareAll(shareAll: boolean): void {
     this.#shared.setShareAll(shareAll);
+    for (const info of this.#options.ptyHost.list()) this.#prompts.refresh(info.id);
     if (!shareAll) for (const info of this.#options.ptyHost.list()) if (!this.isShared(info.id)) this.#closeForeignStreams(info.id);
   }
 
@@ -288,6 +305,7 @@ export class RelayClient implements IDisposable {
     this.#link = undefined;
     this.#remote.dispose();
     this.#shared.dispose();
+    this.#prompts.dispose();
     for (const listener of this.#hostListeners) listener.dispose();
     for (const watch of this.#exitWatches.values()) watch.dispose();
     this.#exitWatches.clear();
@@ -353,6 +371,7 @@ export class RelayClient implements IDisposable {
       this.#link = undefined;
       link.dispose();
       this.#shared.linkClosed();
+      this.#prompts.linkClosed();
       this.#backoff.connectionEnded(Date.now() - establishedAt);
       if (this.#running) {
         this.#logger.warn('relay connection lost', { reason, livedMs: Date.now() - establishedAt });
@@ -362,6 +381,7 @@ export class RelayClient implements IDisposable {
     this.#logger.info('relay connected', { url: this.url, machineId: this.machineId, ...(welcome.latestDaemonVersion ? { latestDaemonVersion: welcome.latestDaemonVersion } : {}) });
     this.#setStatus({ state: 'connected', since: establishedAt, latestDaemonVersion: welcome.latestDaemonVersion });
     this.#shared.announceAll();
+    this.#prompts.announceAll();
   }
 
   #scheduleReconnect(reason: string, refused: boolean): void {
@@ -420,8 +440,9 @@ export class RelayClient implements IDisposable {
       case 'mkDir':
         return this.#onFileRequest(message);
       case 'permissionResponse': {
+        const agentPrompt = this.#prompts.owns(message.requestId);
         const approvals = this.#options.approvals;
-        if (!approvals) {
+        if (!agentPrompt && !approvals) {
           this.#refusals.refuse('unsupported', 'permissionResponse: no review queue is connected to the relay client');
           return;
         }
@@ -429,6 +450,10 @@ export class RelayClient implements IDisposable {
         const binding = checkSessionBinding({ sessionId: this.sessionId }, { sessionId: message.sessionId });
         if (binding) {
           this.#refusals.refuse('binding', `permissionResponse ${JSON.stringify(message.requestId)}: ${binding}`);
+          return;
+        }
+        if (agentPrompt || !approvals) {
+          this.#prompts.onPermissionResponse(message).catch((error: unknown) => this.#logger.error('answering an agent prompt failed', { error: String(error) }));
           return;
         }
         const decided = approvals.decide(message.requestId, message.approved, { channelId: message.channelId, sessionId: message.sessionId, viewerName: message.viewerName });
@@ -447,8 +472,16 @@ export class RelayClient implements IDisposable {
           }),
         );
         return;
+      case 'questionResponse': {
+        const binding = checkSessionBinding({ sessionId: this.sessionId }, { sessionId: message.sessionId });
+        if (binding) {
+          this.#refusals.refuse('binding', `questionResponse ${JSON.stringify(message.requestId)}: ${binding}`);
+          return;
+        }
+        this.#prompts.onQuestionResponse(message).catch((error: unknown) => this.#logger.error('answering an agent question failed', { error: String(error) }));
+        return;
+      }
       case 'stop':
-      case 'questionResponse':
         this.#refusals.refuse('unsupported', `${message.type}: Switchboard runs no hosted tasks`);
         return;
       default:

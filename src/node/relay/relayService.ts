@@ -19,6 +19,7 @@ import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
 import type { ReviewQueue } from '../review/reviewQueue.ts';
+import type { RelayAgentAnswers } from './agentPrompts.ts';
 import { RelayClient, type RelayClientOptions, type RelayStatus as ClientStatus } from './relayClient.ts';
 import { RelayTokenStore, type TokenCipher } from './relayTokenStore.ts';
 import { defaultMachineId } from './relayUrl.ts';
@@ -62,6 +63,8 @@ export interface RelayServiceOptions extends HubRelayOptions {
   onPersonInput: (terminalId: string, data: string) => void;
   /** Show a viewer's typing in the pane like agent input (`terminal.agentInput`). */
   onRemoteInputShown: (input: RemoteInputShown) => void;
+  /** Answers a viewer gives to agents' prompts in shared panes go through the app's own path (`agent.answer`). */
+  agentAnswers?: RelayAgentAnswers;
 }
 
 interface DesiredClient {
@@ -231,6 +234,7 @@ export class RelayService implements IDisposable {
         version: this.#options.version,
         logger: this.#logger,
         approvals: this.#mirror,
+        ...(this.#options.agentAnswers ? { agentAnswers: this.#options.agentAnswers } : {}),
         onRemoteInput: ({ terminalId, viewerName, data }) => {
           this.#options.onPersonInput(terminalId, data);
           this.#echo.note(terminalId, viewerName, data);

@@ -5,10 +5,13 @@
  * - `agentTerminalStarted` when a terminal becomes visible (shared, or the link came up), and again
  *   when its title, cwd or command preview change (viewers treat it as an upsert: the protocol's
  *   `agentTerminalUpdated` has no fields for those);
- * - `agentTerminalUpdated` when its status changes (at most every `announceThrottleMs`);
+ * - `agentTerminalUpdated` when its status changes (at most every `announceThrottleMs`): the
+ *   terminal's, or the state of the agent CLI running in it — `readiness` says what the agent is
+ *   doing and the `agent` extension field carries its whole state (see docs/relay.md);
  * - `terminalExit` when it stops being visible (unshared: `closed_by_user`; closed: `process_exit`).
  */
 import { basename, relative, isAbsolute } from 'node:path';
+import type { AgentStatus } from '../../common/api/agentContract.ts';
 import type { TerminalInfo } from '../../common/api/contract.ts';
 import { RelayConstants } from '../../common/constants.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
@@ -30,7 +33,8 @@ export interface SharedTerminalsOptions {
 interface Announced {
   /** What the last agentTerminalStarted said (title, cwd, command). */
   identity: string;
-  status: AgentTerminalStatus;
+  /** What the viewers last heard of its status, readiness and agent (JSON of `AnnouncedState`). */
+  state: string;
   timer: NodeJS.Timeout | undefined;
   lastUpdateAt: number;
 }
@@ -114,19 +118,20 @@ export class SharedTerminals implements IDisposable {
     const link = this.#options.link();
     if (!link || !this.isShared(info.id)) return;
     const identity = JSON.stringify([info.name, info.cwd, commandPreview(info)]);
-    const status = statusOf(info);
+    const current = announcedStateOf(info);
+    const state = JSON.stringify(current);
     const announced = this.#announced.get(info.id);
     if (!announced || announced.identity !== identity) {
-      link.send(this.#startedFrame(info, status));
+      link.send(this.#startedFrame(info, current));
       if (announced) {
         announced.identity = identity;
-        announced.status = status;
+        announced.state = state;
       } else {
-        this.#announced.set(info.id, { identity, status, timer: undefined, lastUpdateAt: 0 });
+        this.#announced.set(info.id, { identity, state, timer: undefined, lastUpdateAt: 0 });
       }
       return;
     }
-    if (announced.status === status) return;
+    if (announced.state === state) return;
     // Throttled: a terminal flapping between states costs one frame per interval.
     const wait = announced.lastUpdateAt + this.#throttleMs - Date.now();
     if (wait > 0) {
@@ -137,7 +142,7 @@ export class SharedTerminals implements IDisposable {
       }, wait);
       return;
     }
-    announced.status = status;
+    announced.state = state;
     announced.lastUpdateAt = Date.now();
     link.send(
       encodeFrame('agentTerminalUpdated', {
@@ -145,8 +150,7 @@ export class SharedTerminals implements IDisposable {
         terminalId: info.id,
         sessionId: this.#options.sessionId,
         channelId: BROADCAST_CHANNEL_ID,
-        status,
-        readiness: { state: readinessOf(status) },
+        ...current,
         updatedAt: rfc3339(),
       }),
     );
@@ -176,7 +180,7 @@ export class SharedTerminals implements IDisposable {
     this.#announced.clear();
   }
 
-  #startedFrame(info: TerminalInfo, status: AgentTerminalStatus): string {
+  #startedFrame(info: TerminalInfo, state: AnnouncedState): string {
     return encodeFrame('agentTerminalStarted', {
       jobId: info.id,
       terminalId: info.id,
@@ -186,8 +190,7 @@ export class SharedTerminals implements IDisposable {
       commandPreview: commandPreview(info),
       title: info.name,
       cwd: info.cwd,
-      status,
-      readiness: { state: readinessOf(status) },
+      ...state,
       startedAt: rfc3339(info.createdAt),
     });
   }
@@ -202,14 +205,28 @@ export class SharedTerminals implements IDisposable {
   }
 }
 
-function statusOf(info: TerminalInfo): AgentTerminalStatus {
-  if (info.state === 'running') return 'running';
-  if (info.signal) return 'killed';
-  return info.exitCode === 0 ? 'exited' : 'failed';
+/** A terminal's status, readiness and agent as `agentTerminalStarted|Updated` carry them. */
+interface AnnouncedState {
+  status: AgentTerminalStatus;
+  readiness: { state: string; source?: string; matchedText?: string; readyAt?: string };
+  agent: AgentStatus | null;
 }
 
-function readinessOf(status: AgentTerminalStatus): string {
-  return status === 'running' || status === 'ready' ? 'ready' : 'stopped';
+/**
+ * - a terminal that ended: `exited` (status 0) | `failed` | `killed`, readiness `stopped`;
+ * - a pane whose agent works: `running`, readiness `working`; one whose agent waits for the person
+ *   (asks, or finished its turn): `ready`, readiness `needs-input` | `idle` with the reason as
+ *   `matchedText` and `readyAt` = since when; `source` is `agent:<kind>` (`agent:claude-code`);
+ * - any other running pane (a shell, or an agent that exited): `running`, readiness `ready`.
+ */
+export function announcedStateOf(info: TerminalInfo): AnnouncedState {
+  const agent = info.agent ?? null;
+  if (info.state !== 'running') {
+    return { status: info.signal ? 'killed' : info.exitCode === 0 ? 'exited' : 'failed', readiness: { state: 'stopped' }, agent };
+  }
+  if (!agent || agent.state === 'exited') return { status: 'running', readiness: { state: 'ready' }, agent };
+  const readiness = { state: agent.state, source: `agent:${agent.kind}`, ...(agent.reason ? { matchedText: agent.reason } : {}), readyAt: rfc3339(agent.since) };
+  return { status: agent.state === 'working' ? 'running' : 'ready', readiness, agent };
 }
 
 function commandPreview(info: TerminalInfo): string {

@@ -12,7 +12,7 @@
  * `null` is not accepted for a typed field.
  *
  * Switchboard extensions (optional fields other implementations ignore, per the unknown-field rule):
- * `viewerName` on `terminalOpen` / `terminalInput` / `permissionResponse` (stamped by `switchboard relay` with the viewer's
+ * `viewerName` on `terminalOpen` / `terminalInput` / `permissionResponse` / `questionResponse` (stamped by `switchboard relay` with the viewer's
  * name so the local UI can say who opened or typed), `channelId` on the `machineStatus` a
  * relay sends a viewer when it connects (the channel the relay bound that viewer to), and `title`
  * on `terminalOpened` (the terminal's name on the machine, `bash 2`, so the viewer shows the same
@@ -62,6 +62,22 @@ export const AgentTerminalReadiness = z.object({
 });
 
 export const AgentTerminalPort = z.object({ host: str, port: int, url: str });
+
+/**
+ * Switchboard extension on `agentTerminalStarted|Updated`: the agent CLI the pane runs and its
+ * state, as the app shows it (src/common/api/agentContract.ts `AgentStatus`; null: no agent). Loose
+ * here (strings, not enums): the viewer checks it against the contract before showing it.
+ */
+export const RelayAgentState = z.object({
+  kind: str,
+  label: str,
+  state: str,
+  /** Epoch ms when it entered this state (the machine's clock). */
+  since: z.number(),
+  reason: str.nullable(),
+  prompt: z.object({ kind: str, toolName: str.nullable(), options: z.array(str) }).nullable(),
+  exitCode: int.nullable(),
+});
 
 export const BrowseEntry = z.object({
   name: str,
@@ -174,6 +190,7 @@ export const relayMessageSchemas = {
     urls: z.array(str).optional(),
     seq: int.optional(),
     startedAt: str,
+    agent: RelayAgentState.nullable().optional(),
   }),
   agentTerminalUpdated: z.object({
     jobId: str,
@@ -186,6 +203,7 @@ export const relayMessageSchemas = {
     urls: z.array(str).optional(),
     seq: int.optional(),
     updatedAt: str,
+    agent: RelayAgentState.nullable().optional(),
   }),
   agentTerminalAttach: z.object({ terminalId: str, channelId: str }),
   agentTerminalSnapshotRequest: z.object({ terminalId: str, channelId: str }),
@@ -245,7 +263,14 @@ export const relayMessageSchemas = {
     viewerName: str.optional(),
     outcome: str.optional(),
     decidedBy: str.optional(),
+    /** With `outcome: "refused"` (daemon → the answering viewer only): why nothing was done. */
+    reason: str.optional(),
   }),
+  /**
+   * Switchboard sends an agent's question in a shared pane (Claude Code's AskUserQuestion, a
+   * selector over options) with two extension fields: `terminalId` (the pane) and `since` (epoch
+   * ms the agent started asking).
+   */
   question: z.object({
     sessionId: str,
     channelId: str,
@@ -255,8 +280,24 @@ export const relayMessageSchemas = {
     multiSelect: bool.optional(),
     options: z.array(z.object({ label: str, description: str.optional(), preview: str.optional() })).optional(),
     taskId: str.optional(),
+    terminalId: str.optional(),
+    since: z.number().optional(),
   }),
-  questionResponse: z.object({ channelId: str, sessionId: str, requestId: str, answer: str }),
+  /**
+   * Viewer → daemon: the answer (an option's label). Daemon → viewers (Switchboard extension), as
+   * for permissionResponse: on "*" the question is settled (`outcome` answered | withdrawn,
+   * `decidedBy`); on the answering viewer's channel, `outcome` answered | refused with `reason`.
+   */
+  questionResponse: z.object({
+    channelId: str,
+    sessionId: str,
+    requestId: str,
+    answer: str,
+    viewerName: str.optional(),
+    outcome: str.optional(),
+    decidedBy: str.optional(),
+    reason: str.optional(),
+  }),
 
   // --- hosted-agent tasks (Switchboard answers `task` with taskError) -------------------------
   task: z.object({
@@ -345,6 +386,8 @@ export const daemonToViewerTypes: ReadonlySet<RelayMessageType> = new Set<RelayM
   // Switchboard extension: a settled request (see permissionResponse above).
   'permissionResponse',
   'question',
+  // Switchboard extension: a settled question, or the answering viewer's result (see questionResponse above).
+  'questionResponse',
   'stream',
   'taskStarted',
   'taskComplete',

@@ -6,11 +6,12 @@
  * - daemon → viewers by `channelId`; `"*"` goes to every viewer. The latest `agentTerminalStarted`
  *   / `agentTerminalUpdated` of each shared terminal is remembered (bounded) so a viewer that joins
  *   later sees the list at once; `terminalExit` on `"*"` forgets it. Pending approvals
- *   (`permissionRequest` on `"*"`) are remembered the same way (bounded in count and bytes) until
- *   the daemon settles them (`permissionResponse` on `"*"`, a Switchboard extension).
+ *   (`permissionRequest` on `"*"`) and agents' questions (`question` on `"*"`) are remembered the
+ *   same way (bounded in count and bytes) until the daemon settles them (`permissionResponse` /
+ *   `questionResponse` on `"*"`, a Switchboard extension).
  * - viewer → daemon: only the types a browser may send, only on the viewer's own channel and, for
  *   file requests, only for this machine (binding errors otherwise); `terminalOpen`,
- *   `terminalInput` and `permissionResponse` get the viewer's name stamped in (`viewerName`, see
+ *   `terminalInput`, `permissionResponse` and `questionResponse` get the viewer's name stamped in (`viewerName`, see
  *   messages.ts). While the daemon is offline, requests are answered at once with `machine is offline`.
  * - A viewer whose socket lags (`relayViewerLagBytes` unsent) stops receiving `terminalOutput` of
  *   the terminals it fell behind on; once it has drained, the relay asks the daemon for a fresh
@@ -79,7 +80,7 @@ export class MachineRoom implements IDisposable {
   #daemon: DaemonPeer | undefined;
   readonly #viewers = new Map<string, ViewerPeer>();
   readonly #announcements = new Map<string, { started?: string; updated?: string }>();
-  /** Pending approvals by requestId: the raw `permissionRequest` frame. */
+  /** Pending approvals and questions by requestId: the raw `permissionRequest` / `question` frame. */
   readonly #approvals = new Map<string, string>();
   #approvalBytes = 0;
   #framesToViewers = 0;
@@ -197,8 +198,8 @@ export class MachineRoom implements IDisposable {
 
   /** Shared-terminal announcements and pending approvals for viewers that join later (bounded; oldest forgotten first). */
   #remember(message: RelayMessage, text: string): void {
-    if (message.type === 'permissionRequest' || message.type === 'permissionResponse') {
-      this.#rememberApproval(message.requestId, message.type === 'permissionRequest' ? text : undefined);
+    if (message.type === 'permissionRequest' || message.type === 'permissionResponse' || message.type === 'question' || message.type === 'questionResponse') {
+      this.#rememberApproval(message.requestId, message.type === 'permissionRequest' || message.type === 'question' ? text : undefined);
       return;
     }
     if (message.type === 'agentTerminalStarted') {
@@ -278,7 +279,7 @@ export class MachineRoom implements IDisposable {
       return;
     }
     let forward = text;
-    if (message.type === 'terminalOpen' || message.type === 'terminalInput' || message.type === 'permissionResponse') {
+    if (message.type === 'terminalOpen' || message.type === 'terminalInput' || message.type === 'permissionResponse' || message.type === 'questionResponse') {
       // Who typed, opened or decided, as the relay knows it (a viewer cannot claim another's name).
       forward = JSON.stringify({ ...message, viewerName: viewer.name });
     }
