@@ -8,6 +8,7 @@ import { ConfirmCloseDialog } from '../features/terminals/ConfirmCloseDialog.tsx
 import { SettingsView } from '../features/settings/SettingsView.tsx';
 import { HistoryView } from '../features/history/HistoryView.tsx';
 import { RunAndHandDialog } from '../features/history/RunAndHandDialog.tsx';
+import { NewAgentDialog } from '../features/workspaces/NewAgentDialog.tsx';
 import { ReviewView } from '../features/review/ReviewView.tsx';
 import { ActivityView } from '../features/activity/ActivityView.tsx';
 import { ShortcutsDialog } from '../features/shortcuts/ShortcutsDialog.tsx';
@@ -135,6 +136,7 @@ function WorkbenchLayout({ connected }: { connected: boolean }) {
         {view === 'review' && <ReviewView />}
       </main>
       {dialog === 'newTerminal' && <NewTerminalDialog />}
+      {dialog === 'newAgent' && <NewAgentDialog />}
       {dialog === 'shortcuts' && <ShortcutsDialog />}
       {dialog === 'runAndHand' && <RunAndHandDialog />}
       <ConfirmCloseDialog />

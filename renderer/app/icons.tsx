@@ -174,3 +174,21 @@ export const AgentIcon = (props: IconProps) => (
     <path d="M8 5V2.8M6 9h.01M10 9h.01" />
   </Icon>
 );
+
+/** The robot head with a plus: start a new agent (New agent dialog). */
+export const NewAgentIcon = (props: IconProps) => (
+  <Icon {...props}>
+    <rect x="1.5" y="6" width="9" height="7.5" rx="2" />
+    <path d="M6 6V3.8M4.5 9.8h.01M7.5 9.8h.01M13 2v5M10.5 4.5h5" />
+  </Icon>
+);
+
+/** A git branch: an agent's worktree and its branch. */
+export const BranchIcon = (props: IconProps) => (
+  <Icon {...props}>
+    <circle cx="4.5" cy="3.5" r="1.5" />
+    <circle cx="4.5" cy="12.5" r="1.5" />
+    <circle cx="11.5" cy="5.5" r="1.5" />
+    <path d="M4.5 5v6M11.5 7c0 2.5-2 3-7 4" />
+  </Icon>
+);

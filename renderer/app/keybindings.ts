@@ -17,6 +17,7 @@ export type CommandId =
   | 'terminal.copy'
   | 'terminal.paste'
   | 'terminal.runAndHand'
+  | 'agent.new'
   | 'tab.next'
   | 'tab.previous'
   | 'pane.focusLeft'
@@ -72,6 +73,8 @@ export const keybindings: readonly Keybinding[] = [
   { command: 'terminal.copy', label: 'Copy selection', chord: { code: 'KeyC', ctrl: true, shift: true }, keys: 'Ctrl+Shift+C' },
   { command: 'terminal.paste', label: 'Paste', chord: { code: 'KeyV', ctrl: true, shift: true }, keys: 'Ctrl+Shift+V' },
   { command: 'terminal.runAndHand', label: 'Run and hand to agent…', chord: { code: 'KeyY', ctrl: true, shift: true }, keys: 'Ctrl+Shift+Y' },
+  // As Conductor and Superset: one chord for "a new agent at work" (profile, folder, task, worktree).
+  { command: 'agent.new', label: 'New agent…', chord: { code: 'KeyA', ctrl: true, shift: true }, keys: 'Ctrl+Shift+A' },
   { command: 'tab.next', label: 'Next tab', chord: { code: 'BracketRight', ctrl: true, shift: true }, keys: 'Ctrl+Shift+]' },
   { command: 'tab.previous', label: 'Previous tab', chord: { code: 'BracketLeft', ctrl: true, shift: true }, keys: 'Ctrl+Shift+[' },
   { command: 'pane.focusLeft', label: 'Focus pane on the left', chord: { code: 'ArrowLeft', alt: true }, keys: 'Alt+←' },

@@ -33,6 +33,7 @@ import { AgentActivity } from '../features/activity/agentActivity.ts';
 import { HistoryService, type HistoryOpenRequest } from '../features/history/historyService.ts';
 import { ReviewService } from '../features/review/reviewService.ts';
 import { WorktreeService } from '../features/workspaces/worktreeService.ts';
+import type { AgentStartInput, AgentStartResult } from '../../src/common/api/workspaceContract.ts';
 import { RelayState } from '../features/relay/relayState.ts';
 import { AgentWatch } from '../features/agents/agentWatch.ts';
 import { neighbourPane, type PaneDirection } from '../features/terminals/paneNavigation.ts';
@@ -64,7 +65,7 @@ function saveView(view: MainView): void {
     // Not kept: a reload shows the terminals, as before.
   }
 }
-export type Dialog = 'newTerminal' | 'shortcuts' | 'runAndHand' | null;
+export type Dialog = 'newTerminal' | 'newAgent' | 'shortcuts' | 'runAndHand' | null;
 
 /** Terminals waiting for "close anyway?": closing them would end what still runs there. */
 export interface PendingClose {
@@ -302,6 +303,21 @@ export class Workbench extends Disposable {
     this.view.set('terminals');
     this.requestPaneFocus();
     return info;
+  }
+
+  /**
+   * Starts an agent from a profile (in a new worktree when asked) and opens its pane in a new tab,
+   * sized like the pane in focus so the agent's first screen is drawn at its real size.
+   */
+  async startAgent(params: AgentStartInput): Promise<AgentStartResult> {
+    const result = await this.worktrees.startAgent({ ...this.#estimateNewPaneSize(), ...params });
+    if (this.store.isDisposed) return result;
+    if (!this.terminals.value.has(result.terminalId)) {
+      const info = (await this.client.call('terminal.list', {})).find((entry) => entry.id === result.terminalId);
+      if (info) this.#upsertTerminal(info);
+    }
+    this.revealTerminal(result.terminalId);
+    return result;
   }
 
   async splitFocused(direction: SplitDirection): Promise<void> {
@@ -581,6 +597,10 @@ export class Workbench extends Disposable {
       case 'view.settings':
         this.view.set(this.view.value === 'settings' ? 'terminals' : 'settings');
         if (this.view.value === 'terminals') this.requestPaneFocus();
+        return;
+      case 'agent.new':
+        // Agents start on the machine's Hub; the remote view reaches it only through the relay.
+        if (this.appState.host !== 'remote') this.dialog.set('newAgent');
         return;
       case 'terminal.runAndHand':
         // It hands over what History recorded: the remote view has no History.

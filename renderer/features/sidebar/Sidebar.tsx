@@ -10,6 +10,7 @@ import { HistoryNavIndicator } from '../history/RecordingIndicators.tsx';
 import { ReviewNavBadge, useReviewNavTitle } from '../review/ReviewNavBadge.tsx';
 import { RelayStatusIndicator } from '../relay/RelayIndicators.tsx';
 import { WaitingForYou } from '../agents/WaitingForYou.tsx';
+import { groupByRepository, RepositoryHeader, WorktreeOnlyItem } from '../workspaces/WorktreeLine.tsx';
 
 /** The sidebar's right edge: drag to widen or narrow it, double-click for the default width. */
 function SidebarResizer() {
@@ -54,6 +55,9 @@ export function Sidebar() {
   const shown = new Set(allTerminalIds(layout));
   const sorted = [...terminals.values()].sort((a, b) => a.createdAt - b.createdAt);
   const running = sorted.filter((info) => info.state === 'running').length;
+  // Agents in worktrees first, under their repository; the other terminals after them.
+  const worktrees = useObservable(workbench.worktrees.worktrees);
+  const { groups, others } = groupByRepository(sorted, worktrees);
   const reviewTitle = useReviewNavTitle();
   const listRef = useRef<HTMLUListElement>(null);
   // With more terminals than fit, keep the one being worked in visible (as the tab strip does).
@@ -99,7 +103,28 @@ export function Sidebar() {
         </span>
       </div>
       <ul className="terminal-list" data-terminal-list aria-label="All terminals" ref={listRef}>
-        {sorted.map((info) => (
+        {groups.map((group) => [
+          <RepositoryHeader key={`repo:${group.repoRoot}`} group={group} />,
+          ...group.entries.map(({ worktree, terminal }) =>
+            terminal ? (
+              <TerminalListItem
+                key={terminal.id}
+                info={terminal}
+                worktree={worktree}
+                shown={shown.has(terminal.id)}
+                current={layout.focusedTerminalId === terminal.id && view === 'terminals'}
+              />
+            ) : (
+              <WorktreeOnlyItem key={`worktree:${worktree.path}`} worktree={worktree} />
+            ),
+          ),
+        ])}
+        {groups.length > 0 && others.length > 0 && (
+          <li className="repo-group-header" key="others">
+            <span className="repo-group-name">Other terminals</span>
+          </li>
+        )}
+        {others.map((info) => (
           <TerminalListItem
             key={info.id}
             info={info}

@@ -7,9 +7,11 @@ import { compactPath, shortenPath } from '../../app/paths.ts';
 import { StatusDot, statusText } from './StatusDot.tsx';
 import { AgentStateLine } from '../agents/AgentStateLine.tsx';
 import { creatorText, viaText } from '../activity/AgentInputLine.tsx';
+import type { WorktreeInfo } from '../../../src/common/api/workspaceContract.ts';
+import { WorktreeLine } from '../workspaces/WorktreeLine.tsx';
 
 /** One terminal in the sidebar: click shows it, double-click or F2 renames it. */
-export function TerminalListItem({ info, shown, current }: { info: TerminalInfo; shown: boolean; current: boolean }) {
+export function TerminalListItem({ info, shown, current, worktree }: { info: TerminalInfo; shown: boolean; current: boolean; worktree?: WorktreeInfo | undefined }) {
   const workbench = useWorkbench();
   const renamingId = useObservable(workbench.renamingTerminalId);
   const renamingInTab = useObservable(workbench.renamingInTab);
@@ -95,6 +97,7 @@ export function TerminalListItem({ info, shown, current }: { info: TerminalInfo;
           <CloseIcon width={12} height={12} />
         </button>
       )}
+      {worktree && <WorktreeLine worktree={worktree} />}
     </li>
   );
 }

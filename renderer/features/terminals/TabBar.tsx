@@ -3,7 +3,7 @@ import type { TerminalInfo } from '../../../src/common/api/contract.ts';
 import { useObservable } from '../../app/observable.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
 import { tooltipFor } from '../../app/keybindings.ts';
-import { CloseIcon, FolderIcon, SidebarIcon, PlusIcon, SplitDownIcon, SplitRightIcon, TrashIcon } from '../../app/icons.tsx';
+import { CloseIcon, FolderIcon, NewAgentIcon, SidebarIcon, PlusIcon, SplitDownIcon, SplitRightIcon, TrashIcon } from '../../app/icons.tsx';
 import { terminalIdsOf, type LayoutTab } from './layoutModel.ts';
 import { StatusDot } from '../sidebar/StatusDot.tsx';
 import { RenameField } from '../sidebar/TerminalListItem.tsx';
@@ -86,6 +86,11 @@ export function TabBar() {
         >
           <FolderIcon width={15} height={15} />
         </button>
+        {workbench.appState.host !== 'remote' && (
+          <button type="button" className="icon-button tab-add-agent" aria-label="New agent…" title={tooltipFor('agent.new')} onClick={() => workbench.runCommand('agent.new')}>
+            <NewAgentIcon />
+          </button>
+        )}
       </div>
       <div className="pane-actions" role="toolbar" aria-label="Pane actions">
         <RecordingToggle terminalId={workbench.focusedTerminalId} />
