@@ -32,6 +32,8 @@ import { writeFileAtomically } from './review/fileWriter.ts';
 import { type HubRelayOptions, RelayService } from './relay/relayService.ts';
 import { createRelayMethods } from './api/relayMethods.ts';
 import { AgentMonitor } from './agents/agentMonitor.ts';
+import { WorkspaceService } from './workspaces/workspaceService.ts';
+import { createWorkspaceMethods } from './api/workspaceMethods.ts';
 
 export type HubHost = AppState['host'];
 
@@ -96,6 +98,7 @@ export class Hub implements IDisposable {
   readonly #ideBridge: IdeBridge;
   readonly #relay: RelayService;
   readonly #agents: AgentMonitor;
+  readonly #workspaces: WorkspaceService;
   readonly #connections = new Set<HubConnection>();
   readonly #handlers: HubMethodHandlers;
   #layout: Layout | null = null;
@@ -133,6 +136,17 @@ export class Hub implements IDisposable {
         this.#broadcast('terminal.removed', { id });
       }),
     );
+    // Agent workspaces (issue 20): disposed before the PtyHost (its watchers stop; the agents' panes are the PtyHost's).
+    this.#workspaces = this.#store.add(
+      new WorkspaceService({
+        ptyHost: this.#ptyHost,
+        dataDir: this.dataDir,
+        settings: () => this.#settings.current,
+        logger: this.#logger.child('workspaces'),
+        emit: (event, payload) => this.#broadcast(event, payload),
+      }),
+    );
+    const workspaceHandlers = createWorkspaceMethods(this.#workspaces);
     this.#windowState = this.#store.add(
       new WindowStateRecorder({
         filePath: windowStateFilePath(this.dataDir),
@@ -206,6 +220,7 @@ export class Hub implements IDisposable {
         // The socket's history.* commands run the same handlers as the UI's (none of them depends on the caller).
         history: async (method, params) => await (historyHandlers[method] as (params: unknown) => unknown)(params) as never,
         review: { queue: this.#reviews, ptyHost: this.#ptyHost },
+        workspaces: async (method, params, creator) => await (workspaceHandlers[method] as (params: unknown, context: undefined, creator: unknown) => unknown)(params, undefined, creator) as never,
       }),
     );
     this.#store.add(this.#ptyHost.onDidRemoveTerminal(({ id }) => this.#controlServer.typingGuard.forget(id)));
@@ -290,6 +305,11 @@ export class Hub implements IDisposable {
     return this.#relay;
   }
 
+  /** Agent workspaces: profiles, agents started from them, their worktrees (see src/node/workspaces/workspaceService.ts). */
+  get workspaces(): WorkspaceService {
+    return this.#workspaces;
+  }
+
   /** The control socket server (claws-compatible; see docs/protocol.md). Listening once `start()` resolved. */
   get controlServer(): ControlServer {
     return this.#controlServer;
@@ -301,6 +321,7 @@ export class Hub implements IDisposable {
     await ensurePrivateDir(this.dataDir);
     await this.#settings.load();
     await this.#tokens.load();
+    await this.#workspaces.start();
     this.#store.add(this.#settings.onDidChange((settings) => this.#broadcast('settings.changed', settings)));
     // Opens (or creates, migrates, replaces a corrupt) switchboard.db; a failure is History's status, not the Hub's.
     this.#history.start();
@@ -441,6 +462,7 @@ export class Hub implements IDisposable {
       ...createTokenMethods(this.#tokens),
       ...createHistoryMethods(this.#history),
       ...createRelayMethods(this.#relay),
+      ...createWorkspaceMethods(this.#workspaces),
       'agent.answer': async (params) => {
         await this.#agents.answer(params);
         return { ok: true as const };

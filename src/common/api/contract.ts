@@ -12,6 +12,7 @@ import { relayEvents, relayMethods } from './relayContract.ts';
 import { reviewEvents, reviewMethods } from './reviewContract.ts';
 import { AgentDefinitionSetting, agentMethods, AgentStatus } from './agentContract.ts';
 import { taskEvents, taskMethods } from './taskContract.ts';
+import { AgentProfileSetting, WorkspaceLimits, workspaceEvents, workspaceMethods } from './workspaceContract.ts';
 
 export { Creator, TerminalId };
 
@@ -141,6 +142,12 @@ export const Settings = z
     agentDoNotDisturb: z.boolean(),
     /** More agent CLIs for the agent table (src/node/agents/agentTable.ts): process names and, optionally, screen patterns. */
     extraAgents: z.array(AgentDefinitionSetting).max(50),
+    /** Agent profiles (workspaceContract.ts): custom ones, and overrides of built-in ones by the same id. */
+    agentProfiles: z.array(AgentProfileSetting).max(WorkspaceLimits.maxProfiles),
+    /** Where agents' worktrees go (`<folder>/<repo>/<branch>`); "" (default): beside the repository, in `<repo>-worktrees/<branch>`. Never inside a repository. */
+    worktreesFolder: z.string().max(4096).refine((path) => path === '' || path.startsWith('/'), 'the worktrees folder is an absolute path (or empty for the default)'),
+    /** How long a repository's `.switchboard/setup` may run before the agent's start is given up (the worktree is removed). */
+    agentSetupTimeoutSec: z.number().int().min(1).max(24 * 60 * 60),
   })
   .strict();
 export type Settings = z.infer<typeof Settings>;
@@ -166,6 +173,9 @@ export const defaultSettings: Settings = {
   relayShareAll: false,
   agentDoNotDisturb: false,
   extraAgents: [],
+  agentProfiles: [],
+  worktreesFolder: '',
+  agentSetupTimeoutSec: WorkspaceLimits.defaultSetupTimeoutSec,
 };
 
 /** Tabs and splits of the window. Kept by the Hub so a renderer reload gets them back. */
@@ -330,6 +340,7 @@ export const hubMethods = {
   ...taskMethods,
   ...relayMethods,
   ...agentMethods,
+  ...workspaceMethods,
 } as const;
 
 /** Events: name → payload schema. */
@@ -355,6 +366,7 @@ export const hubEvents = {
   ...reviewEvents,
   ...taskEvents,
   ...relayEvents,
+  ...workspaceEvents,
 } as const;
 
 export type HubMethod = keyof typeof hubMethods;

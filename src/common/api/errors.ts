@@ -11,6 +11,19 @@ export const ApiErrorCodes = [
   'BUSY',
   'CONNECTION_CLOSED',
   'INTERNAL',
+  // Agent workspaces (workspaceContract.ts): each a failure the UI and an orchestrating agent handle differently.
+  'NOT_A_GIT_REPO',
+  'GIT_MISSING',
+  'GIT_FAILED',
+  'BRANCH_EXISTS',
+  'INVALID_BRANCH',
+  'PROFILE_NOT_INSTALLED',
+  'SETUP_FAILED',
+  'SETUP_TIMEOUT',
+  'AGENT_LIMIT',
+  'BASE_DIRTY',
+  'MERGE_CONFLICT',
+  'UNMERGED_WORK',
 ] as const;
 export type ApiErrorCode = (typeof ApiErrorCodes)[number];
 

@@ -31,6 +31,7 @@ import { tokenCommands } from './commands/tokenCommands.ts';
 import { type ReviewCommandDeps, reviewCommands } from './commands/reviewCommands.ts';
 import { type HistoryCall, historyCommands } from './commands/historyCommands.ts';
 import { taskCommands } from './commands/taskCommands.ts';
+import { type WorkspaceCall, workspaceCommands } from './commands/workspaceCommands.ts';
 import { TaskRegistry, tasksFileName } from './tasks/taskRegistry.ts';
 import { ControlConnection, type ControlRequest, type RequestOutcome } from './controlConnection.ts';
 import { ExecRunner } from './execRunner.ts';
@@ -75,6 +76,8 @@ export interface ControlServerOptions {
   review?: ReviewCommandDeps;
   /** Runs the Hub's `history.*` methods for the `history.*` commands; without it they are not offered. */
   history?: HistoryCall;
+  /** Runs the Hub's `agent.*`/`worktree.*` methods for the agent-workspace commands; without it they are not offered. */
+  workspaces?: WorkspaceCall;
 }
 
 export interface ListeningSocket {
@@ -170,6 +173,7 @@ export class ControlServer implements IDisposable {
     this.#registry.registerAll(tokenCommands({ tokens: options.tokens, access: this.#access }));
     if (options.review) this.#registry.registerAll(reviewCommands(options.review));
     if (options.history) this.#registry.registerAll(historyCommands(options.history, services));
+    if (options.workspaces) this.#registry.registerAll(workspaceCommands(options.workspaces));
   }
 
   /**

@@ -26,6 +26,7 @@ import { reviewCommandSchemas } from './reviewCommands.ts';
 import { taskCommandSchemas } from './taskCommands.ts';
 import { terminalCommandSchemas } from './terminalCommands.ts';
 import { tokenCommandSchemas } from './tokenCommands.ts';
+import { workspaceCommandSchemas } from './workspaceCommands.ts';
 
 /** One command of the table. */
 export interface ControlCommandSchema {
@@ -45,6 +46,7 @@ export const controlCommands = {
   ...tokenCommandSchemas,
   ...reviewCommandSchemas,
   ...historyCommandSchemas,
+  ...workspaceCommandSchemas,
 } as const satisfies Record<string, ControlCommandSchema>;
 
 export type ControlCommandName = keyof typeof controlCommands;

@@ -1,0 +1,544 @@
+/**
+ * Agent workspaces (issue 20): start an agent from a profile in one step — optionally in its own
+ * git worktree, with the repository's `.worktreeinclude` files and setup script and a port range
+ * of its own — then see what it changed, discard parts, and finish (merge, keep the branch,
+ * discard). The Hub's `agent.*`/`worktree.*` methods, the control socket's commands, the CLI and
+ * MCP all come here.
+ *
+ * Owned by the Hub; `start()` loads the worktree records and watches them; `dispose()` stops the
+ * watchers (agents' panes belong to the PtyHost).
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Creator, EventPayload, HubEvent, Settings } from '../../common/api/contract.ts';
+import { ApiError, isApiError } from '../../common/api/errors.ts';
+import {
+  type AgentProfile,
+  type AgentProfileAvailability,
+  type AgentStartParams,
+  type AgentStartResult,
+  WorkspaceLimits,
+  type WorktreeDiff,
+  type WorktreeDiffParams,
+  type WorktreeDiscardParams,
+  type WorktreeFinishParams,
+  type WorktreeFinishResult,
+  type WorktreeInfo,
+} from '../../common/api/workspaceContract.ts';
+import type { IDisposable } from '../../common/lifecycle.ts';
+import type { ILogger } from '../logger.ts';
+import type { PtyHost } from '../pty/ptyHost.ts';
+import { buildAgentArgs, mergeProfiles, profileAvailability } from './profiles.ts';
+import { newSetupNonce, setupLaunchArgs, waitForSetup } from './setupLaunch.ts';
+import {
+  addWorktree,
+  assertValidBranchName,
+  branchExists,
+  branchNameFromTask,
+  commitAll,
+  copyWorktreeInclude,
+  deleteBranch,
+  discardFile,
+  discardHunk,
+  exists,
+  mergeIntoBase,
+  removeWorktree,
+  repositoryOf,
+  statusLines,
+  unmergedCommits,
+  unusedBranchName,
+  worktreeDiff,
+  worktreePathFor,
+  worktreeState,
+} from './worktreeGit.ts';
+import { type WorktreeRecord, WorktreeRegistry } from './worktreeRegistry.ts';
+import { WorktreeWatcher } from './worktreeWatcher.ts';
+
+export interface WorkspaceServiceOptions {
+  ptyHost: PtyHost;
+  dataDir: string;
+  settings: () => Settings;
+  logger: ILogger;
+  emit: <E extends HubEvent>(event: E, payload: EventPayload<E>) => void;
+}
+
+/** What the Hub remembers of a pane it started from a profile (also what a restart needs to resume it). */
+export interface AgentPaneRecord {
+  terminalId: string;
+  profile: string;
+  sessionId: string | null;
+  /** The worktree it works in; null when started in a plain folder. */
+  worktreePath: string | null;
+  cwd: string;
+  portSlot: number;
+  prompt: string | null;
+}
+
+/** The setup script's place in a repository. */
+export const setupScriptPath = join('.switchboard', 'setup');
+
+export class WorkspaceService implements IDisposable {
+  readonly #options: WorkspaceServiceOptions;
+  readonly #logger: ILogger;
+  readonly #registry: WorktreeRegistry;
+  readonly #agents = new Map<string, AgentPaneRecord>();
+  readonly #watchers = new Map<string, WorktreeWatcher>();
+  /** Worktrees whose refresh is running, and whether another was asked for meanwhile. */
+  readonly #refreshing = new Map<string, boolean>();
+  /** Worktrees being finished: no refresh events while git rewrites them. */
+  readonly #finishing = new Set<string>();
+  /** Agent starts in progress (they hold a port slot and count against the limit). */
+  #starting = 0;
+  readonly #pendingSlots = new Set<number>();
+  readonly #subscriptions: IDisposable[] = [];
+  #disposed = false;
+
+  constructor(options: WorkspaceServiceOptions) {
+    this.#options = options;
+    this.#logger = options.logger;
+    this.#registry = new WorktreeRegistry({ dataDir: options.dataDir, logger: options.logger });
+    this.#subscriptions.push(
+      options.ptyHost.onDidRemoveTerminal(({ id }) => {
+        const agent = this.#agents.get(id);
+        if (!agent) return;
+        this.#agents.delete(id);
+        if (agent.worktreePath) void this.#refresh(agent.worktreePath);
+      }),
+    );
+  }
+
+  async start(): Promise<void> {
+    await this.#registry.load();
+    for (const record of this.#registry.list()) {
+      if (await exists(record.path)) this.#watch(record.path);
+    }
+  }
+
+  /** The agent panes started from a profile, by terminal id (for restore data). */
+  agentPane(terminalId: string): AgentPaneRecord | undefined {
+    return this.#agents.get(terminalId);
+  }
+
+  profiles(): AgentProfile[] {
+    return mergeProfiles(this.#options.settings().agentProfiles);
+  }
+
+  async profileAvailability(): Promise<AgentProfileAvailability[]> {
+    return await Promise.all(this.profiles().map((profile) => profileAvailability(profile)));
+  }
+
+  #profile(id: string): AgentProfile {
+    const profiles = this.profiles();
+    const profile = profiles.find((entry) => entry.id === id);
+    if (!profile) throw new ApiError('NOT_FOUND', `no agent profile "${id}" (profiles: ${profiles.map((entry) => entry.id).join(', ')})`);
+    return profile;
+  }
+
+  async suggestBranch(folder: string, task: string): Promise<{ branch: string; base: string | null; isRepository: boolean; reason: string | null }> {
+    const repo = await repositoryOf(folder).catch((error: unknown) => {
+      if (isApiError(error) && (error.code === 'GIT_MISSING' || error.code === 'NOT_FOUND')) return error;
+      throw error;
+    });
+    if (repo === null || repo instanceof ApiError) {
+      return { branch: branchNameFromTask(task), base: null, isRepository: false, reason: repo === null ? `${folder} is not in a git repository` : repo.message };
+    }
+    const branch = await unusedBranchName(repo.mainRoot, branchNameFromTask(task), () => true);
+    return { branch, base: repo.branch, isRepository: true, reason: repo.branch === null ? 'HEAD is detached: choose a base branch' : null };
+  }
+
+  /** Start an agent (see AgentStartParams). Nothing stays behind when it fails: no worktree, no branch, no pane. */
+  async startAgent(params: AgentStartParams, createdBy: Creator): Promise<AgentStartResult> {
+    this.#assertNotDisposed();
+    const profile = this.#profile(params.profile);
+    const availability = await profileAvailability(profile);
+    if (!availability.installed || availability.resolvedPath === null) {
+      throw new ApiError('PROFILE_NOT_INSTALLED', `${profile.name} is not installed: \`${profile.command}\` ${availability.reason ?? 'was not found'}`);
+    }
+    const folderInfo = await stat(params.folder).catch(() => null);
+    if (!folderInfo?.isDirectory()) throw new ApiError('NOT_FOUND', `folder not found: ${params.folder}`);
+    if (this.#liveAgentCount() + this.#starting >= WorkspaceLimits.maxConcurrentAgents) {
+      throw new ApiError('AGENT_LIMIT', `${WorkspaceLimits.maxConcurrentAgents} agents are running, the most Switchboard starts at once; finish or close one first`);
+    }
+    const slot = this.#takePortSlot();
+    this.#starting++;
+    try {
+      return await this.#startAgent(params, profile, availability.resolvedPath, slot, createdBy);
+    } finally {
+      this.#starting--;
+      this.#pendingSlots.delete(slot);
+    }
+  }
+
+  async #startAgent(params: AgentStartParams, profile: AgentProfile, agentPath: string, slot: number, createdBy: Creator): Promise<AgentStartResult> {
+    const settings = this.#options.settings();
+    const name = this.#unusedPaneName(params.name ?? taskName(params.prompt) ?? profile.name);
+    let worktree: { path: string; branch: string; base: string; repoRoot: string } | null = null;
+    if (params.worktree) worktree = await this.#makeWorktree(params.folder, params.worktree, params.prompt ?? params.name ?? '', settings.worktreesFolder);
+    let terminalId: string | null = null;
+    try {
+      const cwd = worktree?.path ?? params.folder;
+      const setup = worktree && (await exists(join(worktree.path, setupScriptPath))) ? join(worktree.path, setupScriptPath) : null;
+      const sessionId = profile.resume.kind === 'session' ? randomUUID() : null;
+      const args = buildAgentArgs(profile, { mode: 'start', prompt: params.prompt, sessionId });
+      const portBase = WorkspaceLimits.firstPortBase + slot * WorkspaceLimits.portsPerAgent;
+      const env: Record<string, string> = {
+        ...profile.env,
+        PORT: String(portBase),
+        SWITCHBOARD_PORT_BASE: String(portBase),
+        SWITCHBOARD_PORT_COUNT: String(WorkspaceLimits.portsPerAgent),
+        SWITCHBOARD_AGENT_PROFILE: profile.id,
+        ...(worktree ? { SWITCHBOARD_WORKTREE: worktree.path } : {}),
+      };
+      const nonce = newSetupNonce();
+      const session = await this.#options.ptyHost.create({
+        ...(setup ? { file: '/bin/sh', args: setupLaunchArgs(setup, nonce, agentPath, args) } : { file: agentPath, args }),
+        cwd,
+        env,
+        name,
+        shellIntegration: false,
+        createdBy,
+        ...(params.cols ? { cols: params.cols } : {}),
+        ...(params.rows ? { rows: params.rows } : {}),
+      });
+      terminalId = session.id;
+      this.#agents.set(session.id, {
+        terminalId: session.id,
+        profile: profile.id,
+        sessionId,
+        worktreePath: worktree?.path ?? null,
+        cwd,
+        portSlot: slot,
+        prompt: params.prompt ?? null,
+      });
+      if (setup) {
+        const timeoutSec = settings.agentSetupTimeoutSec;
+        const outcome = await waitForSetup(session, nonce, timeoutSec * 1000);
+        if (outcome.kind !== 'ok') {
+          const screen = await session.readScreen({ scrollback: true }).catch(() => null);
+          const lastLines = (screen?.lines ?? []).filter((line) => line.trim().length > 0 && !line.startsWith('[switchboard]')).slice(-12).join('\n');
+          if (outcome.kind === 'timeout') {
+            throw new ApiError('SETUP_TIMEOUT', `.switchboard/setup did not finish within ${timeoutSec} s (the agentSetupTimeoutSec setting); it was stopped, the agent not started and the worktree removed.${lastLines ? `\nLast output:\n${lastLines}` : ''}`);
+          }
+          const how = outcome.exitCode !== null ? `exit ${outcome.exitCode}` : `signal ${outcome.signal ?? 'unknown'}`;
+          throw new ApiError('SETUP_FAILED', `.switchboard/setup failed (${how}); the agent was not started and the worktree removed.${lastLines ? `\nLast output:\n${lastLines}` : ''}`);
+        }
+      }
+      if (worktree) {
+        await this.#registry.add({
+          path: worktree.path,
+          branch: worktree.branch,
+          base: worktree.base,
+          repoRoot: worktree.repoRoot,
+          name,
+          task: params.prompt ?? null,
+          profile: profile.id,
+          sessionId,
+          createdAt: Date.now(),
+        });
+        this.#watch(worktree.path);
+        void this.#refresh(worktree.path);
+      }
+      this.#logger.info('agent started', { terminalId: session.id, profile: profile.id, cwd, worktree: worktree?.path ?? null, setup: setup !== null });
+      return {
+        terminalId: session.id,
+        name: session.info.name,
+        profile: profile.id,
+        cwd,
+        ...(worktree ? { worktree: { path: worktree.path, branch: worktree.branch, base: worktree.base } } : {}),
+        sessionId,
+        portBase,
+        setupRan: setup !== null,
+      };
+    } catch (error) {
+      if (terminalId !== null) {
+        this.#agents.delete(terminalId);
+        await this.#options.ptyHost.close(terminalId).catch((closeError: unknown) => this.#logger.warn('cannot close a failed agent pane', { error: String(closeError) }));
+      }
+      if (worktree) await this.#undoWorktree(worktree);
+      throw error;
+    }
+  }
+
+  async #makeWorktree(
+    folder: string,
+    request: NonNullable<AgentStartParams['worktree']>,
+    task: string,
+    worktreesFolder: string,
+  ): Promise<{ path: string; branch: string; base: string; repoRoot: string }> {
+    const repo = await repositoryOf(folder);
+    if (repo === null) throw new ApiError('NOT_A_GIT_REPO', `${folder} is not in a git repository: start the agent without a worktree (turn "work in a new worktree" off)`);
+    const repoRoot = repo.mainRoot;
+    const base = request.base ?? repo.branch;
+    if (base === null) throw new ApiError('INVALID_BRANCH', `HEAD is detached in ${repo.root}: name the base branch to start the worktree from`);
+    await assertValidBranchName(repoRoot, base);
+    if (!(await branchExists(repoRoot, base))) throw new ApiError('INVALID_BRANCH', `there is no branch "${base}" in ${repoRoot} to start the worktree from`);
+    let branch: string;
+    if (request.branch !== undefined) {
+      branch = request.branch;
+      await assertValidBranchName(repoRoot, branch);
+      if (await branchExists(repoRoot, branch)) throw new ApiError('BRANCH_EXISTS', `the branch "${branch}" already exists in ${repoRoot}; choose another name`);
+    } else {
+      // A derived name skips names whose folder is taken too (a worktree removed by hand leaves its folder).
+      branch = await unusedBranchName(repoRoot, branchNameFromTask(task), (name) => !existsSync(worktreePathFor(repoRoot, name, worktreesFolder)));
+    }
+    const path = worktreePathFor(repoRoot, branch, worktreesFolder);
+    if (await exists(path)) throw new ApiError('INVALID_PARAMS', `the worktree folder ${path} already exists; remove it or choose another branch name`);
+    await addWorktree(repoRoot, path, branch, base);
+    const worktree = { path, branch, base, repoRoot };
+    try {
+      const copied = await copyWorktreeInclude(repoRoot, path);
+      if (copied.length > 0) this.#logger.info('copied .worktreeinclude files', { path, count: copied.length });
+    } catch (error) {
+      await this.#undoWorktree(worktree);
+      throw error;
+    }
+    return worktree;
+  }
+
+  /** A failed start's worktree and branch go (the branch has nothing of its own yet). */
+  async #undoWorktree(worktree: { path: string; branch: string; repoRoot: string }): Promise<void> {
+    try {
+      await removeWorktree(worktree.repoRoot, worktree.path, { force: true });
+      await deleteBranch(worktree.repoRoot, worktree.branch, { force: true });
+    } catch (error) {
+      this.#logger.error('cannot remove the worktree of a failed agent start', { path: worktree.path, error: String(error) });
+    }
+  }
+
+  async list(filter: { repoRoot?: string | undefined } = {}): Promise<WorktreeInfo[]> {
+    const records = this.#registry.list().filter((record) => filter.repoRoot === undefined || record.repoRoot === filter.repoRoot);
+    return await Promise.all(records.map((record) => this.#info(record)));
+  }
+
+  async diff(params: WorktreeDiffParams): Promise<WorktreeDiff> {
+    const record = await this.#requireLive(params.path);
+    const scope = params.scope ?? 'all';
+    const answer = await worktreeDiff({ path: record.path, base: record.base, scope, file: params.file });
+    return { path: record.path, scope, base: record.base, fromCommit: answer.fromCommit, files: answer.files };
+  }
+
+  async discard(params: WorktreeDiscardParams): Promise<WorktreeInfo> {
+    const record = await this.#requireLive(params.path);
+    const scope = params.scope ?? 'all';
+    if (params.hunk !== undefined) await discardHunk(record.path, record.base, params.file, params.hunk, scope);
+    else await discardFile(record.path, record.base, params.file, scope);
+    const info = await this.#info(record);
+    this.#options.emit('worktree.changed', info);
+    return info;
+  }
+
+  async finish(params: WorktreeFinishParams): Promise<WorktreeFinishResult> {
+    const record = this.#registry.get(params.path);
+    if (!record) throw new ApiError('NOT_FOUND', `${params.path} is not a worktree Switchboard made (see worktree.list)`);
+    if (this.#finishing.has(record.path)) throw new ApiError('INVALID_PARAMS', `${record.path} is being finished already`);
+    this.#finishing.add(record.path);
+    try {
+      return await this.#finish(record, params);
+    } finally {
+      this.#finishing.delete(record.path);
+    }
+  }
+
+  async #finish(record: WorktreeRecord, params: WorktreeFinishParams): Promise<WorktreeFinishResult> {
+    const present = await exists(record.path);
+    const result: WorktreeFinishResult = {
+      mode: params.mode,
+      path: record.path,
+      branch: record.branch,
+      base: record.base,
+      committed: null,
+      merge: null,
+      mergedCommit: null,
+      worktreeRemoved: false,
+      branchDeleted: false,
+      closedTerminalId: null,
+    };
+    if (params.mode === 'discard') {
+      if (!params.confirm) {
+        const uncommitted = present ? await statusLines(record.path, { untracked: true }) : [];
+        const commits = (await branchExists(record.repoRoot, record.branch)) ? await unmergedCommits(record.repoRoot, record.branch, record.base) : [];
+        if (uncommitted.length > 0 || commits.length > 0) {
+          const parts = [
+            ...(uncommitted.length > 0 ? [`uncommitted changes in ${uncommitted.map((line) => line.slice(3)).slice(0, 20).join(', ')}${uncommitted.length > 20 ? ` and ${uncommitted.length - 20} more` : ''}`] : []),
+            ...(commits.length > 0 ? [`${commits.length} commit(s) not merged into ${record.base}: ${commits.slice(0, 10).join('; ')}`] : []),
+          ];
+          throw new ApiError('UNMERGED_WORK', `discarding ${record.branch} would lose ${parts.join(' and ')}. Send confirm: true to discard anyway`);
+        }
+      }
+      result.closedTerminalId = await this.#closeAgentPane(record.path);
+      await removeWorktree(record.repoRoot, record.path, { force: true });
+      result.worktreeRemoved = true;
+      if (await branchExists(record.repoRoot, record.branch)) {
+        await deleteBranch(record.repoRoot, record.branch, { force: true });
+        result.branchDeleted = true;
+      }
+      await this.#forget(record, 'discard');
+      return result;
+    }
+    if (!present) throw new ApiError('NOT_FOUND', `the worktree folder ${record.path} is gone; only discarding it is possible (its branch ${record.branch} is kept by "branch" only if it still exists)`);
+    const message = params.message ?? `${record.name} (Switchboard agent)${record.task && record.task !== record.name ? `\n\n${record.task}` : ''}`;
+    result.committed = await commitAll(record.path, message);
+    if (params.mode === 'merge') {
+      const merged = await mergeIntoBase(record.repoRoot, record.branch, record.base);
+      result.merge = merged.kind;
+      result.mergedCommit = merged.commit;
+    }
+    result.closedTerminalId = await this.#closeAgentPane(record.path);
+    await removeWorktree(record.repoRoot, record.path, { force: false });
+    result.worktreeRemoved = true;
+    if (params.mode === 'merge') {
+      // -d: git itself checks the branch is merged; it is, a moment ago.
+      await deleteBranch(record.repoRoot, record.branch, { force: false });
+      result.branchDeleted = true;
+    }
+    await this.#forget(record, params.mode);
+    return result;
+  }
+
+  async #closeAgentPane(worktreePath: string): Promise<string | null> {
+    const agent = [...this.#agents.values()].find((entry) => entry.worktreePath === worktreePath);
+    if (!agent || !this.#options.ptyHost.get(agent.terminalId)) return null;
+    await this.#options.ptyHost.close(agent.terminalId);
+    return agent.terminalId;
+  }
+
+  async #forget(record: WorktreeRecord, mode: WorktreeFinishParams['mode']): Promise<void> {
+    this.#watchers.get(record.path)?.dispose();
+    this.#watchers.delete(record.path);
+    await this.#registry.remove(record.path);
+    this.#options.emit('worktree.removed', { path: record.path, mode });
+  }
+
+  async #requireLive(path: string): Promise<WorktreeRecord> {
+    const record = this.#registry.get(path);
+    if (!record) throw new ApiError('NOT_FOUND', `${path} is not a worktree Switchboard made (see worktree.list)`);
+    if (!(await exists(record.path))) throw new ApiError('NOT_FOUND', `the worktree folder ${record.path} is gone`);
+    return record;
+  }
+
+  async #info(record: WorktreeRecord): Promise<WorktreeInfo> {
+    const agent = [...this.#agents.values()].find((entry) => entry.worktreePath === record.path && this.#options.ptyHost.get(entry.terminalId));
+    const base: WorktreeInfo = {
+      path: record.path,
+      branch: record.branch,
+      base: record.base,
+      repoRoot: record.repoRoot,
+      ahead: 0,
+      behind: 0,
+      files: [],
+      filesTruncated: false,
+      additions: 0,
+      deletions: 0,
+      uncommittedCount: 0,
+      terminalId: agent?.terminalId ?? null,
+      profile: record.profile,
+      name: record.name,
+      createdAt: record.createdAt,
+      missing: false,
+      error: null,
+    };
+    if (!(await exists(record.path))) return { ...base, missing: true, error: `the worktree folder ${record.path} is gone` };
+    try {
+      const state = await worktreeState(record.path, record.base);
+      return {
+        ...base,
+        ahead: state.ahead,
+        behind: state.behind,
+        files: state.files,
+        filesTruncated: state.filesTruncated,
+        additions: state.additions,
+        deletions: state.deletions,
+        uncommittedCount: state.uncommittedCount,
+      };
+    } catch (error) {
+      return { ...base, error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  #watch(path: string): void {
+    if (this.#watchers.has(path) || this.#disposed) return;
+    const watcher = new WorktreeWatcher({ path, logger: this.#logger, onDidChange: () => void this.#refresh(path) });
+    this.#watchers.set(path, watcher);
+    void watcher.resync();
+  }
+
+  /** Read a worktree's changes again and tell every client; one refresh at a time per worktree (a request meanwhile runs once after). */
+  async #refresh(path: string): Promise<void> {
+    if (this.#disposed || this.#finishing.has(path)) return;
+    if (this.#refreshing.has(path)) {
+      this.#refreshing.set(path, true);
+      return;
+    }
+    this.#refreshing.set(path, false);
+    try {
+      const record = this.#registry.get(path);
+      if (!record) return;
+      const info = await this.#info(record);
+      await this.#watchers.get(path)?.resync();
+      if (!this.#disposed && !this.#finishing.has(path) && this.#registry.get(path)) this.#options.emit('worktree.changed', info);
+    } catch (error) {
+      this.#logger.warn('cannot read a worktree’s changes', { path, error: String(error) });
+    } finally {
+      const again = this.#refreshing.get(path);
+      this.#refreshing.delete(path);
+      if (again) void this.#refresh(path);
+    }
+  }
+
+  /** Worktrees being watched now (tests, the idle-CPU benchmark). */
+  get watchedWorktrees(): number {
+    return this.#watchers.size;
+  }
+
+  #liveAgentCount(): number {
+    let count = 0;
+    for (const agent of this.#agents.values()) {
+      const session = this.#options.ptyHost.get(agent.terminalId);
+      if (session && !session.exitStatus) count++;
+    }
+    return count;
+  }
+
+  /** The lowest port slot no running agent (or start in progress) holds. */
+  #takePortSlot(): number {
+    const used = new Set(this.#pendingSlots);
+    for (const agent of this.#agents.values()) {
+      const session = this.#options.ptyHost.get(agent.terminalId);
+      if (session && !session.exitStatus) used.add(agent.portSlot);
+    }
+    let slot = 0;
+    while (used.has(slot)) slot++;
+    this.#pendingSlots.add(slot);
+    return slot;
+  }
+
+  #unusedPaneName(wanted: string): string {
+    const taken = new Set(this.#options.ptyHost.list().map((info) => info.name));
+    if (!taken.has(wanted)) return wanted;
+    for (let n = 2; ; n++) {
+      const candidate = `${wanted} (${n})`;
+      if (!taken.has(candidate)) return candidate;
+    }
+  }
+
+  #assertNotDisposed(): void {
+    if (this.#disposed) throw new ApiError('CONNECTION_CLOSED', 'Switchboard is shutting down');
+  }
+
+  dispose(): void {
+    this.#disposed = true;
+    for (const watcher of this.#watchers.values()) watcher.dispose();
+    this.#watchers.clear();
+    for (const subscription of this.#subscriptions) subscription.dispose();
+  }
+}
+
+/** A pane name from a task: its first line, cut to 60 characters. */
+function taskName(prompt: string | undefined): string | null {
+  if (!prompt) return null;
+  const line = prompt.split('\n')[0]!.trim();
+  if (line.length === 0) return null;
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+}

@@ -1,0 +1,500 @@
+/**
+ * What agent workspaces do to a repository, each step one or a few `git` commands (git.ts):
+ * make a worktree on a new branch, copy the `.worktreeinclude` files into it, read its changes
+ * against its base, discard a file or a hunk, and finish it (merge, keep the branch, discard).
+ *
+ * The user's main checkout is only written by a merge they asked for; nothing here rewrites
+ * history (no reset --hard, rebase, force push, amend).
+ */
+import { constants as fsConstants } from 'node:fs';
+import { copyFile, lstat, mkdir, readFile, readlink, rm, stat, symlink } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { ApiError } from '../../common/api/errors.ts';
+import {
+  type DiffScope,
+  type FileChangeStatus,
+  WorkspaceLimits,
+  type WorktreeChangedFile,
+  type WorktreeDiffFile,
+} from '../../common/api/workspaceContract.ts';
+import { firstLines, git, splitNul } from './git.ts';
+import { parseUnifiedDiff, type ParsedFileDiff } from './unifiedDiff.ts';
+
+/** Options every diff of ours uses, whatever the user's config says about prefixes, colours or external tools. */
+const diffOptions = ['-c', 'core.quotePath=false', '-c', 'diff.noprefix=false', '-c', 'diff.mnemonicPrefix=false', '-c', 'color.ui=false'];
+const diffFlags = ['--no-color', '--no-ext-diff', '--no-textconv', '--src-prefix=a/', '--dst-prefix=b/', '-M'];
+
+export interface RepositoryInfo {
+  /** The top of the checkout `folder` is in (a linked worktree's own top when folder is in one). */
+  root: string;
+  /** The main checkout (the common git dir's parent). */
+  mainRoot: string;
+  /** The branch checked out there; null when HEAD is detached. */
+  branch: string | null;
+}
+
+/** The repository `folder` is in; null when it is not in one. */
+export async function repositoryOf(folder: string): Promise<RepositoryInfo | null> {
+  const top = await git(['rev-parse', '--show-toplevel', '--path-format=absolute', '--git-common-dir'], { cwd: folder, allowFailure: true });
+  if (top.exitCode !== 0) {
+    if (/not a git repository/i.test(top.stderr)) return null;
+    throw new ApiError('GIT_FAILED', `git rev-parse failed in ${folder}: ${firstLines(top.stderr)}`);
+  }
+  const [root, commonDir] = top.stdout.split('\n');
+  if (!root || !commonDir) return null;
+  const branch = await git(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: root, allowFailure: true });
+  const mainRoot = basename(commonDir) === '.git' ? dirname(commonDir) : root;
+  return { root, mainRoot, branch: branch.exitCode === 0 ? branch.stdout.trim() : null };
+}
+
+export async function branchExists(repo: string, branch: string): Promise<boolean> {
+  const result = await git(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: repo, allowFailure: true });
+  return result.exitCode === 0;
+}
+
+/** git's own rules for a branch name (`git check-ref-format --branch`). */
+export async function assertValidBranchName(repo: string, branch: string): Promise<void> {
+  const result = await git(['check-ref-format', '--branch', branch], { cwd: repo, allowFailure: true });
+  // check-ref-format --branch also expands @{-1}; a name that does not come back as itself is not a plain branch name.
+  if (result.exitCode !== 0 || result.stdout.trim() !== branch || branch.startsWith('-')) {
+    throw new ApiError('INVALID_BRANCH', `"${branch}" is not a valid branch name (git check-ref-format --branch refuses it)`);
+  }
+}
+
+/** A branch name from a task: `Fix the login timeout!` → `fix-the-login-timeout`. */
+export function branchNameFromTask(task: string): string {
+  const slug = task
+    .split('\n')[0]!
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48)
+    .replace(/-+$/g, '');
+  return slug.length > 0 ? slug : 'agent';
+}
+
+/** A branch not taken yet: `name`, else `name-2`, `name-3`… */
+export async function unusedBranchName(repo: string, name: string, isPathFree: (branch: string) => boolean): Promise<string> {
+  for (let suffix = 1; suffix < 1000; suffix++) {
+    const candidate = suffix === 1 ? name : `${name}-${suffix}`;
+    if (!(await branchExists(repo, candidate)) && isPathFree(candidate)) return candidate;
+  }
+  throw new ApiError('BRANCH_EXISTS', `branches ${name} to ${name}-999 all exist; give a branch name`);
+}
+
+/**
+ * Where a branch's worktree goes: `<worktreesFolder>/<repo name>/<branch>` when the setting names a
+ * folder, else beside the repository in `<repo>-worktrees/<branch>`. Slashes of the branch become
+ * folders' dashes, so `feature/x` is one folder. Never inside the repository.
+ */
+export function worktreePathFor(repoRoot: string, branch: string, worktreesFolder: string): string {
+  const leaf = branch.replaceAll('/', '-');
+  const path = worktreesFolder ? join(worktreesFolder, basename(repoRoot), leaf) : join(dirname(repoRoot), `${basename(repoRoot)}-worktrees`, leaf);
+  if (isInside(path, repoRoot)) {
+    throw new ApiError('INVALID_PARAMS', `the worktrees folder ${worktreesFolder} is inside the repository ${repoRoot}; choose a folder outside it (Settings → Agents)`);
+  }
+  return path;
+}
+
+export function isInside(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+export async function addWorktree(repo: string, path: string, branch: string, base: string): Promise<void> {
+  await git(['worktree', 'add', '-b', branch, path, base], { cwd: repo });
+}
+
+/** Remove a worktree (`--force`: also with changes, for a confirmed discard); a folder already gone is pruned instead. */
+export async function removeWorktree(repo: string, path: string, options: { force: boolean }): Promise<void> {
+  if (!(await exists(path))) {
+    await git(['worktree', 'prune'], { cwd: repo });
+    return;
+  }
+  await git(['worktree', 'remove', ...(options.force ? ['--force'] : []), path], { cwd: repo });
+}
+
+export async function deleteBranch(repo: string, branch: string, options: { force: boolean }): Promise<void> {
+  await git(['branch', options.force ? '-D' : '-d', branch], { cwd: repo });
+}
+
+/**
+ * Copy the files `.worktreeinclude` lists (gitignore patterns) from the main checkout, as Claude
+ * Code does: only files that match a pattern AND that git ignores, so a tracked file is never
+ * copied over the checkout's own. git does the matching (`ls-files --ignored --exclude-from`).
+ * Returns the relative paths copied; existing files in the worktree are left alone.
+ */
+export async function copyWorktreeInclude(repoRoot: string, worktreePath: string): Promise<string[]> {
+  const includeFile = join(repoRoot, '.worktreeinclude');
+  if (!(await exists(includeFile))) return [];
+  const [matching, ignored] = await Promise.all([
+    git(['ls-files', '-z', '--others', '--ignored', `--exclude-from=${includeFile}`], { cwd: repoRoot }),
+    git(['ls-files', '-z', '--others', '--ignored', '--exclude-standard'], { cwd: repoRoot }),
+  ]);
+  const ignoredSet = new Set(splitNul(ignored.stdout));
+  const copied: string[] = [];
+  for (const file of splitNul(matching.stdout)) {
+    if (!ignoredSet.has(file)) continue;
+    const from = join(repoRoot, file);
+    const to = join(worktreePath, file);
+    if (!isInside(to, worktreePath) || (await exists(to))) continue;
+    await mkdir(dirname(to), { recursive: true });
+    const info = await lstat(from);
+    if (info.isSymbolicLink()) await symlink(await readlink(from), to);
+    else if (info.isFile()) await copyFile(from, to, fsConstants.COPYFILE_EXCL);
+    else continue;
+    copied.push(file);
+  }
+  return copied;
+}
+
+export interface WorktreeState {
+  mergeBase: string;
+  ahead: number;
+  behind: number;
+  files: WorktreeChangedFile[];
+  filesTruncated: boolean;
+  additions: number;
+  deletions: number;
+  uncommittedCount: number;
+}
+
+/** The worktree's changes against `base`: ahead/behind, and each changed file with its +/− lines. */
+export async function worktreeState(path: string, base: string): Promise<WorktreeState> {
+  const mergeBase = (await git(['merge-base', base, 'HEAD'], { cwd: path })).stdout.trim();
+  const [counts, numstat, nameStatus, uncommittedTracked, untracked] = await Promise.all([
+    git(['rev-list', '--left-right', '--count', `${base}...HEAD`], { cwd: path }),
+    git([...diffOptions, 'diff', '--numstat', '-z', '-M', '--no-ext-diff', '--no-textconv', mergeBase], { cwd: path }),
+    git([...diffOptions, 'diff', '--name-status', '-z', '-M', '--no-ext-diff', mergeBase], { cwd: path }),
+    git([...diffOptions, 'diff', '--name-only', '-z', '--no-ext-diff', 'HEAD'], { cwd: path }),
+    git(['ls-files', '-z', '--others', '--exclude-standard'], { cwd: path }),
+  ]);
+  const [behind, ahead] = counts.stdout.trim().split(/\s+/).map(Number);
+  const statuses = parseNameStatus(nameStatus.stdout);
+  const uncommitted = new Set(splitNul(uncommittedTracked.stdout));
+  const files: WorktreeChangedFile[] = [];
+  for (const entry of parseNumstat(numstat.stdout)) {
+    const status = statuses.get(entry.path);
+    files.push({
+      path: entry.path,
+      oldPath: entry.oldPath,
+      status: status?.status ?? 'modified',
+      additions: entry.additions,
+      deletions: entry.deletions,
+      binary: entry.additions === null,
+      uncommitted: uncommitted.has(entry.path) || (entry.oldPath !== null && uncommitted.has(entry.oldPath)),
+    });
+  }
+  const untrackedFiles = splitNul(untracked.stdout);
+  for (const file of untrackedFiles.slice(0, WorkspaceLimits.maxListedFiles)) {
+    const lines = await countLines(join(path, file));
+    files.push({ path: file, oldPath: null, status: 'added', additions: lines, deletions: lines === null ? null : 0, binary: lines === null, uncommitted: true });
+  }
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const listed = files.slice(0, WorkspaceLimits.maxListedFiles);
+  return {
+    mergeBase,
+    ahead: ahead ?? 0,
+    behind: behind ?? 0,
+    files: listed,
+    filesTruncated: files.length > listed.length || untrackedFiles.length > WorkspaceLimits.maxListedFiles,
+    additions: files.reduce((sum, file) => sum + (file.additions ?? 0), 0),
+    deletions: files.reduce((sum, file) => sum + (file.deletions ?? 0), 0),
+    uncommittedCount: files.filter((file) => file.uncommitted).length,
+  };
+}
+
+function parseNumstat(output: string): Array<{ path: string; oldPath: string | null; additions: number | null; deletions: number | null }> {
+  // -z: "A\tD\tpath\0", or for a rename "A\tD\t\0old\0new\0".
+  const parts = output.split('\0');
+  const entries: Array<{ path: string; oldPath: string | null; additions: number | null; deletions: number | null }> = [];
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (part === '') continue;
+    const [added, deleted, name] = part.split('\t');
+    const additions = added === '-' ? null : Number(added);
+    const deletions = deleted === '-' ? null : Number(deleted);
+    if (name === '' || name === undefined) {
+      const oldPath = parts[++i] ?? '';
+      const path = parts[++i] ?? '';
+      entries.push({ path, oldPath, additions, deletions });
+    } else {
+      entries.push({ path: name, oldPath: null, additions, deletions });
+    }
+  }
+  return entries;
+}
+
+function parseNameStatus(output: string): Map<string, { status: FileChangeStatus; oldPath: string | null }> {
+  const parts = output.split('\0');
+  const result = new Map<string, { status: FileChangeStatus; oldPath: string | null }>();
+  for (let i = 0; i < parts.length; i++) {
+    const code = parts[i]!;
+    if (code === '') continue;
+    const letter = code[0];
+    if (letter === 'R' || letter === 'C') {
+      const oldPath = parts[++i] ?? '';
+      const path = parts[++i] ?? '';
+      result.set(path, { status: letter === 'R' ? 'renamed' : 'copied', oldPath });
+    } else {
+      const path = parts[++i] ?? '';
+      const status: FileChangeStatus = letter === 'A' ? 'added' : letter === 'D' ? 'deleted' : letter === 'T' ? 'typechange' : 'modified';
+      result.set(path, { status, oldPath: null });
+    }
+  }
+  return result;
+}
+
+/** Lines of a text file; null for a binary one (a NUL byte in its first 8 KiB, as git decides). */
+async function countLines(file: string): Promise<number | null> {
+  let data: Buffer;
+  try {
+    const info = await lstat(file);
+    if (!info.isFile()) return 0;
+    data = await readFile(file);
+  } catch {
+    return 0;
+  }
+  if (data.subarray(0, 8000).includes(0)) return null;
+  if (data.length === 0) return 0;
+  let lines = 0;
+  for (const byte of data) if (byte === 10) lines++;
+  return data[data.length - 1] === 10 ? lines : lines + 1;
+}
+
+export interface DiffRequest {
+  path: string;
+  base: string;
+  scope: DiffScope;
+  file?: string | undefined;
+}
+
+export interface DiffAnswer {
+  fromCommit: string;
+  files: WorktreeDiffFile[];
+}
+
+/** The worktree's diff for `scope`, per file; with `file`, only it, with its old and new contents. */
+export async function worktreeDiff(request: DiffRequest): Promise<DiffAnswer> {
+  const { path, scope } = request;
+  const from = scope === 'uncommitted' ? await revParse(path, 'HEAD') : (await git(['merge-base', request.base, 'HEAD'], { cwd: path })).stdout.trim();
+  const parsed = await parsedDiff(path, scope, from, request.file);
+  const uncommitted = new Set(splitNul((await git([...diffOptions, 'diff', '--name-only', '-z', '--no-ext-diff', 'HEAD'], { cwd: path })).stdout));
+  const untracked = scope === 'committed' ? new Set<string>() : new Set(splitNul((await git(['ls-files', '-z', '--others', '--exclude-standard'], { cwd: path })).stdout));
+  const files: WorktreeDiffFile[] = [];
+  for (const entry of parsed) {
+    const truncated = entry.text.length > WorkspaceLimits.maxFileDiffChars;
+    const file: WorktreeDiffFile = {
+      path: entry.path,
+      oldPath: entry.oldPath,
+      status: entry.status,
+      additions: entry.binary ? null : entry.additions,
+      deletions: entry.binary ? null : entry.deletions,
+      binary: entry.binary,
+      uncommitted: scope === 'uncommitted' || untracked.has(entry.path) || uncommitted.has(entry.path),
+      diff: truncated ? entry.text.slice(0, WorkspaceLimits.maxFileDiffChars) : entry.text,
+      hunks: truncated ? [] : entry.hunks,
+      truncated,
+    };
+    if (request.file !== undefined) {
+      file.oldContents = entry.status === 'added' ? null : await textAt(path, from, entry.oldPath ?? entry.path);
+      file.newContents = entry.status === 'deleted' ? null : scope === 'committed' ? await textAt(path, 'HEAD', entry.path) : await workingText(join(path, entry.path));
+    }
+    files.push(file);
+  }
+  return { fromCommit: from, files };
+}
+
+/** git's patch for the scope, plus new-file patches for untracked files (git diff leaves them out). */
+async function parsedDiff(path: string, scope: DiffScope, from: string, file: string | undefined): Promise<ParsedFileDiff[]> {
+  const pathspec = file === undefined ? [] : ['--', file];
+  const range = scope === 'committed' ? [from, 'HEAD'] : [from];
+  const tracked = await git([...diffOptions, 'diff', ...diffFlags, ...range, ...pathspec], { cwd: path });
+  const files = parseUnifiedDiff(tracked.stdout);
+  if (scope === 'committed') return files;
+  const untracked = splitNul((await git(['ls-files', '-z', '--others', '--exclude-standard', ...pathspec], { cwd: path })).stdout);
+  for (const name of untracked.slice(0, WorkspaceLimits.maxListedFiles)) {
+    // --no-index exits 1 when the files differ, which they always do here.
+    const added = await git([...diffOptions, 'diff', '--no-index', ...diffFlags, '--', '/dev/null', name], { cwd: path, allowFailure: true });
+    const [parsed] = parseUnifiedDiff(added.stdout);
+    if (parsed) files.push({ ...parsed, path: name, status: 'added' });
+  }
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return files;
+}
+
+async function revParse(path: string, rev: string): Promise<string> {
+  return (await git(['rev-parse', '--verify', `${rev}^{commit}`], { cwd: path })).stdout.trim();
+}
+
+/** A file's text at a commit; null when it is not there, is binary or is too big for the Review view. */
+async function textAt(path: string, commit: string, file: string): Promise<string | null> {
+  const result = await git(['cat-file', 'blob', `${commit}:${file}`], { cwd: path, allowFailure: true });
+  if (result.exitCode !== 0) return null;
+  return asText(Buffer.from(result.stdout, 'utf8'), result.stdout);
+}
+
+async function workingText(file: string): Promise<string | null> {
+  try {
+    const data = await readFile(file);
+    return asText(data, data.toString('utf8'));
+  } catch {
+    return null;
+  }
+}
+
+function asText(data: Buffer, text: string): string | null {
+  if (data.subarray(0, 8000).includes(0) || text.length > WorkspaceLimits.maxFileContentsChars) return null;
+  return text;
+}
+
+/** A worktree-relative path that stays inside the worktree, or INVALID_PARAMS. */
+export function safeRelativePath(worktree: string, file: string): string {
+  const absolute = resolve(worktree, file);
+  if (isAbsolute(file) || !absolute.startsWith(worktree + sep) || file.split(/[\\/]/).includes('.git')) {
+    throw new ApiError('INVALID_PARAMS', `${file} is not a file of the worktree ${worktree}`);
+  }
+  return relative(worktree, absolute).split(sep).join('/');
+}
+
+/**
+ * A whole file back to how it is at the diff's old side (the merge base, or HEAD for
+ * `uncommitted`), in the working tree and the index. A renamed file comes back under its old name.
+ */
+export async function discardFile(path: string, base: string, file: string, scope: 'all' | 'uncommitted'): Promise<void> {
+  const relativePath = safeRelativePath(path, file);
+  const from = scope === 'uncommitted' ? await revParse(path, 'HEAD') : (await git(['merge-base', base, 'HEAD'], { cwd: path })).stdout.trim();
+  const [entry] = await parsedDiff(path, scope, from, relativePath);
+  if (!entry) throw new ApiError('NOT_FOUND', `${relativePath} has no changes to discard (against ${scope === 'uncommitted' ? 'HEAD' : base})`);
+  const oldPath = entry.oldPath && entry.status === 'renamed' ? entry.oldPath : null;
+  for (const name of oldPath ? [relativePath, oldPath] : [relativePath]) {
+    const inFrom = (await git(['cat-file', '-e', `${from}:${name}`], { cwd: path, allowFailure: true })).exitCode === 0;
+    if (inFrom) {
+      await git(['restore', `--source=${from}`, '--staged', '--worktree', '--', name], { cwd: path });
+    } else {
+      await git(['rm', '--cached', '--quiet', '--ignore-unmatch', '--', name], { cwd: path });
+      await rm(join(path, name), { force: true });
+    }
+  }
+}
+
+/**
+ * One hunk undone in the working tree: `git apply -R` of it, checked first. The hunk must be one
+ * the file's diff has now; a file changed since the diff was read is refused (NOT_FOUND), not guessed.
+ */
+export async function discardHunk(path: string, base: string, file: string, hunkText: string, scope: 'all' | 'uncommitted'): Promise<void> {
+  const relativePath = safeRelativePath(path, file);
+  const from = scope === 'uncommitted' ? await revParse(path, 'HEAD') : (await git(['merge-base', base, 'HEAD'], { cwd: path })).stdout.trim();
+  const [entry] = await parsedDiff(path, scope, from, relativePath);
+  const hunk = entry?.hunks.find((candidate) => candidate.text === hunkText || candidate.text === hunkText + '\n');
+  if (!entry || !hunk) throw new ApiError('NOT_FOUND', `that change to ${relativePath} is not in its diff any more (the file changed since): read the diff again`);
+  const patch = entry.header + hunk.text;
+  const apply = ['apply', '-R', '--whitespace=nowarn'];
+  const check = await git([...apply, '--check', '-'], { cwd: path, input: patch, allowFailure: true });
+  if (check.exitCode !== 0) throw new ApiError('GIT_FAILED', `cannot undo that change to ${relativePath}: ${firstLines(check.stderr)}`);
+  await git([...apply, '-'], { cwd: path, input: patch });
+}
+
+/** Tracked changes and untracked files in a checkout (`git status --porcelain`), as "XY path". */
+export async function statusLines(path: string, options: { untracked: boolean }): Promise<string[]> {
+  const result = await git(['status', '--porcelain=v1', '-z', `--untracked-files=${options.untracked ? 'all' : 'no'}`], { cwd: path });
+  const parts = result.stdout.split('\0');
+  const lines: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (part === '') continue;
+    lines.push(part);
+    // A rename's entry is followed by its old name.
+    if (part[0] === 'R' || part[0] === 'C') i++;
+  }
+  return lines;
+}
+
+/** Commit everything in the worktree (`add -A`) with `message`; the new commit, or null when there was nothing. */
+export async function commitAll(path: string, message: string): Promise<string | null> {
+  if ((await statusLines(path, { untracked: true })).length === 0) return null;
+  await git(['add', '-A'], { cwd: path });
+  // --no-verify is not used: the repository's hooks are the user's rules for a commit.
+  const commit = await git(['commit', '--quiet', '-F', '-'], { cwd: path, input: message, allowFailure: true });
+  if (commit.exitCode !== 0) throw new ApiError('GIT_FAILED', `committing the worktree's changes failed: ${firstLines(commit.stderr || commit.stdout)}`);
+  return await revParse(path, 'HEAD');
+}
+
+/** Where `branch` is checked out (`git worktree list`), if anywhere. */
+export async function checkoutOf(repo: string, branch: string): Promise<string | null> {
+  const result = await git(['worktree', 'list', '--porcelain', '-z'], { cwd: repo });
+  let current: string | null = null;
+  for (const line of result.stdout.split('\0')) {
+    if (line.startsWith('worktree ')) current = line.slice('worktree '.length);
+    else if (line === `branch refs/heads/${branch}` && current !== null) return current;
+  }
+  return null;
+}
+
+export interface MergeOutcome {
+  kind: 'fast-forward' | 'merge-commit' | 'up-to-date';
+  commit: string;
+}
+
+/**
+ * Merge `branch` into `base`: in the checkout that has the base (which must be clean), with
+ * `git merge` (fast-forward when possible, else a merge commit); a conflict is undone with
+ * `git merge --abort` and reported with its files. A base checked out nowhere is only
+ * fast-forwarded (`update-ref` with the old value, so nothing else moved it meanwhile).
+ */
+export async function mergeIntoBase(repo: string, branch: string, base: string): Promise<MergeOutcome> {
+  const branchTip = (await git(['rev-parse', '--verify', `refs/heads/${branch}`], { cwd: repo })).stdout.trim();
+  const baseTip = (await git(['rev-parse', '--verify', `refs/heads/${base}`], { cwd: repo })).stdout.trim();
+  if ((await git(['merge-base', '--is-ancestor', branchTip, baseTip], { cwd: repo, allowFailure: true })).exitCode === 0) {
+    return { kind: 'up-to-date', commit: baseTip };
+  }
+  const canFastForward = (await git(['merge-base', '--is-ancestor', baseTip, branchTip], { cwd: repo, allowFailure: true })).exitCode === 0;
+  const checkout = await checkoutOf(repo, base);
+  if (checkout === null) {
+    if (!canFastForward) {
+      throw new ApiError('INVALID_PARAMS', `${base} is not checked out anywhere and ${branch} cannot be fast-forwarded onto it; check ${base} out to merge with a merge commit`);
+    }
+    await git(['update-ref', '-m', `switchboard: fast-forward ${base} to ${branch}`, `refs/heads/${base}`, branchTip, baseTip], { cwd: repo });
+    return { kind: 'fast-forward', commit: branchTip };
+  }
+  const dirty = await statusLines(checkout, { untracked: false });
+  if (dirty.length > 0) {
+    throw new ApiError(
+      'BASE_DIRTY',
+      `${checkout} (where ${base} is checked out) has uncommitted changes: ${dirty.map((line) => line.slice(3)).slice(0, 20).join(', ')}. Commit or stash them there first; nothing was merged`,
+    );
+  }
+  if (await mergeInProgress(checkout)) throw new ApiError('BASE_DIRTY', `${checkout} is in the middle of a merge; finish or abort it there first`);
+  const merge = await git(['merge', '--no-edit', '-m', `Merge branch '${branch}' (Switchboard agent)`, branch], { cwd: checkout, allowFailure: true });
+  if (merge.exitCode !== 0) {
+    const conflicted = splitNul((await git(['diff', '--name-only', '--diff-filter=U', '-z'], { cwd: checkout })).stdout);
+    if (await mergeInProgress(checkout)) await git(['merge', '--abort'], { cwd: checkout });
+    if (conflicted.length > 0) {
+      throw new ApiError('MERGE_CONFLICT', `merging ${branch} into ${base} conflicts in: ${conflicted.join(', ')}. The merge was aborted; ${base} and the worktree are as they were`);
+    }
+    throw new ApiError('GIT_FAILED', `merging ${branch} into ${base} failed; nothing was merged: ${firstLines(merge.stderr || merge.stdout)}`);
+  }
+  const after = await revParse(checkout, 'HEAD');
+  return { kind: after === branchTip && canFastForward ? 'fast-forward' : 'merge-commit', commit: after };
+}
+
+async function mergeInProgress(checkout: string): Promise<boolean> {
+  return (await git(['rev-parse', '-q', '--verify', 'MERGE_HEAD'], { cwd: checkout, allowFailure: true })).exitCode === 0;
+}
+
+/** Commits on `branch` not on `base`, one line each (`abc1234 subject`). */
+export async function unmergedCommits(repo: string, branch: string, base: string): Promise<string[]> {
+  const result = await git(['log', '--format=%h %s', `${base}..${branch}`], { cwd: repo });
+  return result.stdout.split('\n').filter((line) => line.length > 0);
+}
+
+export async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
