@@ -14,7 +14,7 @@ export function gitIn(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } }).trim();
 }
 
-/** A repository on branch main with one commit (README.md, .gitignore ignoring .env and node_modules). */
+/** A repository on branch main with one commit (README.md: `line 1`…`line 20`; .gitignore ignoring .env, node_modules, *.log). */
 export function makeRepo(parent: string, name = 'repo'): string {
   const repo = join(parent, name);
   mkdirSync(repo, { recursive: true });
@@ -22,7 +22,7 @@ export function makeRepo(parent: string, name = 'repo'): string {
   gitIn(repo, 'config', 'user.name', 'Test');
   gitIn(repo, 'config', 'user.email', 'test@example.com');
   gitIn(repo, 'config', 'commit.gpgsign', 'false');
-  writeFileSync(join(repo, 'README.md'), 'line 1\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\nline 9\nline 10\n');
+  writeFileSync(join(repo, 'README.md'), Array.from({ length: 20 }, (_, i) => `line ${i + 1}\n`).join(''));
   writeFileSync(join(repo, '.gitignore'), '.env\nnode_modules/\n*.log\n');
   gitIn(repo, 'add', '-A');
   gitIn(repo, 'commit', '-q', '-m', 'initial');
