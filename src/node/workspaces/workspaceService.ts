@@ -34,6 +34,7 @@ import { buildAgentArgs, mergeProfiles, profileAvailability } from './profiles.t
 import { newSetupNonce, setupLaunchArgs, waitForSetup } from './setupLaunch.ts';
 import {
   addWorktree,
+  assertBaseCheckoutClean,
   assertValidBranchName,
   branchExists,
   branchNameFromTask,
@@ -44,6 +45,7 @@ import {
   discardHunk,
   exists,
   mergeIntoBase,
+  previewMergeConflicts,
   removeWorktree,
   repositoryOf,
   statusLines,
@@ -379,6 +381,14 @@ export class WorkspaceService implements IDisposable {
     }
     if (!present) throw new ApiError('NOT_FOUND', `the worktree folder ${record.path} is gone; only discarding it is possible (its branch ${record.branch} is kept by "branch" only if it still exists)`);
     const message = params.message ?? `${record.name} (Switchboard agent)${record.task && record.task !== record.name ? `\n\n${record.task}` : ''}`;
+    if (params.mode === 'merge') {
+      // Both refusals come before the commit, so a refused merge leaves the worktree as it was.
+      await assertBaseCheckoutClean(record.repoRoot, record.base);
+      const conflicts = await previewMergeConflicts(record.path, record.base);
+      if (conflicts.length > 0) {
+        throw new ApiError('MERGE_CONFLICT', `merging ${record.branch} into ${record.base} would conflict in: ${conflicts.join(', ')}. Nothing was committed or merged; ${record.base} and the worktree are as they were`);
+      }
+    }
     result.committed = await commitAll(record.path, message);
     if (params.mode === 'merge') {
       const merged = await mergeIntoBase(record.repoRoot, record.branch, record.base);

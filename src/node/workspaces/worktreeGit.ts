@@ -8,6 +8,8 @@
  */
 import { constants as fsConstants } from 'node:fs';
 import { copyFile, lstat, mkdir, readFile, readlink, rm, stat, symlink } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ApiError } from '../../common/api/errors.ts';
 import {
@@ -459,14 +461,7 @@ export async function mergeIntoBase(repo: string, branch: string, base: string):
     await git(['update-ref', '-m', `switchboard: fast-forward ${base} to ${branch}`, `refs/heads/${base}`, branchTip, baseTip], { cwd: repo });
     return { kind: 'fast-forward', commit: branchTip };
   }
-  const dirty = await statusLines(checkout, { untracked: false });
-  if (dirty.length > 0) {
-    throw new ApiError(
-      'BASE_DIRTY',
-      `${checkout} (where ${base} is checked out) has uncommitted changes: ${dirty.map((line) => line.slice(3)).slice(0, 20).join(', ')}. Commit or stash them there first; nothing was merged`,
-    );
-  }
-  if (await mergeInProgress(checkout)) throw new ApiError('BASE_DIRTY', `${checkout} is in the middle of a merge; finish or abort it there first`);
+  await assertBaseCheckoutClean(repo, base);
   const merge = await git(['merge', '--no-edit', '-m', `Merge branch '${branch}' (Switchboard agent)`, branch], { cwd: checkout, allowFailure: true });
   if (merge.exitCode !== 0) {
     const conflicted = splitNul((await git(['diff', '--name-only', '--diff-filter=U', '-z'], { cwd: checkout })).stdout);
@@ -478,6 +473,46 @@ export async function mergeIntoBase(repo: string, branch: string, base: string):
   }
   const after = await revParse(checkout, 'HEAD');
   return { kind: after === branchTip && canFastForward ? 'fast-forward' : 'merge-commit', commit: after };
+}
+
+/**
+ * Would merging the worktree as it is now (uncommitted work included) into `base` conflict? Checked
+ * before anything is committed, so a conflict leaves the worktree exactly as it was: the work is
+ * written as a commit object that no branch points at (a private index, `commit-tree`) and merged
+ * in memory (`git merge-tree --write-tree`, git 2.38+; older gits skip the check and rely on
+ * `merge --abort`). Returns the conflicting files.
+ */
+export async function previewMergeConflicts(path: string, base: string): Promise<string[]> {
+  const index = join(tmpdir(), `switchboard-merge-check-${randomBytes(6).toString('hex')}`);
+  // commit-tree needs a name even for an object nobody will see; the user's own is used when set.
+  const env = { GIT_INDEX_FILE: index, GIT_AUTHOR_NAME: 'Switchboard', GIT_AUTHOR_EMAIL: 'switchboard@localhost', GIT_COMMITTER_NAME: 'Switchboard', GIT_COMMITTER_EMAIL: 'switchboard@localhost' };
+  try {
+    await git(['read-tree', 'HEAD'], { cwd: path, env });
+    await git(['add', '-A'], { cwd: path, env });
+    const tree = (await git(['write-tree'], { cwd: path, env })).stdout.trim();
+    const commit = (await git(['commit-tree', tree, '-p', 'HEAD', '-m', 'switchboard merge check'], { cwd: path, env })).stdout.trim();
+    const merged = await git(['merge-tree', '--write-tree', '--name-only', '--no-messages', base, commit], { cwd: path, allowFailure: true });
+    if (merged.exitCode === 0) return [];
+    if (merged.exitCode === 1) return [...new Set(merged.stdout.split('\n').slice(1).filter((line) => line.length > 0))];
+    // 129: this git has no --write-tree; the merge itself still aborts on a conflict.
+    return [];
+  } finally {
+    await rm(index, { force: true });
+  }
+}
+
+/** The checkout that has `base` must be clean for a merge; refused before anything is committed. */
+export async function assertBaseCheckoutClean(repo: string, base: string): Promise<void> {
+  const checkout = await checkoutOf(repo, base);
+  if (checkout === null) return;
+  const dirty = await statusLines(checkout, { untracked: false });
+  if (dirty.length > 0) {
+    throw new ApiError(
+      'BASE_DIRTY',
+      `${checkout} (where ${base} is checked out) has uncommitted changes: ${dirty.map((line) => line.slice(3)).slice(0, 20).join(', ')}. Commit or stash them there first; nothing was merged`,
+    );
+  }
+  if (await mergeInProgress(checkout)) throw new ApiError('BASE_DIRTY', `${checkout} is in the middle of a merge; finish or abort it there first`);
 }
 
 async function mergeInProgress(checkout: string): Promise<boolean> {
