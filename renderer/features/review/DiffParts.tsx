@@ -14,7 +14,8 @@ import { SendToClaudeButton } from './SendToClaude.tsx';
 /** Lends the editor a slot, keeps it in the chosen layout, and reports its status and selections. */
 export function useDiffEditor(
   editor: ReviewDiffEditor | null,
-  summary: ReviewSummary,
+  /** The file's absolute path (what a selection is reported and sent as). */
+  path: string,
 ): { status: DiffStatus | null; send: SendPayload; slotRef: React.RefObject<HTMLDivElement | null> } {
   const workbench = useWorkbench();
   const review = workbench.review;
@@ -22,7 +23,7 @@ export function useDiffEditor(
   const collapse = useObservable(review.collapseUnchanged);
   const slotRef = useRef<HTMLDivElement>(null);
   const [status, setStatus] = useState<DiffStatus | null>(null);
-  const [send, setSend] = useState<SendPayload>({ kind: 'file', path: summary.path });
+  const [send, setSend] = useState<SendPayload>({ kind: 'file', path });
 
   useEffect(() => {
     const slot = slotRef.current;
@@ -32,16 +33,16 @@ export function useDiffEditor(
     // Typing changes the status and moves the cursor on every key: re-render only when what is shown changes.
     const statusSubscription = editor.onDidChangeStatus((next) => setStatus((current) => (current && sameStatus(current, next) ? current : next)));
     const selectionSubscription = editor.onDidChangeSelection((selection) => {
-      const payload = sendPayloadOf(selection, summary.path);
+      const payload = sendPayloadOf(selection, path);
       setSend((current) => (samePayload(current, payload) ? current : payload));
-      review.reportSelection({ source: 'diff', path: summary.path, text: selection.text, range: selection.range }, payload);
+      review.reportSelection({ source: 'diff', path, text: selection.text, range: selection.range }, payload);
     });
     return () => {
       selectionSubscription.dispose();
       statusSubscription.dispose();
       mounted.dispose();
     };
-  }, [editor, review, summary.path]);
+  }, [editor, review, path]);
 
   useEffect(() => {
     const slot = slotRef.current;

@@ -123,7 +123,7 @@ function PendingReview({ summary }: { summary: ReviewSummary }) {
     review.attachDiff(item.id, created);
     return created;
   }, [item, textual, review, summary.change, summary.path]);
-  const { status, send, slotRef } = useDiffEditor(editor, summary);
+  const { status, send, slotRef } = useDiffEditor(editor, summary.path);
 
   const decide = (decision: 'accept' | 'reject') => void review.decide(summary.id, decision, comment);
   const captions = {
@@ -205,7 +205,7 @@ function DecidedReview({ summary }: { summary: ReviewSummary }) {
     setEditor(created);
     return () => created.dispose();
   }, [item, summary.binary, summary.path, accepted, workbench]);
-  const { status, send, slotRef } = useDiffEditor(editor, summary);
+  const { status, send, slotRef } = useDiffEditor(editor, summary.path);
 
   return (
     <article className="review-detail" aria-label={`Review of ${summary.title}`} data-review-id={summary.id} data-state={summary.state}>

@@ -7,6 +7,7 @@ import { ReviewUiConstants } from './reviewConstants.ts';
 import { binaryLabel, decisionLabel, formatAge, formatDateTime, matchesQuery, sourceLabel } from './reviewFormat.ts';
 import { CheckIcon } from '../../app/icons.tsx';
 import { BinaryIcon, FileDiffIcon, FileMinusIcon, FilePlusIcon, RejectIcon } from './reviewIcons.tsx';
+import { WorktreeListSection } from '../workspaces/changes/WorktreeListSection.tsx';
 
 /** The current time, redrawn every `intervalMs` so ages stay true while the view is open. */
 export function useNow(intervalMs: number = ReviewUiConstants.ageRefreshMs): number {
@@ -25,6 +26,8 @@ export function ReviewList() {
   const decided = useObservable(review.decided);
   const decidedComplete = useObservable(review.decidedComplete);
   const selectedId = useObservable(review.selectedId);
+  // A review is current only while no worktree's changes are shown over it.
+  const worktreeShown = useObservable(workbench.worktrees.changesShown) !== null;
   const [query, setQuery] = useState('');
   const now = useNow();
   const shownPending = pending.filter((summary) => matchesQuery(summary, query));
@@ -46,7 +49,7 @@ export function ReviewList() {
   return (
     <div className="review-list" onKeyDown={onKeyDown}>
       <div className="review-list-search">
-        <input type="search" placeholder="Filter by file, title or agent" aria-label="Filter reviews" value={query} onChange={(event) => setQuery(event.target.value)} />
+        <input type="search" placeholder="Filter by file, title, agent or branch" aria-label="Filter reviews" value={query} onChange={(event) => setQuery(event.target.value)} />
       </div>
       <div className="review-list-scroll">
         <section aria-label="Pending">
@@ -60,7 +63,7 @@ export function ReviewList() {
             <ul className="review-items">
               {shownPending.map((summary) => (
                 <li key={summary.id}>
-                  <ReviewListItem summary={summary} selected={summary.id === selectedId} now={now} />
+                  <ReviewListItem summary={summary} selected={!worktreeShown && summary.id === selectedId} now={now} />
                 </li>
               ))}
             </ul>
@@ -68,6 +71,7 @@ export function ReviewList() {
             <p className="review-list-empty">{pending.length === 0 ? 'Nothing to review.' : 'No pending review matches.'}</p>
           )}
         </section>
+        <WorktreeListSection query={query} />
         <section aria-label="Decided">
           <h2 className="review-section-title">
             Decided
@@ -77,7 +81,7 @@ export function ReviewList() {
             <ul className="review-items">
               {shownDecided.map((summary) => (
                 <li key={summary.id}>
-                  <ReviewListItem summary={summary} selected={summary.id === selectedId} now={now} />
+                  <ReviewListItem summary={summary} selected={!worktreeShown && summary.id === selectedId} now={now} />
                 </li>
               ))}
             </ul>

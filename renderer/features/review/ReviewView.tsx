@@ -11,10 +11,12 @@ import { useObservable } from '../../app/observable.ts';
 import { ViewPage } from '../../app/ViewPage.tsx';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
 import { FileTabStrip } from '../editor/FileTabStrip.tsx';
+import { FinishNoticeLine } from '../workspaces/changes/FinishNoticeLine.tsx';
 import { ReviewList } from './ReviewList.tsx';
 import './review.css';
 
 const ReviewDetail = lazy(() => import('./ReviewDetail.tsx').then((module) => ({ default: module.ReviewDetail })));
+const WorktreeChanges = lazy(() => import('../workspaces/changes/WorktreeChanges.tsx').then((module) => ({ default: module.WorktreeChanges })));
 const FileTabPanel = lazy(() => import('../editor/FileTabPanel.tsx').then((module) => ({ default: module.FileTabPanel })));
 
 export function ReviewView() {
@@ -26,17 +28,27 @@ export function ReviewView() {
   const selectedId = useObservable(review.selectedId);
   const activeFile = useObservable(review.files.activeId);
   const tabs = useObservable(review.files.tabs);
+  const worktrees = useObservable(workbench.worktrees.worktrees);
+  const changesShown = useObservable(workbench.worktrees.changesShown);
+  const lastSelectAt = useObservable(review.lastSelectAt);
+  // A worktree's changes, until a review is picked after they were asked for.
+  const reviewPickedSince = changesShown !== null && lastSelectAt > workbench.worktrees.review.shownAt;
+  const worktreeShown = changesShown !== null && !reviewPickedSince ? changesShown : null;
+  useEffect(() => {
+    if (reviewPickedSince) workbench.worktrees.changesShown.set(null);
+  }, [reviewPickedSince, workbench]);
 
-  // Something to look at: the oldest pending review, unless the person picked one.
+  // Something to look at: the oldest pending review, unless the person picked one. Not a pick of
+  // the person's (`select` would count as one and hide a worktree's changes).
   const selectionKnown =
     selectedId !== null && (pending.some((summary) => summary.id === selectedId) || decided.some((summary) => summary.id === selectedId) || withdrawn.has(selectedId));
   useEffect(() => {
-    if (!selectionKnown && pending[0]) review.select(pending[0].id);
+    if (!selectionKnown && pending[0]) review.selectedId.set(pending[0].id);
   }, [selectionKnown, pending, review]);
 
   useReviewKeyboard();
 
-  const empty = pending.length === 0 && decided.length === 0 && withdrawn.size === 0;
+  const empty = pending.length === 0 && decided.length === 0 && withdrawn.size === 0 && worktrees.size === 0 && worktreeShown === null;
   return (
     <ViewPage label="Review" title="Review" description="Changes agents propose to files: look, edit, then accept or reject them before anything is written.">
       <div
@@ -47,6 +59,7 @@ export function ReviewView() {
           if (event.key === 'Escape' && (event.target as HTMLElement).closest('.cm-editor, input, textarea, [role="menu"]')) event.stopPropagation();
         }}
       >
+        <FinishNoticeLine />
         {tabs.length > 0 && <FileTabStrip />}
         {activeFile ? (
           <Suspense fallback={<div className="review-loading" aria-busy="true" />}>
@@ -65,7 +78,11 @@ export function ReviewView() {
           <div className="review-layout">
             <ReviewList />
             <div className="review-detail-area">
-              {selectionKnown && selectedId ? (
+              {worktreeShown !== null ? (
+                <Suspense fallback={<div className="review-loading" aria-busy="true" />}>
+                  <WorktreeChanges key={worktreeShown} path={worktreeShown} />
+                </Suspense>
+              ) : selectionKnown && selectedId ? (
                 <Suspense fallback={<div className="review-loading" aria-busy="true" />}>
                   <ReviewDetail key={selectedId} reviewId={selectedId} />
                 </Suspense>
@@ -103,6 +120,8 @@ function useReviewKeyboard(): void {
         void review.files.save(fileId);
         return;
       }
+      // A worktree's changes are shown: the review behind them is not the one to accept (its page has its own Ctrl+S).
+      if (workbench.worktrees.changesShown.value !== null && review.lastSelectAt.value <= workbench.worktrees.review.shownAt) return;
       const command = commandForEvent(event, 'review');
       const id = review.selectedId.value;
       if (!command || !id || !review.pending.value.some((summary) => summary.id === id)) return;

@@ -60,6 +60,12 @@ export interface ReviewDiffEditorOptions {
   mode: DiffMode;
   collapseUnchanged: boolean;
   language: LanguageKey | null;
+  /** "Change 2 of 5" headers (with Accept / Reject when editable) on a partial diff; default true. A worktree's diff has git's hunks instead. */
+  chunkHeaders?: boolean;
+  /** More for each side's editor (a worktree's hunk headers and line comments). */
+  extensions?: { original?: Extension; proposed?: Extension };
+  /** The proposed side's accessible name; default "Proposed contents". */
+  proposedLabel?: string;
 }
 
 export class ReviewDiffEditor implements LiveReviewDiff {
@@ -71,6 +77,9 @@ export class ReviewDiffEditor implements LiveReviewDiff {
   readonly #onDidChangeSelection = new Emitter<DiffSelection>();
   /** The person selected (or moved the cursor) on either side. */
   readonly onDidChangeSelection = this.#onDidChangeSelection.event;
+  readonly #onDidBuildViews = new Emitter<void>();
+  /** The editors were made again (another layout, folding switched in the unified view): state kept in fields of the extensions given is new. */
+  readonly onDidBuildViews = this.#onDidBuildViews.event;
 
   readonly #options: ReviewDiffEditorOptions;
   readonly #original: Text;
@@ -192,6 +201,7 @@ export class ReviewDiffEditor implements LiveReviewDiff {
     this.#destroyViews();
     this.#onDidChangeStatus.dispose();
     this.#onDidChangeSelection.dispose();
+    this.#onDidBuildViews.dispose();
     this.element.remove();
   }
 
@@ -230,12 +240,14 @@ export class ReviewDiffEditor implements LiveReviewDiff {
 
   /** `carried`: field values of a previous build of the proposed side (its undo history, its marks). */
   #build({ doc, selection, carried }: { doc: Text; selection: EditorSelection | undefined; carried: Extension[] }): void {
-    const { editable, partial } = this.#options;
+    const { editable, partial, extensions } = this.#options;
+    const headers = partial && this.#options.chunkHeaders !== false;
     const proposedExtensions: Extension = [
-      editorSetup({ editable, lineSeparator: this.#proposedSeparator, label: 'Proposed contents', diff: true }),
+      editorSetup({ editable, lineSeparator: this.#proposedSeparator, label: this.#options.proposedLabel ?? 'Proposed contents', diff: true }),
       carried,
       this.#language.of(this.#languageSupport),
-      hunkControls({ side: 'b', original: this.#original, headers: partial, interactive: editable && partial }),
+      hunkControls({ side: 'b', original: this.#original, headers, interactive: editable && headers }),
+      extensions?.proposed ?? [],
       EditorView.updateListener.of((update) => this.#onUpdate(update, 'proposed')),
     ];
     const collapse = this.#collapse ? ReviewUiConstants.collapseUnchanged : undefined;
@@ -248,7 +260,8 @@ export class ReviewDiffEditor implements LiveReviewDiff {
           extensions: [
             editorSetup({ editable: false, lineSeparator: this.#originalSeparator, label: 'Original contents', diff: true }),
             this.#language.of(this.#languageSupport),
-            hunkControls({ side: 'a', original: this.#original, headers: partial, interactive: false, proposed: () => this.#merge?.b.state.doc ?? doc }),
+            hunkControls({ side: 'a', original: this.#original, headers, interactive: false, proposed: () => this.#merge?.b.state.doc ?? doc }),
+            extensions?.original ?? [],
             EditorView.updateListener.of((update) => this.#onUpdate(update, 'original')),
           ],
         },
@@ -279,6 +292,7 @@ export class ReviewDiffEditor implements LiveReviewDiff {
       });
       this.#unified = new EditorView({ state, parent: this.element });
     }
+    this.#onDidBuildViews.fire();
     queueMicrotask(() => {
       if (!this.#disposed) this.#onDidChangeStatus.fire(this.status());
     });

@@ -69,6 +69,8 @@ export class ReviewService extends Disposable {
   readonly ide = this.register(new ObservableValue<IdeState | null>(null));
   /** The review the view shows (pending or decided). */
   readonly selectedId = this.register(new ObservableValue<string | null>(null));
+  /** When a review was last picked (`select`, performance.now()): later than a worktree's changes were asked for, the review wins. */
+  readonly lastSelectAt = this.register(new ObservableValue(0));
   /** Reviews that left the queue without a decision while this window had them, and why (the view says so instead of vanishing). */
   readonly withdrawn = this.register(new ObservableValue<ReadonlyMap<string, { summary: ReviewSummary; reason: ReviewRemovalReason }>>(new Map()));
   /** Reviews being decided by this window right now. */
@@ -188,8 +190,13 @@ export class ReviewService extends Disposable {
     return item;
   }
 
+  /**
+   * The person picked a review (in the list, from a pane's badge, from Waiting for you): the view
+   * shows it, also over a worktree's changes shown before (see `lastSelectAt`).
+   */
   select(id: string | null): void {
     this.selectedId.set(id);
+    this.lastSelectAt.set(performance.now());
   }
 
   /** The diff view of a pending review registers its editors, so Accept can read the shown text. */

@@ -8,6 +8,7 @@ import type { IHubClient } from '../../../src/common/api/hubClient.ts';
 import type { AgentProfileAvailability, AgentStartInput, AgentStartResult, WorktreeInfo } from '../../../src/common/api/workspaceContract.ts';
 import { Disposable } from '../../../src/common/lifecycle.ts';
 import { ObservableValue } from '../../app/observable.ts';
+import { WorktreeReviewState } from './changes/worktreeReviewState.ts';
 
 export class WorktreeService extends Disposable {
   readonly #client: IHubClient;
@@ -18,11 +19,15 @@ export class WorktreeService extends Disposable {
   readonly profiles = this.register(new ObservableValue<readonly AgentProfileAvailability[] | null>(null));
   /** The worktree whose changes the Review view shows; null: the review queue. */
   readonly changesShown = this.register(new ObservableValue<string | null>(null));
+  /** What the Review view keeps per worktree: line comments, scope, file shown, the last finish's outcome. */
+  readonly review = this.register(new WorktreeReviewState());
 
   constructor(client: IHubClient, reportError: (title: string, error: unknown) => void) {
     super();
     this.#client = client;
     this.#reportError = reportError;
+    // Asked for now: shown until a review is picked after this (ReviewService.lastSelectAt).
+    this.register(this.changesShown.onDidChange((path) => path !== null && (this.review.shownAt = performance.now())));
   }
 
   /** Subscribes first, then lists, so a change in between is not lost (the event's copy is newer). */
@@ -77,6 +82,7 @@ export class WorktreeService extends Disposable {
     const next = new Map(this.worktrees.value);
     next.delete(path);
     this.worktrees.set(next);
+    this.review.forget(path);
     if (this.changesShown.value === path) this.changesShown.set(null);
   }
 }
