@@ -60,14 +60,17 @@ export function TerminalListItem({ info, shown, current, worktree }: { info: Ter
               <span className="name-text">{info.name}</span>
             </span>
             {agent && <AgentStateLine agent={agent} />}
-            <span className="terminal-item-detail">
-              {byOther && (
-                <span className="creator-name" title={`Started ${creatorText(info.createdBy)}`}>
-                  {viaText(info.createdBy)}
-                </span>
-              )}
-              {compactPath(shortenPath(info.cwd, homeDir), byOther ? 16 : 24)}
-            </span>
+            {/* An agent in a worktree: its branch (below) says where it works better than the path. */}
+            {(!worktree || byOther) && (
+              <span className="terminal-item-detail">
+                {byOther && (
+                  <span className="creator-name" title={`Started ${creatorText(info.createdBy)}`}>
+                    {viaText(info.createdBy)}
+                  </span>
+                )}
+                {!worktree && compactPath(shortenPath(info.cwd, homeDir), byOther ? 16 : 24)}
+              </span>
+            )}
             {/* An agent's row shows the agent (above) instead of the command that started it. */}
             {info.runningCommand && !exited && !agentRuns && <span className="terminal-item-command">{info.runningCommand}</span>}
             {!info.runningCommand && !exited && !agentRuns && info.lastCommand && info.lastCommand.exitCode !== null && (

@@ -8,7 +8,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { AgentProfileAvailability, AgentStartInput } from '../../../src/common/api/workspaceContract.ts';
 import { Dialog } from '../../app/Dialog.tsx';
-import { errorCode, errorMessage } from '../../app/errorList.ts';
+import { errorMessage } from '../../app/errorList.ts';
 import { useObservable } from '../../app/observable.ts';
 import { expandHome, shortenPath } from '../../app/paths.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
@@ -95,7 +95,7 @@ export function NewAgentDialog() {
       rememberProfile(profile.profile.id);
       workbench.dialog.set(null);
     } catch (failure) {
-      setError(describeStartError(failure));
+      setError(errorMessage(failure));
       setStarting(false);
     }
   };
@@ -239,10 +239,4 @@ function rememberProfile(id: string): void {
   } catch {
     // Not remembered: the next dialog picks the default again.
   }
-}
-
-/** The Hub's coded refusals, said with what to do about them. */
-function describeStartError(failure: unknown): string {
-  const message = errorMessage(failure);
-  return errorCode(failure) === 'BRANCH_EXISTS' ? `${message} Pick another branch name.` : message;
 }

@@ -61,32 +61,36 @@ export function WorktreeLine({ worktree }: { worktree: WorktreeInfo }) {
         ? 'no changes yet'
         : null;
   return (
-    <div className="worktree-line" data-worktree={worktree.path} title={worktreeTitle(worktree)}>
-      <BranchIcon width={12} height={12} />
-      <span className="worktree-branch">{worktree.branch}</span>
-      {summary ? (
-        <span className="worktree-summary" data-problem={worktree.missing || worktree.error !== null || undefined}>
-          {summary}
-        </span>
-      ) : (
-        <>
-          {worktree.ahead > 0 && (
-            <span className="worktree-ahead" aria-label={`${worktree.ahead} commits ahead of ${worktree.base}`}>
-              ↑{worktree.ahead}
-            </span>
-          )}
-          {files > 0 && (
-            <span className="worktree-files">
-              {files}
-              {worktree.filesTruncated ? '+' : ''} {files === 1 ? 'file' : 'files'} <span className="worktree-added">+{worktree.additions}</span>{' '}
-              <span className="worktree-deleted">−{worktree.deletions}</span>
-            </span>
-          )}
-        </>
-      )}
-      <button type="button" className="worktree-changes-button" aria-label={`Changes of ${worktree.branch}`} onClick={() => workbench.showWorktreeChanges(worktree.path)}>
-        Changes
-      </button>
+    <div className="sidebar-worktree-line" data-worktree={worktree.path} title={worktreeTitle(worktree)}>
+      <span className="sidebar-worktree-branch-row">
+        <BranchIcon width={12} height={12} />
+        <span className="sidebar-worktree-branch">{worktree.branch}</span>
+      </span>
+      <span className="sidebar-worktree-stats-row">
+        {summary ? (
+          <span className="sidebar-worktree-summary" data-problem={worktree.missing || worktree.error !== null || undefined}>
+            {summary}
+          </span>
+        ) : (
+          <>
+            {worktree.ahead > 0 && (
+              <span className="sidebar-worktree-ahead" aria-label={`${worktree.ahead} commits ahead of ${worktree.base}`}>
+                ↑{worktree.ahead}
+              </span>
+            )}
+            {files > 0 && (
+              <span className="sidebar-worktree-files">
+                {files}
+                {worktree.filesTruncated ? '+' : ''} {files === 1 ? 'file' : 'files'} <span className="sidebar-worktree-added">+{worktree.additions}</span>{' '}
+                <span className="sidebar-worktree-deleted">−{worktree.deletions}</span>
+              </span>
+            )}
+          </>
+        )}
+        <button type="button" className="sidebar-worktree-changes-button" aria-label={`Changes of ${worktree.branch}`} onClick={() => workbench.showWorktreeChanges(worktree.path)}>
+          Changes
+        </button>
+      </span>
     </div>
   );
 }
@@ -94,10 +98,10 @@ export function WorktreeLine({ worktree }: { worktree: WorktreeInfo }) {
 /** A worktree no agent pane runs in now (it exited and was removed, or was never resumed). */
 export function WorktreeOnlyItem({ worktree }: { worktree: WorktreeInfo }) {
   return (
-    <li className="terminal-item worktree-only" data-worktree-item={worktree.path}>
-      <div className="worktree-only-main">
-        <span className="worktree-only-name">{worktree.name}</span>
-        <span className="worktree-only-detail">no agent running</span>
+    <li className="terminal-item sidebar-worktree-only" data-worktree-item={worktree.path}>
+      <div className="sidebar-worktree-only-main">
+        <span className="sidebar-worktree-only-name">{worktree.name}</span>
+        <span className="sidebar-worktree-only-detail">no agent running</span>
       </div>
       <WorktreeLine worktree={worktree} />
     </li>

@@ -1,0 +1,119 @@
+/**
+ * New agent (issue 20) in real Chromium against a real `switchboard serve`, a real git repository
+ * and a fake agent CLI (a shell script printing its argv, PORT and cwd): Ctrl+Shift+A the instant
+ * the window is up, a profile that is not installed said so, the branch following the task, the
+ * agent started in its own worktree in a new tab named after the task, the sidebar's repository
+ * group with the branch and the changed files (live, from file changes), a taken branch refused
+ * in the dialog, and a folder that is no repository.
+ * With SWITCHBOARD_SCREENSHOTS=/dir, each screen is shot at 1280×800 and 1000×700, light and dark.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { makeRepo, writeFakeAgent } from '../integration/node/workspaces/workspaceTestKit.ts';
+import { pollUntil } from '../helpers/poll.ts';
+import { openFreshApp, readPane, useSharedBrowser, waitForPanes, waitForPaneText } from '../helpers/servedApp.ts';
+import { createTempHome } from '../helpers/tempHome.ts';
+
+const browser = useSharedBrowser();
+
+async function shoot(page: Page, name: string): Promise<void> {
+  const dir = process.env.SWITCHBOARD_SCREENSHOTS;
+  if (!dir) return;
+  for (const [width, height] of [
+    [1280, 800],
+    [1000, 700],
+  ] as const) {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.setViewportSize({ width, height });
+      await page.emulateMedia({ colorScheme });
+      await page.screenshot({ path: join(dir, `${name}-${width}x${height}-${colorScheme}.png`) });
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+describe('New agent: start an agent in its own worktree in one step', () => {
+  it('starts the agent from the dialog in a worktree on a branch named after the task, and the sidebar follows its changes', async (t) => {
+    const dirs = createTempHome('sb-e2e-agent-');
+    // The workspace folder is the repository people work in.
+    const repo = makeRepo(join(dirs.workspace, '..'), 'workspace-repo');
+    const agentPath = writeFakeAgent(dirs.home);
+    mkdirSync(dirs.dataDir, { recursive: true });
+    writeFileSync(
+      join(dirs.dataDir, 'settings.json'),
+      JSON.stringify({ agentProfiles: [{ id: 'fake', name: 'Fake agent', command: agentPath, prompt: { kind: 'argument' } }] }),
+    );
+    const { page, firstPane } = await openFreshApp(browser(), t, { dirs, env: { PATH: '/usr/bin:/bin' } });
+    t.after(() => dirs.dispose());
+
+    // At once, from the pane: the chord opens the dialog.
+    await page.locator(`[data-terminal-id="${firstPane}"] .pane-body`).click();
+    await page.keyboard.press('Control+Shift+A');
+    const dialog = page.getByRole('dialog', { name: 'New agent' });
+    await dialog.waitFor();
+    const agentSelect = dialog.getByLabel('Agent');
+    await pollUntil(async () => (await agentSelect.inputValue()) === 'fake', { what: 'the installed profile picked', timeoutMs: 10_000 });
+    // Claude Code is not on this PATH: listed, not pickable, with what was looked for.
+    const claude = agentSelect.locator('option', { hasText: 'Claude Code' });
+    assert.equal(await claude.isDisabled(), true);
+    assert.match(await claude.innerText(), /not installed \(looked for claude\)/);
+
+    await dialog.getByLabel('Repository or folder').fill(repo);
+    await dialog.getByLabel(/^Task/).fill('Fix the login timeout');
+    const branch = dialog.getByLabel(/^Branch, from main/);
+    await pollUntil(async () => (await branch.isVisible()) && (await branch.inputValue()) === 'fix-the-login-timeout', { what: 'the branch derived from the task', timeoutMs: 10_000 });
+    assert.equal(await dialog.getByRole('checkbox', { name: 'Work in a new git worktree' }).isChecked(), true);
+    await shoot(page, 'new-agent-dialog');
+
+    await dialog.getByRole('button', { name: 'Start agent' }).click();
+    await dialog.waitFor({ state: 'detached', timeout: 20_000 });
+    const panes = await waitForPanes(page, 1);
+    const agentPane = panes.find((id) => id !== firstPane) ?? panes[0]!;
+    const worktree = join(dirs.workspace, '..', 'workspace-repo-worktrees', 'fix-the-login-timeout');
+    await waitForPaneText(page, agentPane, 'FAKE-AGENT-READY');
+    const screen = (await readPane(page, agentPane)) ?? '';
+    assert.match(screen, /ARGV:\[Fix the login timeout\]/);
+    assert.ok(screen.includes(`CWD=${worktree}`), screen);
+    assert.match(screen, /PORT=\d+ BASE=\d+/);
+    // The pane is named after the task, in a tab of its own, and has the keyboard.
+    await page.getByRole('tab', { name: /Fix the login timeout/ }).waitFor();
+
+    // The sidebar groups it under its repository, with its branch.
+    const sidebar = page.getByRole('navigation', { name: 'Sidebar' });
+    await sidebar.locator('.repo-group-header', { hasText: 'workspace-repo' }).waitFor();
+    const line = sidebar.locator(`[data-worktree="${worktree}"]`);
+    await line.getByText('fix-the-login-timeout').waitFor();
+    await line.getByText('no changes yet').waitFor();
+    // The agent edits a file: the counts follow, without anyone asking.
+    const readme = join(worktree, 'README.md');
+    writeFileSync(readme, readFileSync(readme, 'utf8').replace('line 2\n', 'line 2 changed\n'));
+    writeFileSync(join(worktree, 'login.ts'), 'export const timeoutMs = 30_000;\nexport const retries = 3;\n');
+    await line.getByText(/^2 files \+3 −1$/).waitFor({ timeout: 15_000 });
+    await shoot(page, 'new-agent-sidebar');
+
+    // The same branch again: refused in the dialog, which stays open with what was typed.
+    await page.keyboard.press('Control+Shift+A');
+    const again = page.getByRole('dialog', { name: 'New agent' });
+    await again.getByLabel('Repository or folder').fill(repo);
+    await again.getByLabel(/^Task/).fill('Second try');
+    const againBranch = again.getByLabel(/^Branch/);
+    await pollUntil(async () => (await againBranch.isVisible()) && (await againBranch.inputValue()) === 'second-try', { what: 'the derived branch', timeoutMs: 10_000 });
+    await againBranch.fill('fix-the-login-timeout');
+    await again.getByRole('button', { name: 'Start agent' }).click();
+    await again.getByRole('alert').getByText(/the branch "fix-the-login-timeout" already exists/).waitFor({ timeout: 15_000 });
+    assert.equal(await again.getByLabel(/^Task/).inputValue(), 'Second try', 'what was typed is kept');
+    await shoot(page, 'new-agent-branch-taken');
+
+    // A folder that is no repository: no worktree, and the dialog says why.
+    const plain = join(dirs.home, 'plain-folder');
+    mkdirSync(plain);
+    await again.getByLabel('Repository or folder').fill(plain);
+    await again.getByText(/the agent works in the folder itself/).waitFor({ timeout: 10_000 });
+    assert.equal(await again.getByRole('checkbox', { name: 'Work in a new git worktree' }).isDisabled(), true);
+    await page.keyboard.press('Escape');
+    await again.waitFor({ state: 'detached' });
+  });
+});
