@@ -1,5 +1,6 @@
 /** Every verb of the `switchboard` command. Add a verb: write commands/VERB.ts and list it here. */
 import type { CliCommand } from '../command.ts';
+import { agentCommand } from './agent.ts';
 import { agentsCommand } from './agents.ts';
 import { closeCommand } from './close.ts';
 import { execCommand } from './exec.ts';
@@ -17,11 +18,14 @@ import { serveCommand } from './serve.ts';
 import { subscribeCommand } from './subscribe.ts';
 import { tokensCommand } from './tokens.ts';
 import { waitCommand } from './wait.ts';
+import { worktreeCommand } from './worktree.ts';
 
 export const commands: readonly CliCommand[] = [
   serveCommand,
   lsCommand,
   agentsCommand,
+  agentCommand,
+  worktreeCommand,
   newCommand,
   sendCommand,
   execCommand,

@@ -13,6 +13,7 @@ import { registerAgentTools } from './agentTools.ts';
 import { registerBusTools } from './busTools.ts';
 import { registerHistoryTools } from './historyTools.ts';
 import { registerReviewTools } from './reviewTools.ts';
+import { registerWorkspaceTools } from './workspaceTools.ts';
 
 export const McpToolDefaults = {
   /**
@@ -225,5 +226,6 @@ export function createSwitchboardMcpServer(client: ControlClient, version: strin
   registerReviewTools(server, client);
   registerHistoryTools(server, client);
   registerAgentTools(server, client);
+  registerWorkspaceTools(server, client);
   return server;
 }

@@ -49,7 +49,7 @@ describe('switchboard mcp against the real control socket', () => {
   it('lists the terminal tools with descriptions for a model', async () => {
     const { tools } = await mcp.client.listTools();
     const names = tools.map((tool) => tool.name).sort();
-    assert.deepEqual(names, ['agent_status', 'bus_poll', 'bus_publish', 'bus_subscribe', 'history_list', 'history_read', 'history_reference', 'history_search', 'review_request', 'terminal_close', 'terminal_create', 'terminal_exec', 'terminal_list', 'terminal_read', 'terminal_send', 'terminal_wait']);
+    assert.deepEqual(names, ['agent_start', 'agent_status', 'bus_poll', 'bus_publish', 'bus_subscribe', 'history_list', 'history_read', 'history_reference', 'history_search', 'review_request', 'terminal_close', 'terminal_create', 'terminal_exec', 'terminal_list', 'terminal_read', 'terminal_send', 'terminal_wait', 'worktree_diff', 'worktree_finish', 'worktree_list']);
     const exec = tools.find((tool) => tool.name === 'terminal_exec')!;
     assert.match(exec.description!, /exit code/);
     assert.match(exec.description!, /terminal_send/);
