@@ -13,6 +13,9 @@
  *   gap, streaming UTF-8); `terminal.ack` is a no-op (remote viewers are lossy, never flow-controlled);
  * - `terminal.create|write|resize|close` → `terminalOpen|Input|Resize|Close`;
  * - approvals: `permissionRequest` / `permissionResponse` (relayApprovals.ts), outside the contract;
+ * - agents: the `agent` extension of `agentTerminalStarted|Updated` is `TerminalInfo.agent`, and
+ *   `agent.answer` answers an agent's prompt (`permissionRequest` / `question`) with
+ *   `permissionResponse` / `questionResponse`, resolved by the machine's result (relayAgentPrompts.ts);
  * - `layout.set` is kept in the tab (sessionStorage): the window's tabs are this viewer's own.
  *
  * Connecting resolves only once the machine is online and everything it announced before has
@@ -20,6 +23,7 @@
  * `terminal.list` is complete. The machine going offline, or the relay socket closing, ends the
  * client (`onDidDisconnect`); the app's HubConnection then reconnects with a fresh one.
  */
+import { AgentStatus } from '../common/api/agentContract.ts';
 import { hubMethods, isHubMethod, Layout, type LayoutNode, type MethodResult, type ParsedParams, type TerminalInfo, TerminalId, defaultSettings } from '../common/api/contract.ts';
 import { ApiError } from '../common/api/errors.ts';
 import type { CallOutcome } from '../common/api/wire.ts';
@@ -28,6 +32,7 @@ import { parseEnvelope } from '../common/protocol/relay/envelope.ts';
 import { encodeFrame } from '../common/protocol/relay/frames.ts';
 import { BROADCAST_CHANNEL_ID, type RelayFields, type RelayMessage, type RelayMessageType } from '../common/protocol/relay/messages.ts';
 import { HubClientBase } from './hubClientBase.ts';
+import { RelayAgentPrompts } from './relayAgentPrompts.ts';
 import { RelayApprovals } from './relayApprovals.ts';
 import { decodeBase64, encodeInputChunks } from './relayBytes.ts';
 import { RelayTerminalStream } from './relayTerminalStream.ts';
@@ -97,6 +102,7 @@ const openedHere: TerminalInfo['createdBy'] = { kind: 'person', name: 'you' };
 export class RelayHubClient extends HubClientBase {
   readonly machineId: string;
   readonly approvals: RelayApprovals;
+  readonly agentPrompts: RelayAgentPrompts;
   readonly #options: RelayHubClientOptions;
   readonly #timing: RelayViewerTiming;
   readonly #storage: TabStorage | undefined;
@@ -137,6 +143,10 @@ export class RelayHubClient extends HubClientBase {
     this.#sessionId = `view:${this.#channelId}`;
     this.approvals = new RelayApprovals({
       respond: ({ requestId, sessionId, approved }) => this.#send('permissionResponse', { channelId: this.#channelId, sessionId, requestId, approved }),
+    });
+    this.agentPrompts = new RelayAgentPrompts({
+      machineId: this.machineId,
+      send: (frame) => (frame.type === 'permissionResponse' ? this.#send(frame.type, { ...frame.fields, channelId: this.#channelId }) : this.#send(frame.type, { ...frame.fields, channelId: this.#channelId })),
     });
   }
 
@@ -268,6 +278,7 @@ export class RelayHubClient extends HubClientBase {
   }
 
   #failAll(error: ApiError): void {
+    this.agentPrompts.dispose();
     for (const request of this.#requests.values()) {
       clearTimeout(request.timer);
       request.reject(error);
@@ -318,6 +329,9 @@ export class RelayHubClient extends HubClientBase {
         return this.#resize(params as ParsedParams<'terminal.resize'>);
       case 'terminal.close':
         return this.#close((params as ParsedParams<'terminal.close'>).id);
+      case 'agent.answer':
+        await this.agentPrompts.answer(params as ParsedParams<'agent.answer'>);
+        return { ok: true };
       // Remote viewers are lossy (never flow-controlled), raise no attention badges, and have no
       // Claude Code on their side to tell about selections: these have nothing to do.
       case 'terminal.ack':
@@ -480,7 +494,7 @@ export class RelayHubClient extends HubClientBase {
         if (broadcast) this.#announced(message);
         return;
       case 'agentTerminalUpdated':
-        if (broadcast) this.#statusChanged(message.terminalId, message.status);
+        if (broadcast) this.#statusChanged(message);
         return;
       case 'terminalExit':
         if (broadcast) this.#withdrawn(message.terminalId);
@@ -498,11 +512,22 @@ export class RelayHubClient extends HubClientBase {
         return;
       }
       case 'permissionRequest':
-        this.approvals.add(message);
+        if (!this.agentPrompts.addPermission(message)) this.approvals.add(message);
         return;
       case 'permissionResponse':
-        // Switchboard extension: the machine settled a request for every viewer.
-        if (broadcast) this.approvals.settle(message.requestId, message);
+        // Switchboard extension: the machine settled a request for every viewer, or tells this one how its answer went.
+        if (broadcast) {
+          if (!this.agentPrompts.settle(message.requestId)) this.approvals.settle(message.requestId, message);
+        } else {
+          this.agentPrompts.result(message);
+        }
+        return;
+      case 'question':
+        if (!this.agentPrompts.addQuestion(message)) this.#warnOnce('question', `[switchboard] ignored a question that names no pane: ${message.question.slice(0, 80)}`);
+        return;
+      case 'questionResponse':
+        if (broadcast) this.agentPrompts.settle(message.requestId);
+        else this.agentPrompts.result(message);
         return;
       case 'terminalOpened':
       case 'terminalError':
@@ -543,6 +568,7 @@ export class RelayHubClient extends HubClientBase {
       createdBy: existing ? previous.createdBy : { kind: 'person', name: this.machineId },
       createdAt: existing ? previous.createdAt : parseTime(message.startedAt),
       ...stateOf(message.status, previous),
+      ...this.#agentOf(message.agent, previous),
     };
     const terminal = existing ?? this.#newTerminal(info);
     terminal.info = info;
@@ -551,13 +577,24 @@ export class RelayHubClient extends HubClientBase {
     this.dispatchEvent(existing ? 'terminal.changed' : 'terminal.added', info);
   }
 
-  #statusChanged(id: string, status: string): void {
-    const terminal = this.#terminals.get(id);
+  #statusChanged(message: RelayFields<'agentTerminalUpdated'>): void {
+    const terminal = this.#terminals.get(message.terminalId);
     if (!terminal) return;
-    const next = { ...terminal.info, ...stateOf(status, terminal.info) };
-    if (next.state === terminal.info.state && next.exitCode === terminal.info.exitCode) return;
+    const previous = terminal.info;
+    const next = { ...previous, ...stateOf(message.status, previous), ...this.#agentOf(message.agent, previous) };
+    if (next.state === previous.state && next.exitCode === previous.exitCode && JSON.stringify(next.agent) === JSON.stringify(previous.agent)) return;
     terminal.info = next;
     this.dispatchEvent('terminal.changed', next);
+  }
+
+  /** The agent a Switchboard machine says runs in the pane (the `agent` extension field); other daemons say nothing, which keeps what was known. */
+  #agentOf(agent: unknown, previous: TerminalInfo): Pick<TerminalInfo, 'agent'> {
+    if (agent === undefined) return previous.agent === undefined ? {} : { agent: previous.agent };
+    if (agent === null) return { agent: null };
+    const parsed = AgentStatus.safeParse(agent);
+    if (parsed.success) return { agent: parsed.data };
+    this.#warnOnce('agent', `[switchboard] ignored an agent state the app does not know: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    return { agent: null };
   }
 
   /** The machine stopped sharing a terminal (unshared, or its pane closed). */
@@ -684,6 +721,7 @@ export class RelayHubClient extends HubClientBase {
     this.#closed = true;
     this.#failAll(new ApiError('CONNECTION_CLOSED', 'the Hub client was disposed'));
     this.approvals.dispose();
+    this.agentPrompts.dispose();
     const socket = this.#socket;
     if (socket && (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING)) socket.close(1000, 'client disposed');
   }

@@ -6,152 +6,16 @@
  * local review; the machine going offline shows a banner and the view comes back with it.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it, type TestContext } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import { ControlClient } from '../../src/cli/controlClient.ts';
 import { RelayTokenStore } from '../../src/node/relay/server/relayTokens.ts';
-import { startServe, type ServeProcess } from '../integration/node/server/serveProcess.ts';
 import { pollUntil } from '../helpers/poll.ts';
+import { machineId, newPage, openRemote, screenshots, slow, startRemoteSetup, stop } from '../helpers/remoteRelay.ts';
 import { openApp, paneIds, typeInPane, useSharedBrowser, waitForPanes, waitForPaneText } from '../helpers/servedApp.ts';
-import { createTempHome, testEnv } from '../helpers/tempHome.ts';
 
 const browser = useSharedBrowser();
-const cliMain = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const machineId = 'home';
-/** Waits through two processes and the relay on a loaded 2-core machine: generous. */
-const slow = 30_000;
-
-interface RelayProcess {
-  child: ChildProcess;
-  url: string;
-  viewOrigin: string;
-  stderr(): string;
-  exited: Promise<void>;
-}
-
-async function startRelayProcess(tokensFile: string, home: string): Promise<RelayProcess> {
-  const child = spawn(process.execPath, [cliMain, 'relay', '--port', '0', '--tokens', tokensFile, '--json'], {
-    // A renderer built elsewhere (a run that must not rebuild dist/) is served when named.
-    env: { ...testEnv(home), SWITCHBOARD_LOG_LEVEL: 'warn', ...(process.env.SWITCHBOARD_RENDERER_DIR ? { SWITCHBOARD_RENDERER_DIR: process.env.SWITCHBOARD_RENDERER_DIR } : {}) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ready = await pollUntil(
-    () => {
-      if (child.exitCode !== null) throw new Error(`switchboard relay exited: ${stderr}`);
-      const line = stdout.split('\n').find((candidate) => candidate.startsWith('{'));
-      return line ? (JSON.parse(line) as { url: string; viewOrigin: string }) : undefined;
-    },
-    { timeoutMs: 20_000, what: 'the relay ready line' },
-  );
-  return { child, url: ready.url, viewOrigin: ready.viewOrigin, stderr: () => stderr, exited };
-}
-
-async function stop(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGINT');
-  const graceful = await Promise.race([exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 8_000).unref())]);
-  if (!graceful) {
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
-
-interface RemoteSetup {
-  relay: RelayProcess;
-  tokensFile: string;
-  serve: ServeProcess;
-  dirs: ReturnType<typeof createTempHome>;
-  daemonToken: string;
-  /** The viewer link, as `add-machine` prints it (with a viewer name). */
-  viewerLink: string;
-  startServe(): Promise<ServeProcess>;
-}
-
-/** A relay with machine "home", and `switchboard serve` on a temp HOME dialling it and sharing every pane (unless `shareAll: false`). */
-async function startRemoteSetup(t: TestContext, workspaceFiles: Record<string, string> = {}, options: { shareAll?: boolean } = {}): Promise<RemoteSetup> {
-  const dirs = createTempHome('sb-e2e-remote-');
-  t.after(() => dirs.dispose());
-  writeFileSync(join(dirs.home, '.bashrc'), "PS1='$ '\n");
-  for (const [name, content] of Object.entries(workspaceFiles)) writeFileSync(join(dirs.workspace, name), content);
-  const tokensFile = join(dirs.home, 'relay-tokens.json');
-  const tokens = await new RelayTokenStore({ filePath: tokensFile }).addMachine(machineId);
-  const relay = await startRelayProcess(tokensFile, dirs.home);
-  t.after(() => stop(relay.child, relay.exited));
-  const setup: RemoteSetup = {
-    relay,
-    tokensFile,
-    serve: undefined as unknown as ServeProcess,
-    dirs,
-    daemonToken: tokens.daemonToken,
-    viewerLink: `${relay.viewOrigin}/m/${machineId}/?token=${tokens.viewerToken}&name=phone`,
-    startServe: async () => {
-      const serve = await startServe({
-        args: ['--port', '0', '--relay', relay.url, '--machine-id', machineId, ...(options.shareAll === false ? [] : ['--share-all']), dirs.workspace],
-        home: dirs.home,
-        dataDir: dirs.dataDir,
-        env: { SWITCHBOARD_RELAY_TOKEN: tokens.daemonToken },
-      });
-      setup.serve = serve;
-      return serve;
-    },
-  };
-  await setup.startServe();
-  t.after(() => stop(setup.serve.child, setup.serve.exited));
-  return setup;
-}
-
-/** A fresh browser context (no cookies) and a page that must not throw or trip its CSP. */
-async function newPage(t: TestContext, shared: Browser): Promise<Page> {
-  const context = await shared.newContext({ viewport: { width: 1280, height: 800 } });
-  t.after(() => context.close());
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) problems.push(message.text());
-  });
-  t.after(() => assert.deepEqual(problems, [], 'the page threw or broke its CSP'));
-  return page;
-}
-
-/** Opens the viewer link and waits for the remote view of the machine. */
-async function openRemote(page: Page, link: string): Promise<void> {
-  await page.goto(link);
-  await page.locator(`.remote-machine[data-machine-id="${machineId}"]`).waitFor({ timeout: 20_000 });
-}
-
-/**
- * With SWITCHBOARD_SCREENSHOTS=DIR: the page at 1280×800 and 1000×700, light and dark, as
- * DIR/<name>-<scheme>-<width>.png; the page is left as it was (1280×800, dark).
- */
-async function screenshots(page: Page, name: string): Promise<void> {
-  const dir = process.env.SWITCHBOARD_SCREENSHOTS;
-  if (!dir) return;
-  for (const colorScheme of ['light', 'dark'] as const) {
-    for (const [width, height] of [[1280, 800], [1000, 700]] as const) {
-      await page.setViewportSize({ width, height });
-      await page.emulateMedia({ colorScheme });
-      // The app follows the system scheme (a media query listener), then fades colours: shoot once the transitions are over.
-      await page.waitForFunction((scheme) => document.documentElement.dataset.theme === scheme, colorScheme);
-      await page.evaluate(() => {
-        // Styles first, so the transitions the switch starts are there to wait for.
-        void document.body.offsetHeight;
-        return Promise.all(document.getAnimations().map((animation) => animation.finished));
-      });
-      await page.screenshot({ path: join(dir, `${name}-${colorScheme}-${width}.png`) });
-    }
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
 
 function remoteSidebar(page: Page) {
   return page.getByRole('navigation', { name: 'Sidebar' });

@@ -1,6 +1,7 @@
 /**
- * The remote view's sidebar: which machine this is (and that it is remote), its shared terminals
- * and the terminals this tab opened, and the way to its pending approvals. Views the relay cannot
+ * The remote view's sidebar: which machine this is (and that it is remote), what waits for the
+ * person (agents that ask or are done, pending reviews), its shared terminals with their agents'
+ * states and the terminals this tab opened, and the way to its pending approvals. Views the relay cannot
  * serve (History, Activity, Settings) are not offered.
  */
 import type { TerminalInfo } from '../../../src/common/api/contract.ts';
@@ -10,10 +11,12 @@ import { useWorkbench } from '../../app/WorkbenchContext.tsx';
 import { tooltipFor } from '../../app/keybindings.ts';
 import { CloseIcon, KeyboardIcon, LogoIcon, ReviewIcon, TerminalIcon } from '../../app/icons.tsx';
 import { compactPath } from '../../app/paths.ts';
+import { AgentStateLine } from '../agents/AgentStateLine.tsx';
 import { StatusDot, statusText } from '../sidebar/StatusDot.tsx';
 import { allTerminalIds } from '../terminals/layoutModel.ts';
 import { MachineIcon } from './remoteIcons.tsx';
 import { useApprovals } from './remoteClient.ts';
+import { RemoteWaitingForYou } from './RemoteWaitingForYou.tsx';
 
 export function RemoteSidebar({ client, connected }: { client: RelayHubClient | undefined; connected: boolean }) {
   const workbench = useWorkbench();
@@ -71,6 +74,8 @@ export function RemoteSidebar({ client, connected }: { client: RelayHubClient | 
         </button>
       </div>
 
+      <RemoteWaitingForYou client={client} />
+
       <div className="section-header">
         <span>Terminals on {machineId}</span>
         <span className="section-count">{sorted.length}</span>
@@ -102,8 +107,17 @@ function RemoteTerminalItem({ info, shown, current }: { info: TerminalInfo; show
   const exited = info.state === 'exited';
   // Terminals this tab started are "yours"; the rest are the machine's own panes it shares.
   const yours = info.createdBy.name === 'you';
+  const agent = info.agent ?? null;
   return (
-    <li className="terminal-item" data-terminal-item={info.id} data-current={current} data-shown={shown} data-state={info.state} data-opened-here={yours || undefined}>
+    <li
+      className="terminal-item"
+      data-terminal-item={info.id}
+      data-current={current}
+      data-shown={shown}
+      data-state={info.state}
+      data-opened-here={yours || undefined}
+      data-agent-state={agent?.state}
+    >
       <button
         type="button"
         className="terminal-item-main"
@@ -121,6 +135,7 @@ function RemoteTerminalItem({ info, shown, current }: { info: TerminalInfo; show
               </span>
             )}
           </span>
+          {agent && <AgentStateLine agent={agent} />}
           <span className="terminal-item-detail">{compactPath(info.cwd || '—', 26)}</span>
         </span>
         {exited && (

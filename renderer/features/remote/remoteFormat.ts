@@ -49,3 +49,23 @@ export function formatBytes(bytes: number | null): string {
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
+
+/** One row of the remote view's "Waiting for you": an agent that waits (the app's own entry) or a pending review of the machine. */
+export type RemoteWaitingEntry<Agent extends { since: number; key: string }, Review extends { requestId: string; openedAt: number }> =
+  | { kind: 'agent'; key: string; since: number; entry: Agent }
+  | { kind: 'review'; key: string; since: number; review: Review };
+
+/**
+ * The remote view's "Waiting for you", in the app's order: agents that wait and the machine's
+ * pending reviews, oldest first (ties: agents by their key, then reviews by id).
+ */
+export function remoteWaitingEntries<Agent extends { since: number; key: string }, Review extends { requestId: string; openedAt: number }>(
+  agents: readonly Agent[],
+  reviews: readonly Review[],
+): RemoteWaitingEntry<Agent, Review>[] {
+  const entries: RemoteWaitingEntry<Agent, Review>[] = [
+    ...agents.map((entry) => ({ kind: 'agent' as const, key: entry.key, since: entry.since, entry })),
+    ...reviews.map((review) => ({ kind: 'review' as const, key: `review:${review.requestId}`, since: review.openedAt, review })),
+  ];
+  return entries.sort((a, b) => a.since - b.since || a.key.localeCompare(b.key));
+}

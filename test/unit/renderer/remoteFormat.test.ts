@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { acceptEffect, diffLines, formatAgo, formatBytes } from '../../../renderer/features/remote/remoteFormat.ts';
+import { acceptEffect, diffLines, formatAgo, formatBytes, remoteWaitingEntries } from '../../../renderer/features/remote/remoteFormat.ts';
 
 describe('remote view formatting', () => {
   it('tells the lines of a unified diff apart', () => {
@@ -28,5 +28,21 @@ describe('remote view formatting', () => {
     assert.equal(acceptEffect({ apply: false, change: 'delete' }, 'home'), 'Accept: the requester gets the change and deletes the file itself; Switchboard writes nothing.');
     // A daemon that does not say gets no guess.
     assert.equal(acceptEffect({ change: 'modify', source: { name: 'x' } }, 'home'), undefined);
+  });
+});
+
+describe('remoteWaitingEntries', () => {
+  it('merges waiting agents and pending reviews, oldest first', () => {
+    const entries = remoteWaitingEntries(
+      [
+        { key: 'agent:t-1:30', since: 30 },
+        { key: 'agent:t-2:10', since: 10 },
+      ],
+      [{ requestId: 'rv-1', openedAt: 20 }],
+    );
+    assert.deepEqual(
+      entries.map((entry) => entry.key),
+      ['agent:t-2:10', 'review:rv-1', 'agent:t-1:30'],
+    );
   });
 });
