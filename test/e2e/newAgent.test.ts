@@ -117,3 +117,64 @@ describe('New agent: start an agent in its own worktree in one step', () => {
     await again.waitFor({ state: 'detached' });
   });
 });
+
+describe('Settings → Agent profiles', () => {
+  it('lists the built-in profiles with what was looked for, adds a profile of your own that New agent then offers, and refuses bad input by field', async (t) => {
+    const { page, app } = await openFreshApp(browser(), t, { env: { PATH: '/usr/bin:/bin' } });
+    const agentPath = writeFakeAgent(app.home);
+    await page.getByRole('button', { name: 'Settings' }).click();
+    const section = page.getByRole('region', { name: 'Agent profiles' });
+    const claude = section.locator('[data-profile="claude"]');
+    await claude.waitFor();
+    assert.match(await claude.innerText(), /Claude Code[\s\S]*built in[\s\S]*not installed: looked for claude — not found on PATH \(\/usr\/bin:\/bin\)/);
+    // Claude Code asks before edits by default, so they reach Review; the switch says so.
+    const review = claude.getByRole('checkbox', { name: /Review edits in Switchboard/ });
+    assert.equal(await review.isChecked(), true);
+
+    await section.getByRole('button', { name: 'Add a profile…' }).click();
+    const form = section.getByRole('form', { name: 'New profile' });
+    await form.getByLabel('Id', { exact: true }).fill('My Agent');
+    await form.getByLabel('Name', { exact: true }).fill('My agent');
+    await form.getByLabel(/^Command/).fill(agentPath);
+    await form.getByRole('button', { name: 'Save profile' }).click();
+    await form.getByRole('alert').getByText(/^Id: profile ids are lowercase letters/).waitFor();
+    await form.getByLabel('Id', { exact: true }).fill('mine');
+    await form.getByLabel(/^Environment/).fill('NOT AN ASSIGNMENT');
+    await form.getByRole('button', { name: 'Save profile' }).click();
+    await form.getByRole('alert').getByText('Environment: "NOT AN ASSIGNMENT" is not NAME=value.').waitFor();
+    await form.getByLabel(/^Environment/).fill('MY_AGENT_MODE=careful');
+    await form.getByLabel('After a restart').selectOption('args');
+    await form.getByLabel(/^Resume arguments/).fill('--continue');
+    await shoot(page, 'settings-agent-profile-form');
+    await form.getByRole('button', { name: 'Save profile' }).click();
+    await form.waitFor({ state: 'detached' });
+    const mine = section.locator('[data-profile="mine"]');
+    await mine.waitFor();
+    assert.match(await mine.innerText(), new RegExp(`My agent[\\s\\S]*yours[\\s\\S]*installed: ${agentPath}`));
+    await shoot(page, 'settings-agent-profiles');
+
+    // Stored in the data dir's settings, as the Hub validated it.
+    const stored = JSON.parse(readFileSync(join(app.dataDir, 'settings.json'), 'utf8')) as { agentProfiles: unknown[] };
+    assert.deepEqual(stored.agentProfiles, [
+      { id: 'mine', name: 'My agent', kind: 'custom', command: agentPath, args: [], env: { MY_AGENT_MODE: 'careful' }, prompt: { kind: 'argument' }, resume: { kind: 'args', resumeArgs: ['--continue'] }, reviewEditsInSwitchboard: true },
+    ]);
+
+    // Turning Claude Code's switch off stores an override of the built-in profile; Reset drops it.
+    await review.uncheck();
+    await claude.getByText('built in · changed').waitFor();
+    await claude.getByRole('button', { name: 'Reset Claude Code' }).click();
+    await claude.getByText('built in · changed').waitFor({ state: 'detached' });
+    assert.equal(await review.isChecked(), true);
+
+    // New agent offers it, installed.
+    await page.keyboard.press('Control+Shift+A');
+    const dialog = page.getByRole('dialog', { name: 'New agent' });
+    const option = dialog.getByLabel('Agent').locator('option', { hasText: 'My agent' });
+    await option.waitFor({ state: 'attached' });
+    assert.equal(await option.isDisabled(), false);
+    await page.keyboard.press('Escape');
+
+    await mine.getByRole('button', { name: 'Delete My agent' }).click();
+    await mine.waitFor({ state: 'detached' });
+  });
+});

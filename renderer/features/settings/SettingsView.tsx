@@ -7,6 +7,7 @@ import { ShortcutsList } from '../shortcuts/ShortcutsList.tsx';
 import { ControlTokensSection } from './ControlTokensSection.tsx';
 import { RemoteAccessSection } from '../relay/RemoteAccessSection.tsx';
 import { SwitchSetting } from './SwitchSetting.tsx';
+import { AgentProfilesSection } from '../workspaces/AgentProfilesSection.tsx';
 
 const themeChoices: { value: Settings['theme']; label: string }[] = [
   { value: 'system', label: 'System' },
@@ -155,7 +156,23 @@ export function SettingsView() {
             checked={settings.agentDoNotDisturb}
             onChange={(agentDoNotDisturb) => void workbench.updateSettings({ agentDoNotDisturb })}
           />
+          <TextSetting
+            label="Worktrees folder"
+            help="Where New agent makes each agent's git worktree (a folder per repository inside it). Empty: beside the repository, in <repository>-worktrees. Never inside a repository."
+            value={settings.worktreesFolder}
+            placeholder="beside each repository"
+            onCommit={(worktreesFolder) => void workbench.updateSettings({ worktreesFolder })}
+          />
+          <NumberSetting
+            label="Setup script time limit"
+            help="Seconds a repository's .switchboard/setup may run before the agent's start is given up and its worktree removed."
+            value={settings.agentSetupTimeoutSec}
+            schema={Settings.shape.agentSetupTimeoutSec}
+            onCommit={(agentSetupTimeoutSec) => void workbench.updateSettings({ agentSetupTimeoutSec })}
+          />
         </section>
+
+        <AgentProfilesSection settings={settings} />
 
         <ControlTokensSection settings={settings} />
 
