@@ -153,6 +153,7 @@ export class Hub implements IDisposable {
         logger: this.#logger.child('window'),
         terminalInfo: (id) => this.#ptyHost.get(id)?.info,
         notRecorded: (id) => this.#history.isExcluded(id),
+        agentOf: (id) => this.#workspaces.restoreDataOf(id),
       }),
     );
     this.#store.add(this.#ptyHost.onDidChangeTerminal((info) => this.#windowState.noteTerminalChanged(info)));
@@ -432,6 +433,7 @@ export class Hub implements IDisposable {
       history: this.#restoreHistorySource(),
       fallbackCwd: this.workspaceFolders[0]!,
       excludeFromHistory: (terminalId) => this.#history.setRecording(terminalId, false),
+      restoreAgent: (request) => this.#workspaces.restoreAgentPane(request),
       logger,
     });
     if (!restored) return;

@@ -207,6 +207,31 @@ export const AgentStartResult = z.object({
 });
 export type AgentStartResult = z.infer<typeof AgentStartResult>;
 
+/**
+ * A pane started from a profile, as the UI shows it (the sidebar's agent group, "Back after a
+ * restart"). Panes brought back after a restart are `resumed` (the profile's resume command, in
+ * the same folder) or `not-resumed` (a shell under the last screen; `reason` says why, and
+ * `agent.restart` is the Start again button).
+ */
+export const AgentPaneInfo = z.object({
+  terminalId: TerminalId,
+  profile: AgentProfileId,
+  profileName: z.string(),
+  sessionId: z.string().nullable(),
+  /** The worktree it works in; null when started in a plain folder. */
+  worktreePath: z.string().nullable(),
+  cwd: z.string(),
+  /** The task it was started with. */
+  prompt: z.string().nullable(),
+  origin: z.enum(['started', 'resumed', 'not-resumed']),
+  /** not-resumed: the profile cannot resume, its program is not installed (any more), the profile is gone, or the worktree's folder is. */
+  reason: z.enum(['cannot-resume', 'not-installed', 'profile-missing', 'worktree-missing']).nullable(),
+  /** not-resumed: the same for people ("the worktree /src/app-worktrees/x is gone"). */
+  message: z.string().nullable(),
+  portBase: z.number().int().nullable(),
+});
+export type AgentPaneInfo = z.infer<typeof AgentPaneInfo>;
+
 export const FileChangeStatus = z.enum(['added', 'modified', 'deleted', 'renamed', 'copied', 'typechange']);
 export type FileChangeStatus = z.infer<typeof FileChangeStatus>;
 
@@ -371,6 +396,14 @@ export const workspaceMethods = {
   /** Per-file or per-hunk discard in the working tree; answers the worktree as it is after. */
   'worktree.discard': { params: WorktreeDiscardParams, result: WorktreeInfo },
   'worktree.finish': { params: WorktreeFinishParams, result: WorktreeFinishResult },
+  /** The panes started from a profile that are open now (started this run, resumed, or not resumed after a restart). */
+  'agent.panes': { params: z.object({}).strict(), result: z.array(AgentPaneInfo) },
+  /**
+   * Start again: the pane's profile started afresh in the same folder (its worktree kept), with a
+   * new session, in a new pane under the same name; the old pane is closed (`terminal.removed`), so
+   * the UI puts the new one where it was. `prompt: true` sends the original task again.
+   */
+  'agent.restart': { params: z.object({ terminalId: TerminalId, prompt: z.boolean().optional() }).strict(), result: AgentStartResult },
   /** The branch name `agent.start` would derive from a task (for the New agent dialog's editable field). */
   'worktree.suggestBranch': {
     params: z.object({ folder: WorkspacePath, task: z.string().max(WorkspaceLimits.promptChars) }).strict(),
@@ -379,6 +412,8 @@ export const workspaceMethods = {
 } as const;
 
 export const workspaceEvents = {
+  /** The list `agent.panes` answers changed (an agent started, was resumed, its pane closed). */
+  'agent.panesChanged': z.array(AgentPaneInfo),
   /** A worktree's changes, ahead count or pane changed (after file changes settle, debounced); or it was made. */
   'worktree.changed': WorktreeInfo,
   /** A worktree was finished (merged, kept as a branch, discarded) or its record dropped. */

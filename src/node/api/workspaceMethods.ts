@@ -18,6 +18,9 @@ export function createWorkspaceMethods(workspaces: WorkspaceService): WorkspaceM
   return {
     'agent.profiles': async () => await workspaces.profileAvailability(),
     'agent.start': async (params, context, creator) => await workspaces.startAgent(params, creator ?? context?.connection.peer ?? { kind: 'person', name: 'you' }),
+    'agent.panes': () => workspaces.panes(),
+    'agent.restart': async ({ terminalId, prompt }, context, creator) =>
+      await workspaces.restartAgent(terminalId, { prompt: prompt === true }, creator ?? context?.connection.peer ?? { kind: 'person', name: 'you' }),
     'worktree.list': async ({ repoRoot }) => await workspaces.list({ repoRoot }),
     'worktree.diff': async (params) => await workspaces.diff(params),
     'worktree.discard': async (params) => await workspaces.discard(params),

@@ -12,6 +12,20 @@ import type { PtyHost } from '../pty/ptyHost.ts';
 import type { RecordedTail } from '../history/historyStore.ts';
 import { renderLastScreen } from './lastScreen.ts';
 import { layoutTerminalIds, type WindowStateFile } from './windowState.ts';
+import type { AgentPaneRestore } from '../workspaces/agentRestore.ts';
+
+/** A pane that ran an agent from a profile, to bring back as that agent (see WorkspaceService.restoreAgentPane). */
+export interface AgentPaneRestoreRequest {
+  agent: AgentPaneRestore;
+  name: string | undefined;
+  cols: number | undefined;
+  rows: number | undefined;
+  /** The previous session's last screen (with its line break), '' when none. */
+  lastScreen: string;
+  from: RestoredFrom;
+  notRecorded: boolean;
+  fallbackCwd: string;
+}
 
 /** What restore needs from History: the newest recorded session of a terminal id, and its tail. */
 export interface RestoreHistorySource {
@@ -42,6 +56,8 @@ export interface RestoreOptions {
    * History writes anything of it: a privacy choice holds from the first byte.
    */
   excludeFromHistory: (terminalId: string) => void;
+  /** Brings back a pane started from an agent profile; answers its new terminal id. Absent: such panes come back as shells. */
+  restoreAgent?: (request: AgentPaneRestoreRequest) => Promise<string>;
   logger: ILogger;
 }
 
@@ -63,12 +79,28 @@ export async function restoreWindow(options: RestoreOptions): Promise<RestoredWi
       const previous = lookUpPrevious(history, oldId, saved?.restoredFromSessionId ?? null, logger);
       const from: RestoredFrom = { sessionId: previous?.id ?? null, endedAt: previous?.endedAt ?? null };
       const screen = previous && history ? await lastScreenOf(history, previous, logger) : '';
-      const cwd = saved && (await isDirectory(saved.cwd)) ? saved.cwd : options.fallbackCwd;
       const notRecorded = saved?.notRecorded === true;
+      const size = previous ? { cols: clamp(previous.cols, TerminalConstants.minCols, TerminalConstants.maxCols), rows: clamp(previous.rows, TerminalConstants.minRows, TerminalConstants.maxRows) } : null;
+      if (saved?.agent && options.restoreAgent) {
+        const id = await options.restoreAgent({
+          agent: saved.agent,
+          name: saved.name,
+          cols: size?.cols,
+          rows: size?.rows,
+          lastScreen: screen,
+          from,
+          notRecorded,
+          fallbackCwd: options.fallbackCwd,
+        });
+        if (notRecorded) excludeFromHistory(options, id, logger);
+        newIds.set(oldId, id);
+        continue;
+      }
+      const cwd = saved && (await isDirectory(saved.cwd)) ? saved.cwd : options.fallbackCwd;
       const info = await ptyHost.create({
         cwd,
         ...(saved ? { name: saved.name } : {}),
-        ...(previous ? { cols: clamp(previous.cols, TerminalConstants.minCols, TerminalConstants.maxCols), rows: clamp(previous.rows, TerminalConstants.minRows, TerminalConstants.maxRows) } : {}),
+        ...(size ?? {}),
         createdBy: { kind: 'person', name: 'you' },
         restore: { preamble: screen + restoredBanner(from, { notRecorded }), from },
       });

@@ -11,6 +11,7 @@ import { Layout, TerminalId, type TerminalInfo } from '../../common/api/contract
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
 import { writePrivateFileAtomic } from '../paths.ts';
+import { AgentPaneRestore } from '../workspaces/agentRestore.ts';
 
 export const WindowStateFile = z
   .object({
@@ -34,6 +35,8 @@ export const WindowStateFile = z
            * pane is not recorded either. Absent (files written before it existed): recorded.
            */
           notRecorded: z.boolean().optional(),
+          /** A pane started from an agent profile: restored as that agent (resumed when it can be). Absent: a plain pane. */
+          agent: AgentPaneRestore.optional(),
         })
         .strict(),
     ),
@@ -90,6 +93,8 @@ export interface WindowStateRecorderOptions {
   terminalInfo: (id: string) => TerminalInfo | undefined;
   /** Whether "don't record" was chosen for a terminal (History). */
   notRecorded: (id: string) => boolean;
+  /** The agent profile a pane was started from, if it was (agent workspaces). */
+  agentOf?: (id: string) => AgentPaneRestore | undefined;
 }
 
 export class WindowStateRecorder implements IDisposable {
@@ -164,6 +169,8 @@ export class WindowStateRecorder implements IDisposable {
       if (!info) continue;
       panes[id] = { name: info.name, cwd: info.cwd, restoredFromSessionId: info.restoredFrom?.sessionId ?? null };
       if (this.#options.notRecorded(id)) panes[id].notRecorded = true;
+      const agent = this.#options.agentOf?.(id);
+      if (agent) panes[id].agent = agent;
     }
     const state: WindowStateFile = { version: 1, savedAt: Date.now(), layout, panes };
     const { filePath, logger } = this.#options;

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import type { Creator, EventPayload, HubEvent, Settings } from '../../common/api/contract.ts';
 import { ApiError, isApiError } from '../../common/api/errors.ts';
 import {
+  type AgentPaneInfo,
   type AgentProfile,
   type AgentProfileAvailability,
   type AgentStartParams,
@@ -56,6 +57,8 @@ import {
   worktreeState,
 } from './worktreeGit.ts';
 import { type WorktreeRecord, WorktreeRegistry } from './worktreeRegistry.ts';
+import type { AgentPaneRestore } from './agentRestore.ts';
+import type { AgentPaneRestoreRequest } from '../layout/sessionRestore.ts';
 import { WorktreeWatcher } from './worktreeWatcher.ts';
 
 export interface WorkspaceServiceOptions {
@@ -70,12 +73,17 @@ export interface WorkspaceServiceOptions {
 export interface AgentPaneRecord {
   terminalId: string;
   profile: string;
+  profileName: string;
   sessionId: string | null;
   /** The worktree it works in; null when started in a plain folder. */
   worktreePath: string | null;
   cwd: string;
-  portSlot: number;
+  /** Its port range's slot; null for a pane that runs no agent (not resumed after a restart). */
+  portSlot: number | null;
   prompt: string | null;
+  origin: AgentPaneInfo['origin'];
+  reason: AgentPaneInfo['reason'];
+  message: string | null;
 }
 
 /** The setup script's place in a repository. */
@@ -106,6 +114,7 @@ export class WorkspaceService implements IDisposable {
         const agent = this.#agents.get(id);
         if (!agent) return;
         this.#agents.delete(id);
+        this.#panesChanged();
         if (agent.worktreePath) void this.#refresh(agent.worktreePath);
       }),
     );
@@ -136,6 +145,165 @@ export class WorkspaceService implements IDisposable {
     const profile = profiles.find((entry) => entry.id === id);
     if (!profile) throw new ApiError('NOT_FOUND', `no agent profile "${id}" (profiles: ${profiles.map((entry) => entry.id).join(', ')})`);
     return profile;
+  }
+
+  /** The agent panes open now (see AgentPaneInfo). */
+  panes(): AgentPaneInfo[] {
+    return [...this.#agents.values()]
+      .filter((agent) => this.#options.ptyHost.get(agent.terminalId))
+      .map((agent) => ({
+        terminalId: agent.terminalId,
+        profile: agent.profile,
+        profileName: agent.profileName,
+        sessionId: agent.sessionId,
+        worktreePath: agent.worktreePath,
+        cwd: agent.cwd,
+        prompt: agent.prompt,
+        origin: agent.origin,
+        reason: agent.reason,
+        message: agent.message,
+        portBase: agent.portSlot === null ? null : WorkspaceLimits.firstPortBase + agent.portSlot * WorkspaceLimits.portsPerAgent,
+      }));
+  }
+
+  #panesChanged(): void {
+    if (!this.#disposed) this.#options.emit('agent.panesChanged', this.panes());
+  }
+
+  /** What the window state keeps of an agent pane, so a restart brings the agent back. */
+  restoreDataOf(terminalId: string): AgentPaneRestore | undefined {
+    const agent = this.#agents.get(terminalId);
+    if (!agent) return undefined;
+    return { profile: agent.profile, sessionId: agent.sessionId, worktreePath: agent.worktreePath, cwd: agent.cwd, prompt: agent.prompt };
+  }
+
+  /**
+   * Back after a restart: the agent resumed with its profile's resume command in the same folder,
+   * under its last screen; or, when that cannot be (the profile cannot resume, its program or the
+   * profile is gone, the worktree's folder is gone), a shell under the last screen with a line
+   * that says why — never silently another folder. Answers the new terminal id.
+   */
+  async restoreAgentPane(request: AgentPaneRestoreRequest): Promise<string> {
+    const { agent } = request;
+    const profile = this.profiles().find((entry) => entry.id === agent.profile);
+    const profileName = profile?.name ?? agent.profile;
+    const record = agent.worktreePath ? this.#registry.get(agent.worktreePath) : undefined;
+    const size = { ...(request.cols ? { cols: request.cols } : {}), ...(request.rows ? { rows: request.rows } : {}) };
+    const createdBy: Creator = { kind: 'person', name: 'you' };
+    let reason: AgentPaneInfo['reason'] = null;
+    let message: string | null = null;
+    let agentPath: string | null = null;
+    const folderGone = !(await exists(agent.cwd)) || (agent.worktreePath !== null && !(await exists(agent.worktreePath)));
+    if (folderGone) {
+      reason = 'worktree-missing';
+      message = agent.worktreePath ? `the worktree ${agent.worktreePath} is gone` : `the folder ${agent.cwd} is gone`;
+    } else if (!profile) {
+      reason = 'profile-missing';
+      message = `there is no agent profile "${agent.profile}" any more`;
+    } else if (profile.resume.kind === 'none' || (profile.resume.kind === 'session' && !agent.sessionId)) {
+      reason = 'cannot-resume';
+      message = `${profile.name} cannot be resumed`;
+    } else {
+      const availability = await profileAvailability(profile);
+      if (!availability.installed || !availability.resolvedPath) {
+        reason = 'not-installed';
+        message = `${profile.name} is not installed: \`${profile.command}\` ${availability.reason ?? 'was not found'}`;
+      } else {
+        agentPath = availability.resolvedPath;
+      }
+    }
+    if (profile && agentPath !== null && this.#liveAgentCount() < WorkspaceLimits.maxConcurrentAgents) {
+      const slot = this.#takePortSlot();
+      try {
+        const session = await this.#options.ptyHost.create({
+          file: agentPath,
+          args: buildAgentArgs(profile, { mode: 'resume', sessionId: agent.sessionId }),
+          cwd: agent.cwd,
+          env: agentEnvironment(profile, WorkspaceLimits.firstPortBase + slot * WorkspaceLimits.portsPerAgent, agent.worktreePath),
+          shellIntegration: false,
+          createdBy,
+          ...(request.name ? { name: request.name } : {}),
+          ...size,
+          restore: { preamble: request.lastScreen + agentBanner(`resumed · ${profileName}${endedAt(request.from.endedAt)}`, 'dim'), from: request.from },
+        });
+        this.#agents.set(session.id, { terminalId: session.id, profile: profile.id, profileName, sessionId: agent.sessionId, worktreePath: agent.worktreePath, cwd: agent.cwd, portSlot: slot, prompt: agent.prompt, origin: 'resumed', reason: null, message: null });
+        this.#panesChanged();
+        if (agent.worktreePath) void this.#refresh(agent.worktreePath);
+        return session.id;
+      } finally {
+        this.#pendingSlots.delete(slot);
+      }
+    }
+    if (agentPath !== null) {
+      reason = 'cannot-resume';
+      message = `${WorkspaceLimits.maxConcurrentAgents} agents are running already`;
+    }
+    // A shell where the agent worked (or, with its folder gone, in the repository or the workspace, said so).
+    const cwd = !folderGone ? agent.cwd : record && (await exists(record.repoRoot)) ? record.repoRoot : request.fallbackCwd;
+    const session = await this.#options.ptyHost.create({
+      cwd,
+      createdBy,
+      ...(request.name ? { name: request.name } : {}),
+      ...size,
+      restore: {
+        preamble: request.lastScreen + agentBanner(`not resumed · ${message ?? ''}${folderGone ? ` · this is a shell in ${cwd}` : ''}`, 'warn'),
+        from: request.from,
+      },
+    });
+    this.#agents.set(session.id, { terminalId: session.id, profile: agent.profile, profileName, sessionId: agent.sessionId, worktreePath: agent.worktreePath, cwd: agent.cwd, portSlot: null, prompt: agent.prompt, origin: 'not-resumed', reason, message });
+    this.#panesChanged();
+    return session.id;
+  }
+
+  /** Start again (see `agent.restart`): a fresh start of the pane's profile in its folder, in a new pane that replaces it. */
+  async restartAgent(terminalId: string, options: { prompt: boolean }, createdBy: Creator): Promise<AgentStartResult> {
+    const agent = this.#agents.get(terminalId);
+    if (!agent || !this.#options.ptyHost.get(terminalId)) throw new ApiError('NOT_FOUND', `terminal ${terminalId} is not an agent pane Switchboard started`);
+    if (!(await exists(agent.cwd))) throw new ApiError('NOT_FOUND', `${agent.cwd} is gone: the agent cannot start there again`);
+    const profile = this.#profile(agent.profile);
+    const name = this.#options.ptyHost.get(terminalId)!.info.name;
+    const availability = await profileAvailability(profile);
+    if (!availability.installed || availability.resolvedPath === null) {
+      throw new ApiError('PROFILE_NOT_INSTALLED', `${profile.name} is not installed: \`${profile.command}\` ${availability.reason ?? 'was not found'}`);
+    }
+    // The old pane goes first, so the new one can take its name and its slot.
+    this.#agents.delete(terminalId);
+    await this.#options.ptyHost.close(terminalId);
+    if (this.#liveAgentCount() + this.#starting >= WorkspaceLimits.maxConcurrentAgents) {
+      throw new ApiError('AGENT_LIMIT', `${WorkspaceLimits.maxConcurrentAgents} agents are running, the most Switchboard starts at once; finish or close one first`);
+    }
+    const slot = this.#takePortSlot();
+    this.#starting++;
+    try {
+      const sessionId = profile.resume.kind === 'session' ? randomUUID() : null;
+      const prompt = options.prompt && agent.prompt ? agent.prompt : undefined;
+      const portBase = WorkspaceLimits.firstPortBase + slot * WorkspaceLimits.portsPerAgent;
+      const session = await this.#options.ptyHost.create({
+        file: availability.resolvedPath,
+        args: buildAgentArgs(profile, { mode: 'start', prompt, sessionId }),
+        cwd: agent.cwd,
+        env: agentEnvironment(profile, portBase, agent.worktreePath),
+        name: this.#unusedPaneName(name),
+        shellIntegration: false,
+        createdBy,
+      });
+      this.#agents.set(session.id, { terminalId: session.id, profile: profile.id, profileName: profile.name, sessionId, worktreePath: agent.worktreePath, cwd: agent.cwd, portSlot: slot, prompt: agent.prompt, origin: 'started', reason: null, message: null });
+      this.#panesChanged();
+      const record = agent.worktreePath ? this.#registry.get(agent.worktreePath) : undefined;
+      return {
+        terminalId: session.id,
+        name: session.info.name,
+        profile: profile.id,
+        cwd: agent.cwd,
+        ...(record ? { worktree: { path: record.path, branch: record.branch, base: record.base } } : {}),
+        sessionId,
+        portBase,
+        setupRan: false,
+      };
+    } finally {
+      this.#starting--;
+      this.#pendingSlots.delete(slot);
+    }
   }
 
   async suggestBranch(folder: string, task: string): Promise<{ branch: string; base: string | null; isRepository: boolean; reason: string | null }> {
@@ -185,14 +353,7 @@ export class WorkspaceService implements IDisposable {
       const sessionId = profile.resume.kind === 'session' ? randomUUID() : null;
       const args = buildAgentArgs(profile, { mode: 'start', prompt: params.prompt, sessionId });
       const portBase = WorkspaceLimits.firstPortBase + slot * WorkspaceLimits.portsPerAgent;
-      const env: Record<string, string> = {
-        ...profile.env,
-        PORT: String(portBase),
-        SWITCHBOARD_PORT_BASE: String(portBase),
-        SWITCHBOARD_PORT_COUNT: String(WorkspaceLimits.portsPerAgent),
-        SWITCHBOARD_AGENT_PROFILE: profile.id,
-        ...(worktree ? { SWITCHBOARD_WORKTREE: worktree.path } : {}),
-      };
+      const env = agentEnvironment(profile, portBase, worktree?.path ?? null);
       const nonce = newSetupNonce();
       const session = await this.#options.ptyHost.create({
         ...(setup ? { file: '/bin/sh', args: setupLaunchArgs(setup, nonce, agentPath, args) } : { file: agentPath, args }),
@@ -208,11 +369,15 @@ export class WorkspaceService implements IDisposable {
       this.#agents.set(session.id, {
         terminalId: session.id,
         profile: profile.id,
+        profileName: profile.name,
         sessionId,
         worktreePath: worktree?.path ?? null,
         cwd,
         portSlot: slot,
         prompt: params.prompt ?? null,
+        origin: 'started',
+        reason: null,
+        message: null,
       });
       if (setup) {
         const timeoutSec = settings.agentSetupTimeoutSec;
@@ -242,6 +407,7 @@ export class WorkspaceService implements IDisposable {
         this.#watch(worktree.path);
         void this.#refresh(worktree.path);
       }
+      this.#panesChanged();
       this.#logger.info('agent started', { terminalId: session.id, profile: profile.id, cwd, worktree: worktree?.path ?? null, setup: setup !== null });
       return {
         terminalId: session.id,
@@ -255,7 +421,7 @@ export class WorkspaceService implements IDisposable {
       };
     } catch (error) {
       if (terminalId !== null) {
-        this.#agents.delete(terminalId);
+        if (this.#agents.delete(terminalId)) this.#panesChanged();
         await this.#options.ptyHost.close(terminalId).catch((closeError: unknown) => this.#logger.warn('cannot close a failed agent pane', { error: String(closeError) }));
       }
       if (worktree) await this.#undoWorktree(worktree);
@@ -506,7 +672,7 @@ export class WorkspaceService implements IDisposable {
     let count = 0;
     for (const agent of this.#agents.values()) {
       const session = this.#options.ptyHost.get(agent.terminalId);
-      if (session && !session.exitStatus) count++;
+      if (agent.portSlot !== null && session && !session.exitStatus) count++;
     }
     return count;
   }
@@ -516,7 +682,7 @@ export class WorkspaceService implements IDisposable {
     const used = new Set(this.#pendingSlots);
     for (const agent of this.#agents.values()) {
       const session = this.#options.ptyHost.get(agent.terminalId);
-      if (session && !session.exitStatus) used.add(agent.portSlot);
+      if (agent.portSlot !== null && session && !session.exitStatus) used.add(agent.portSlot);
     }
     let slot = 0;
     while (used.has(slot)) slot++;
@@ -551,4 +717,29 @@ function taskName(prompt: string | undefined): string | null {
   const line = prompt.split('\n')[0]!.trim();
   if (line.length === 0) return null;
   return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+}
+
+/** The agent's own environment: its profile's, its port range and where it works. */
+function agentEnvironment(profile: AgentProfile, portBase: number, worktreePath: string | null): Record<string, string> {
+  return {
+    ...profile.env,
+    PORT: String(portBase),
+    SWITCHBOARD_PORT_BASE: String(portBase),
+    SWITCHBOARD_PORT_COUNT: String(WorkspaceLimits.portsPerAgent),
+    SWITCHBOARD_AGENT_PROFILE: profile.id,
+    ...(worktreePath ? { SWITCHBOARD_WORKTREE: worktreePath } : {}),
+  };
+}
+
+/** The rule under a restored agent pane's last screen: dim for resumed, yellow for what needs the person. */
+function agentBanner(text: string, tone: 'dim' | 'warn'): string {
+  const style = tone === 'dim' ? '\x1b[2m' : '\x1b[33m';
+  return `\x1b[0m${style}── ${text.replace(/[\x00-\x1f\x7f]/g, '?')} ──\x1b[0m\r\n`;
+}
+
+function endedAt(epochMs: number | null): string {
+  if (epochMs === null) return '';
+  const date = new Date(epochMs);
+  const pad = (value: number) => String(value).padStart(2, '0');
+  return ` · ended ${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
