@@ -14,9 +14,10 @@ import { historyRecordingCase } from './cases/historyRecording.ts';
 import { historySearchCase } from './cases/historySearch.ts';
 import { ideReviewCase } from './cases/ideReview.ts';
 import { agentStateCase } from './cases/agentState.ts';
+import { agentWorkspacesCase } from './cases/agentWorkspaces.ts';
 import type { BenchCase } from './benchCase.ts';
 
-const cases: BenchCase[] = [ptyFloodCase, oscScanCase, controlSocketCase, historyRecordingCase, historyIngestCase, historySearchCase, ideReviewCase, relayThroughputCase, relayLatencyCase, agentStateCase];
+const cases: BenchCase[] = [ptyFloodCase, oscScanCase, controlSocketCase, historyRecordingCase, historyIngestCase, historySearchCase, ideReviewCase, relayThroughputCase, relayLatencyCase, agentStateCase, agentWorkspacesCase];
 
 async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');
