@@ -49,7 +49,7 @@ export function ReviewList() {
   return (
     <div className="review-list" onKeyDown={onKeyDown}>
       <div className="review-list-search">
-        <input type="search" placeholder="Filter by file, title, agent or branch" aria-label="Filter reviews" value={query} onChange={(event) => setQuery(event.target.value)} />
+        <input type="search" placeholder="Filter by file, title or agent" aria-label="Filter reviews" value={query} onChange={(event) => setQuery(event.target.value)} />
       </div>
       <div className="review-list-scroll">
         <section aria-label="Pending">

@@ -215,9 +215,12 @@ function WorktreeHeader({ info, onProblem }: { info: WorktreeInfo; onProblem(pro
           onConfirm: () => void finish('discard', true),
         });
       } else if (code === 'MERGE_CONFLICT') {
+        // The notice says it all; the form would push the diff out of a short window.
+        setAsking(null);
         onProblem({ kind: 'conflict', base: info.base, branch: info.branch, files: conflictFiles(text), message: text });
       } else {
         const title = code === 'BASE_DIRTY' ? `${info.base} has uncommitted changes` : mode === 'merge' ? 'Could not merge' : mode === 'branch' ? 'Could not keep the branch' : 'Could not discard';
+        if (code === 'BASE_DIRTY') setAsking(null);
         onProblem({ kind: 'other', title, message: text, code });
       }
     } finally {
@@ -452,7 +455,7 @@ function CommentsBar({ info, composing, onComposed }: { info: WorktreeInfo; comp
             {comments.length === 0 ? 'No comments' : `${plural(comments.length, 'comment')} ${open ? '▾' : '▸'}`}
           </button>
           {sent && (
-            <span className="worktree-sent" role="status">
+            <span className="worktree-sent" role="status" title={sent}>
               {sent}
             </span>
           )}

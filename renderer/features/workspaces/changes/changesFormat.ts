@@ -18,9 +18,12 @@ export function commentsMessage(comments: readonly LineComment[]): string {
     .join('\n');
 }
 
-/** The files a MERGE_CONFLICT names ("… conflicts in: a.txt, b/c.ts. The merge was aborted …"). */
+/**
+ * The files a MERGE_CONFLICT names: "… would conflict in: a.txt, b/c.ts. Nothing was committed …"
+ * (found before anything is touched) or "… conflicts in: a.txt. The merge was aborted …".
+ */
 export function conflictFiles(message: string): string[] {
-  const match = /conflicts in: (.*?)\. The merge was aborted/s.exec(message);
+  const match = /conflicts? in: (.*?)\. (?=[A-Z])/s.exec(message);
   if (!match) return [];
   return match[1]!
     .split(', ')

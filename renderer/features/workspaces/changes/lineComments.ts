@@ -55,7 +55,11 @@ class CommentWidget extends WidgetType {
     return other.comment.id === this.comment.id && other.comment.text === this.comment.text;
   }
   override toDOM(): HTMLElement {
-    const box = document.createElement('div');
+    // The spacing is the outer block's padding, not the box's margin: CodeMirror measures a block
+    // widget's border box, and the side-by-side diff aligns the other side by that height.
+    const block = document.createElement('div');
+    block.className = 'cm-lineCommentBlock';
+    const box = block.appendChild(document.createElement('div'));
     box.className = 'cm-lineComment';
     box.dataset.commentId = String(this.comment.id);
     const text = box.appendChild(document.createElement('span'));
@@ -69,7 +73,7 @@ class CommentWidget extends WidgetType {
     remove.setAttribute('aria-label', `Remove the comment on line ${this.comment.line}`);
     remove.addEventListener('mousedown', (event) => event.preventDefault());
     remove.addEventListener('click', () => this.onRemove(this.comment.id));
-    return box;
+    return block;
   }
   override ignoreEvent(): boolean {
     return true;
