@@ -2,8 +2,9 @@
  * A worktree's changes in the Review view, in real Chromium against `switchboard serve` with real
  * git (issue 20): an agent started in its own worktree over the control socket (a custom profile
  * whose program is a shell script), its changes listed from the Review list, a hunk discarded (the
- * file on disk changes), line comments typed into the agent's pane without Enter, a merge into the
- * base, and a conflicting merge left untouched, then discarded after the second question.
+ * file on disk changes), the diff following the agent's writes, an edit saved into the worktree,
+ * line comments typed into the agent's pane without Enter (and with it, when asked), a merge into
+ * the base, and a conflicting merge left untouched, then discarded after the second question.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -160,6 +161,9 @@ describe('A worktree’s changes in Review', () => {
     await files.locator('[data-file="new.txt"]').click();
     const newFile = article.locator('.worktree-file[data-file="new.txt"]');
     await newFile.locator('.cm-content[aria-label="Working tree contents"]').first().waitFor();
+    // The agent writes on while the file is shown: the diff follows (worktree.changed).
+    writeFileSync(join(path, 'new.txt'), 'brand new\nsecond line\n');
+    await newFile.locator('.cm-content[aria-label="Working tree contents"] .cm-line', { hasText: 'second line' }).waitFor();
     await newFile.getByRole('button', { name: 'Comment', exact: true }).click();
     await page.getByRole('textbox', { name: 'Comment on new.txt line 1' }).fill('Is this file needed?');
     await page.getByRole('button', { name: 'Add comment' }).click();
@@ -178,6 +182,27 @@ describe('A worktree’s changes in Review', () => {
     assert.doesNotMatch(screen, /GOT:/, 'nothing was submitted: no Enter');
     await article.getByRole('button', { name: 'No comments' }).waitFor();
 
+    // Edit before keeping: the person changes a line of the working tree side and saves it.
+    const proposed = diff.locator('.cm-content[aria-label="Working tree contents"]');
+    await proposed.locator('.cm-line', { hasText: 'line 18 — changed' }).click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(', reviewed');
+    await diff.locator('.review-edited-tag').waitFor();
+    assert.equal(await diff.getByRole('button', { name: 'Discard hunk 1' }).isDisabled(), true, 'no hunk discard over unsaved edits');
+    await diff.getByRole('button', { name: 'Save' }).click();
+    await pollUntil(() => readFileSync(join(path, 'greeting.txt'), 'utf8') === withLines(numbered(20), { 18: 'line 18 — changed, reviewed' }), { what: 'the edit saved in the worktree' });
+    await pollUntil(async () => (await diff.locator('.review-edited-tag').count()) === 0, { what: 'the diff read again from disk' });
+
+    // "and press Enter": the agent gets the message submitted.
+    await clickCommentGutter(page, diff, 'line 18 — changed, reviewed');
+    await page.getByRole('textbox', { name: 'Comment on greeting.txt line 18' }).fill('Now submit this one');
+    await page.keyboard.press('Enter');
+    await article.getByRole('checkbox', { name: 'and press Enter' }).check();
+    await article.getByRole('button', { name: 'Send comments to agent' }).click();
+    await waitForScreen(control, terminalId, 'GOT:');
+    // The first message is still on the agent's input line (it was never submitted), so one line has both; the screen wraps it.
+    assert.match((await screenOf(control, terminalId)).replace(/\n/g, ''), /GOT:greeting\.txt:18 — Use a comma here.*greeting\.txt:18 — Now submit this one/);
+
     // Merge into main with the task as the message of the uncommitted work.
     await article.getByRole('button', { name: 'Merge into main' }).click();
     const form = article.getByRole('form', { name: 'Merge into main' });
@@ -189,7 +214,8 @@ describe('A worktree’s changes in Review', () => {
     assert.match(await notice.innerText(), /Merged fix-greeting into main \(fast-forward to [0-9a-f]{7}\); the worktree and the branch were removed/);
     await page.getByRole('article', { name: 'Changes of Fix the greeting' }).waitFor({ state: 'detached' });
     assert.equal(git(repo, 'log', '-1', '--format=%s', 'main'), 'Fix the greeting');
-    assert.equal(readFileSync(join(repo, 'greeting.txt'), 'utf8'), withLines(numbered(20), { 18: 'line 18 — changed' }));
+    assert.equal(readFileSync(join(repo, 'greeting.txt'), 'utf8'), withLines(numbered(20), { 18: 'line 18 — changed, reviewed' }));
+    assert.equal(readFileSync(join(repo, 'new.txt'), 'utf8'), 'brand new\nsecond line\n');
     assert.equal(existsSync(path), false, 'the worktree folder is gone');
     assert.equal(git(repo, 'branch', '--list', 'fix-greeting'), '');
     await page.getByRole('region', { name: 'Worktrees' }).waitFor({ state: 'detached' });
