@@ -5,30 +5,12 @@
  * With SWITCHBOARD_SCREENSHOTS=/dir, each screen is shot at 1280×800 and 1000×700, light and dark.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { pollUntil } from '../helpers/poll.ts';
-import { openFreshApp, readPane, typeInPane, useSharedBrowser, waitForPanes, waitForPaneText } from '../helpers/servedApp.ts';
+import { openFreshApp, readPane, shootEverySize, typeInPane, useSharedBrowser, waitForPanes, waitForPaneText } from '../helpers/servedApp.ts';
 
 const browser = useSharedBrowser();
-
-/** For a person to look at: every size and theme the issue asks for. */
-async function shoot(page: Page, name: string): Promise<void> {
-  const dir = process.env.SWITCHBOARD_SCREENSHOTS;
-  if (!dir) return;
-  for (const [width, height] of [
-    [1280, 800],
-    [1000, 700],
-  ] as const) {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      await page.setViewportSize({ width, height });
-      await page.emulateMedia({ colorScheme });
-      await page.screenshot({ path: join(dir, `${name}-${width}x${height}-${colorScheme}.png`) });
-    }
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
 
 async function waitForPrompt(page: Page, terminalId: string, after: string): Promise<void> {
   await pollUntil(
@@ -69,13 +51,13 @@ describe('handing History to an agent pane', () => {
     assert.equal(await bar.getByRole('status').innerText(), '1 session and 2 commands selected');
     // A row's checkbox does not open the session.
     assert.equal(await view.locator('.history-viewer').count(), 0);
-    await shoot(page, 'history-selection');
+    await shootEverySize(page, 'history-selection');
 
     await bar.getByRole('button', { name: 'Hand to agent…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Reference 3 items in agent' });
     await dialog.getByRole('list', { name: 'Items to hand over' }).waitFor();
     await dialog.getByLabel('Notes for the agent (optional)').fill('The second command fails.\nWhy?');
-    await shoot(page, 'history-hand-over-dialog');
+    await shootEverySize(page, 'history-hand-over-dialog');
     await dialog.locator(`[data-terminal-choice="${agentPane}"]`).click();
     await dialog.getByText(/^Typed into/).waitFor();
     const pointer = await dialog.getByLabel('Pointer').innerText();
@@ -86,7 +68,7 @@ describe('handing History to an agent pane', () => {
     assert.match(pointer, /# notes: The second command fails\.\n# {3}Why\?$/);
     assert.doesNotMatch(pointer, /alpha-6/, 'the pointer never carries output');
     assert.equal(await dialog.getByRole('list', { name: 'Transcript files' }).getByRole('listitem').count(), 3);
-    await shoot(page, 'history-hand-over-done');
+    await shootEverySize(page, 'history-hand-over-done');
     await dialog.getByRole('button', { name: 'Done' }).click();
     // Handed over: the selection starts again.
     assert.equal(await view.getByRole('region', { name: 'Selection' }).count(), 0);
@@ -105,13 +87,13 @@ describe('handing History to an agent pane', () => {
     await dialog.getByLabel('Notes for the agent (optional)').fill('Fix this.');
     // The pane it was opened from is the agent's.
     assert.equal(await dialog.getByLabel("Hand to (the agent's terminal)").inputValue(), firstPane);
-    await shoot(page, 'run-and-hand-dialog');
+    await shootEverySize(page, 'run-and-hand-dialog');
     await dialog.getByRole('button', { name: 'Run and hand over' }).click();
     await dialog.getByText(/^Typed into/).waitFor({ timeout: 30_000 });
     const pointer = await dialog.getByLabel('Pointer').innerText();
     assert.match(pointer, /^# switchboard: a transcript from History/);
     assert.match(pointer, /# 1\. "echo "ran-\$\(\(4\*5\)\)"; sh -c "exit 7"" \(exit 7, .*\): \/.*-cmd\d+\.txt\n# notes: Fix this\.$/);
-    await shoot(page, 'run-and-hand-done');
+    await shootEverySize(page, 'run-and-hand-done');
     await dialog.getByRole('button', { name: 'Done' }).click();
 
     const panes = await waitForPanes(page, 2);
@@ -144,9 +126,9 @@ describe('handing History to an agent pane', () => {
     await refused.getByLabel('Run in').selectOption(runPane);
     await refused.getByRole('button', { name: 'Run and hand over' }).click();
     await refused.getByRole('status').getByText(/^Typing it into .* at its prompt/).waitFor({ timeout: 10_000 });
-    await shoot(page, 'run-and-hand-typing');
+    await shootEverySize(page, 'run-and-hand-typing');
     await refused.getByRole('alert').getByText(/has a line left half typed at its prompt: "echo half"\. Send or clear it there, then try again; nothing was typed\./).waitFor({ timeout: 30_000 });
-    await shoot(page, 'run-and-hand-refused');
+    await shootEverySize(page, 'run-and-hand-refused');
     const lines = ((await readPane(page, runPane)) ?? '').split('\n').map((line) => line.trimEnd()).filter(Boolean);
     assert.equal(lines.at(-1), '$ echo half', 'the half-typed line is left as the person left it');
     assert.doesNotMatch((await readPane(page, runPane)) ?? '', /third-/);

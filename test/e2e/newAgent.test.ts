@@ -11,29 +11,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
 import { makeRepo, writeFakeAgent } from '../integration/node/workspaces/workspaceTestKit.ts';
 import { pollUntil } from '../helpers/poll.ts';
-import { openFreshApp, readPane, useSharedBrowser, waitForPanes, waitForPaneText } from '../helpers/servedApp.ts';
+import { openFreshApp, readPane, shootEverySize, useSharedBrowser, waitForPanes, waitForPaneText } from '../helpers/servedApp.ts';
 import { createTempHome } from '../helpers/tempHome.ts';
 
 const browser = useSharedBrowser();
-
-async function shoot(page: Page, name: string): Promise<void> {
-  const dir = process.env.SWITCHBOARD_SCREENSHOTS;
-  if (!dir) return;
-  for (const [width, height] of [
-    [1280, 800],
-    [1000, 700],
-  ] as const) {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      await page.setViewportSize({ width, height });
-      await page.emulateMedia({ colorScheme });
-      await page.screenshot({ path: join(dir, `${name}-${width}x${height}-${colorScheme}.png`) });
-    }
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
 
 describe('New agent: start an agent in its own worktree in one step', () => {
   it('starts the agent from the dialog in a worktree on a branch named after the task, and the sidebar follows its changes', async (t) => {
@@ -66,7 +49,7 @@ describe('New agent: start an agent in its own worktree in one step', () => {
     const branch = dialog.getByLabel(/^Branch, from main/);
     await pollUntil(async () => (await branch.isVisible()) && (await branch.inputValue()) === 'fix-the-login-timeout', { what: 'the branch derived from the task', timeoutMs: 10_000 });
     assert.equal(await dialog.getByRole('checkbox', { name: 'Work in a new git worktree' }).isChecked(), true);
-    await shoot(page, 'new-agent-dialog');
+    await shootEverySize(page, 'new-agent-dialog');
 
     await dialog.getByRole('button', { name: 'Start agent' }).click();
     await dialog.waitFor({ state: 'detached', timeout: 20_000 });
@@ -92,7 +75,7 @@ describe('New agent: start an agent in its own worktree in one step', () => {
     writeFileSync(readme, readFileSync(readme, 'utf8').replace('line 2\n', 'line 2 changed\n'));
     writeFileSync(join(worktree, 'login.ts'), 'export const timeoutMs = 30_000;\nexport const retries = 3;\n');
     await line.getByText(/^2 files \+3 −1$/).waitFor({ timeout: 15_000 });
-    await shoot(page, 'new-agent-sidebar');
+    await shootEverySize(page, 'new-agent-sidebar');
 
     // The same branch again: refused in the dialog, which stays open with what was typed.
     await page.keyboard.press('Control+Shift+A');
@@ -105,7 +88,7 @@ describe('New agent: start an agent in its own worktree in one step', () => {
     await again.getByRole('button', { name: 'Start agent' }).click();
     await again.getByRole('alert').getByText(/the branch "fix-the-login-timeout" already exists/).waitFor({ timeout: 15_000 });
     assert.equal(await again.getByLabel(/^Task/).inputValue(), 'Second try', 'what was typed is kept');
-    await shoot(page, 'new-agent-branch-taken');
+    await shootEverySize(page, 'new-agent-branch-taken');
 
     // A folder that is no repository: no worktree, and the dialog says why.
     const plain = join(dirs.home, 'plain-folder');
@@ -145,13 +128,13 @@ describe('Settings → Agent profiles', () => {
     await form.getByLabel(/^Environment/).fill('MY_AGENT_MODE=careful');
     await form.getByLabel('After a restart').selectOption('args');
     await form.getByLabel(/^Resume arguments/).fill('--continue');
-    await shoot(page, 'settings-agent-profile-form');
+    await shootEverySize(page, 'settings-agent-profile-form');
     await form.getByRole('button', { name: 'Save profile' }).click();
     await form.waitFor({ state: 'detached' });
     const mine = section.locator('[data-profile="mine"]');
     await mine.waitFor();
     assert.match(await mine.innerText(), new RegExp(`My agent[\\s\\S]*yours[\\s\\S]*installed: ${agentPath}`));
-    await shoot(page, 'settings-agent-profiles');
+    await shootEverySize(page, 'settings-agent-profiles');
 
     // Stored in the data dir's settings, as the Hub validated it.
     const stored = JSON.parse(readFileSync(join(app.dataDir, 'settings.json'), 'utf8')) as { agentProfiles: unknown[] };

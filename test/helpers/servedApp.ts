@@ -182,6 +182,27 @@ export async function openFreshApp(
 
 // ---- page helpers -------------------------------------------------------------------------
 
+/**
+ * For a person to look at: with SWITCHBOARD_SCREENSHOTS=/dir, the page at 1280×800 and 1000×700,
+ * light and dark, as `<name>-<width>x<height>-<scheme>.png`; nothing without it. The viewport is
+ * put back to 1280×800 after.
+ */
+export async function shootEverySize(page: Page, name: string): Promise<void> {
+  const dir = process.env.SWITCHBOARD_SCREENSHOTS;
+  if (!dir) return;
+  for (const [width, height] of [
+    [1280, 800],
+    [1000, 700],
+  ] as const) {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.setViewportSize({ width, height });
+      await page.emulateMedia({ colorScheme });
+      await page.screenshot({ path: join(dir, `${name}-${width}x${height}-${colorScheme}.png`) });
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
 /** Opens the app and waits until its first pane shows a shell prompt. Returns that pane's id. */
 export async function openApp(page: Page, url: string): Promise<string> {
   await page.goto(url);
