@@ -140,7 +140,16 @@ describe('remote view: agents that wait for you (real relay, real serve, Claude 
       { timeoutMs: slow, what: 'the redrawn prompt to stand' },
     );
     await banner.getByRole('button', { name: 'Deny', exact: true }).click();
-    await waitingRow(remote, pane, 'idle').waitFor({ timeout: slow });
+    // Done (the agent's turn ends), or refused (said on the card): which, and in what words.
+    const outcome = await pollUntil(
+      async () => {
+        if (await waitingRow(remote, pane, 'idle').count()) return 'done';
+        const refusal = banner.locator('.agent-answer-refusal');
+        return (await refusal.count()) ? `refused: ${await refusal.innerText()}` : undefined;
+      },
+      { timeoutMs: slow, what: 'the answer from the pane’s card to be taken or refused' },
+    );
+    assert.equal(outcome, 'done');
     assert.equal(existsSync(join(setup.dirs.workspace, 'after.txt')), false);
   });
 });
