@@ -233,8 +233,21 @@ describe('A worktree’s changes in Review', () => {
     const branchBefore = git(repo, 'rev-parse', 'readme-work');
 
     await openReview(page);
-    const article = await openWorktree(page, 'Rewrite the readme');
+    let article = await openWorktree(page, 'Rewrite the readme');
     await article.getByText('1 ahead · 1 behind').waitFor();
+
+    // A review that arrives meanwhile does not take the page; picking it does, and the worktree comes back on a click.
+    const review = control.request('review.request', { path: join(repo, 'README.md'), newContents: '# Proposed\n', title: 'Another proposal' }, { timeoutMs: 120_000 });
+    review.catch(() => {});
+    const pendingItem = page.getByRole('region', { name: 'Pending', exact: true }).locator('[data-review-id]', { hasText: 'Another proposal' });
+    await pendingItem.waitFor();
+    assert.equal(await article.isVisible(), true, 'the worktree page stays while a review arrives');
+    await pendingItem.click();
+    await page.getByRole('article', { name: 'Review of Another proposal' }).waitFor();
+    assert.equal(await page.locator('.worktree-item[aria-current="true"]').count(), 0);
+    await page.getByRole('article', { name: 'Review of Another proposal' }).getByRole('button', { name: 'Reject', exact: true }).click();
+    assert.equal((await review).decision, 'rejected');
+    article = await openWorktree(page, 'Rewrite the readme');
     await article.locator('.worktree-file[data-file="README.md"] .cm-gitHunkHeader').first().waitFor();
     await shoot(page, 'worktree-changes-1000');
     await article.getByRole('button', { name: 'Merge into main' }).click();

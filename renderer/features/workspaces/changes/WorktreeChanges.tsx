@@ -326,7 +326,7 @@ function FinishProblemNotice({ problem, onDismiss }: { problem: FinishProblem; o
       {problem.kind === 'conflict' ? (
         <span>
           <strong>Merging {problem.branch} into {problem.base} conflicts</strong>
-          {problem.files.length > 0 ? ' in:' : '.'}
+          {problem.files.length > 0 ? ' in:' : `: ${problem.message}.`}
           {problem.files.length > 0 && (
             <ul className="worktree-conflict-files">
               {problem.files.map((file) => (
@@ -336,7 +336,7 @@ function FinishProblemNotice({ problem, onDismiss }: { problem: FinishProblem; o
               ))}
             </ul>
           )}
-          Nothing was merged: {problem.base} and the worktree are as they were. Resolve it in the worktree (or ask the agent to), then merge again.
+          {' '}Nothing was merged: {problem.base} and the worktree are as they were. Resolve it in the worktree (or ask the agent to), then merge again.
         </span>
       ) : (
         <span>
