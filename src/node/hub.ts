@@ -32,6 +32,7 @@ import { writeFileAtomically } from './review/fileWriter.ts';
 import { type HubRelayOptions, RelayService } from './relay/relayService.ts';
 import { createRelayMethods } from './api/relayMethods.ts';
 import { AgentMonitor } from './agents/agentMonitor.ts';
+import { AgentHookInbox } from './agents/claudeHooks.ts';
 import { WorkspaceService } from './workspaces/workspaceService.ts';
 import { createWorkspaceMethods } from './api/workspaceMethods.ts';
 
@@ -98,6 +99,8 @@ export class Hub implements IDisposable {
   readonly #ideBridge: IdeBridge;
   readonly #relay: RelayService;
   readonly #agents: AgentMonitor;
+  /** The hook folders of Claude Code panes Switchboard starts (their hooks feed #agents). */
+  readonly #agentHooks: AgentHookInbox;
   readonly #workspaces: WorkspaceService;
   readonly #connections = new Set<HubConnection>();
   readonly #handlers: HubMethodHandlers;
@@ -272,10 +275,18 @@ export class Hub implements IDisposable {
         },
       }),
     );
+    this.#agentHooks = this.#store.add(new AgentHookInbox({ dataDir: this.dataDir, logger: this.#logger.child('agent-hooks') }));
+    this.#store.add(this.#agentHooks.onDidReceive(({ terminalId, hook }) => this.#agents.noteHook(terminalId, hook)));
+    this.#store.add(this.#ptyHost.onDidRemoveTerminal(({ id }) => this.#agentHooks.releaseTerminal(id)));
     this.#store.add(this.#reviews.onDidAdd((summary) => this.#agents.reviewsChanged(summary.source.terminalId)));
     this.#store.add(this.#reviews.onDidRemove(({ summary }) => this.#agents.reviewsChanged(summary.source.terminalId)));
     this.#store.add(this.#reviews.onDidDecide((summary) => this.#agents.reviewsChanged(summary.source.terminalId)));
     this.#handlers = this.#createHandlers();
+  }
+
+  /** Hook folders for the Claude Code panes the Hub starts (see src/node/agents/claudeHooks.ts). */
+  get agentHooks(): AgentHookInbox {
+    return this.#agentHooks;
   }
 
   /** The PTYs, for in-process hosts and subsystems (control socket, history) built on the Hub. */
@@ -330,6 +341,7 @@ export class Hub implements IDisposable {
     // Before any terminal exists (restored panes included): every PTY gets the bridge's port.
     await this.#startIdeBridge();
     if (this.#state !== 'starting') return; // disposed while starting
+    await this.#agentHooks.start();
     this.#agents.start();
     await this.#controlServer.listen();
     if (this.#state !== 'starting') return;

@@ -1,9 +1,10 @@
 /**
  * The agent state of every terminal: which agent runs in its foreground and what it is doing.
  * Sources, best first: a pending IDE review (Claude Code's openDiff) from that pane, the screen
- * (the agent's rules read on the Hub's headless mirror), a notification (OSC 9/777, BEL) since
- * the person last typed, and — for agents without screen rules — whether output still flows.
- * Claude Code hooks (`--settings`) need Switchboard to launch the agent, which it does not yet.
+ * (the agent's rules read on the Hub's headless mirror; it also carries a prompt's options, which
+ * answering needs), the agent's own hooks where Switchboard started it (claudeHooks.ts: they keep
+ * the state right when the screen is not recognisable), a notification (OSC 9/777, BEL) since the
+ * person last typed, and — for agents without screen rules — whether output still flows.
  *
  * Evaluated when a terminal's output, input, commands or reviews change, throttled per terminal
  * so a busy pane costs one /proc read per interval and a screen read only while an agent runs.
@@ -18,6 +19,7 @@ import type { PtySession } from '../pty/ptySession.ts';
 import { type AgentProcess, findAgentInGroup, foregroundGroup } from './agentProcess.ts';
 import { type AgentDefinition, agentTable } from './agentTable.ts';
 import { readAgentScreen, type ScreenReading } from './screenRules.ts';
+import type { AgentHookState } from './claudeHooks.ts';
 
 export const AgentMonitorConstants = {
   /** Least time between two evaluations of a pane running an agent: the state follows well within 1 s. */
@@ -84,6 +86,11 @@ export class AgentMonitor implements IDisposable {
   /** A review was added or removed for this terminal: look again now. */
   reviewsChanged(terminalId: string | null): void {
     if (terminalId) this.#watches.get(terminalId)?.schedule(0);
+  }
+
+  /** A hook of the agent in this terminal reported (see claudeHooks.ts): look again now. */
+  noteHook(terminalId: string, hook: AgentHookState): void {
+    this.#watches.get(terminalId)?.noteHook(hook);
   }
 
   /** Answer the prompt on screen; refused (nothing typed) unless it is still the one `expectSince` names. */
@@ -154,6 +161,8 @@ class AgentWatch implements IDisposable {
   #agentSeenAt = 0;
   /** The shell's last command exit status (shell integration), which may come before the agent is seen gone. */
   #lastCommand: { exitCode: number | null; endedAt: number } | null = null;
+  /** The latest state the agent's own hooks reported (agents Switchboard started with hooks). */
+  #hook: AgentHookState | null = null;
   #disposed = false;
 
   constructor(session: PtySession, deps: WatchDeps) {
@@ -208,6 +217,11 @@ class AgentWatch implements IDisposable {
       this.#timer = undefined;
       void this.#run();
     }, wait);
+  }
+
+  noteHook(hook: AgentHookState): void {
+    this.#hook = hook;
+    this.schedule(0);
   }
 
   async answer(params: AgentAnswerParams): Promise<void> {
@@ -304,6 +318,8 @@ class AgentWatch implements IDisposable {
     const rules = found.agent.screen;
     const reading = rules ? readAgentScreen(rules, (await this.#session.readScreen()).lines) : null;
     if (reading) return { state: reading.state, reason: reading.reason, prompt: reading.prompt };
+    const hook = this.#hook;
+    if (hook && hook.at >= this.#agentSeenAt) return { state: hook.state, reason: hook.reason, prompt: null };
     const notification = this.#notification;
     if (notification && notification.at >= this.#lastInputAt) return { state: 'needs-input', reason: notification.body || 'The agent asks for attention', prompt: null };
     // An agent with rules between two recognisable frames keeps its state.
