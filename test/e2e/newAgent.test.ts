@@ -76,6 +76,13 @@ describe('New agent: start an agent in its own worktree in one step', () => {
     writeFileSync(join(worktree, 'login.ts'), 'export const timeoutMs = 30_000;\nexport const retries = 3;\n');
     await line.getByText(/^2 files \+3 −1$/).waitFor({ timeout: 15_000 });
     await shootEverySize(page, 'new-agent-sidebar');
+    // Changes opens the worktree's page in Review.
+    await line.getByRole('button', { name: 'Changes of fix-the-login-timeout' }).click();
+    const changes = page.getByRole('article', { name: 'Changes of Fix the login timeout' });
+    const files = changes.getByRole('navigation', { name: 'Changed files' });
+    await files.getByText('login.ts').waitFor();
+    await files.getByText('README.md').waitFor();
+    await page.getByRole('button', { name: 'Terminals', exact: true }).click();
 
     // The same branch again: refused in the dialog, which stays open with what was typed.
     await page.keyboard.press('Control+Shift+A');
