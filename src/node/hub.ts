@@ -147,6 +147,12 @@ export class Hub implements IDisposable {
         settings: () => this.#settings.current,
         logger: this.#logger.child('workspaces'),
         emit: (event, payload) => this.#broadcast(event, payload),
+        // Read when an agent starts: the bridge is made below.
+        ide: {
+          available: () => this.#ideBridge.port !== null,
+          connected: (terminalId) => this.#ideBridge.clientInTerminal(terminalId) !== undefined,
+          onDidChange: (listener) => this.#ideBridge.onDidChangeState(listener),
+        },
       }),
     );
     const workspaceHandlers = createWorkspaceMethods(this.#workspaces);

@@ -44,6 +44,17 @@ export const WorkspaceLimits = {
   maxListedFiles: 2000,
   /** Debounce of file-change events before a worktree's changes are read again with git. */
   refreshDebounceMs: 300,
+  /**
+   * Claude Code with "Review edits in Switchboard" gets its task typed once it has connected to
+   * the app's IDE bridge (a task on its command line runs before it connects, and that turn's
+   * edits would be asked in the terminal, not in Review). It connects within a few seconds; past
+   * this the task is typed anyway.
+   */
+  firstPromptIdeWaitMs: 10_000,
+  /** How long the task waits for Claude Code's input box (its first screen, a first-run question answered); then it is not typed. */
+  firstPromptReadyWaitMs: 60_000,
+  /** Between the pasted task and its Enter: Ink takes an Enter inside the paste as text, and drops a key typed right after it redraws. */
+  firstPromptEnterDelayMs: 200,
 } as const;
 
 /** A profile id: lowercase letters, digits and dashes (`claude`, `codex`, `my-agent`). */

@@ -28,7 +28,9 @@ import {
   type WorktreeFinishResult,
   type WorktreeInfo,
 } from '../../common/api/workspaceContract.ts';
+import type { Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
+import type { PtySession } from '../pty/ptySession.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
 import { buildAgentArgs, mergeProfiles, profileAvailability } from './profiles.ts';
@@ -61,8 +63,18 @@ import type { AgentPaneRestore } from './agentRestore.ts';
 import type { AgentPaneRestoreRequest } from '../layout/sessionRestore.ts';
 import { WorktreeWatcher } from './worktreeWatcher.ts';
 
+/** The IDE bridge, as far as starting Claude Code needs it (see WorkspaceLimits.firstPromptIdeWaitMs). */
+export interface WorkspaceIdeBridge {
+  /** The bridge listens (the panes have CLAUDE_CODE_SSE_PORT). */
+  available(): boolean;
+  /** A Claude Code in this pane is connected. */
+  connected(terminalId: string): boolean;
+  readonly onDidChange: Event<unknown>;
+}
+
 export interface WorkspaceServiceOptions {
   ptyHost: PtyHost;
+  ide?: WorkspaceIdeBridge;
   dataDir: string;
   settings: () => Settings;
   logger: ILogger;
@@ -351,7 +363,9 @@ export class WorkspaceService implements IDisposable {
       const cwd = worktree?.path ?? params.folder;
       const setup = worktree && (await exists(join(worktree.path, setupScriptPath))) ? join(worktree.path, setupScriptPath) : null;
       const sessionId = profile.resume.kind === 'session' ? randomUUID() : null;
-      const args = buildAgentArgs(profile, { mode: 'start', prompt: params.prompt, sessionId });
+      // Claude Code reviewing in Switchboard gets its task typed once it is connected (see WorkspaceLimits.firstPromptIdeWaitMs).
+      const typePrompt = params.prompt !== undefined && profile.kind === 'claude-code' && profile.reviewEditsInSwitchboard && this.#options.ide?.available() === true;
+      const args = buildAgentArgs(profile, { mode: 'start', prompt: typePrompt ? undefined : params.prompt, sessionId });
       const portBase = WorkspaceLimits.firstPortBase + slot * WorkspaceLimits.portsPerAgent;
       const env = agentEnvironment(profile, portBase, worktree?.path ?? null);
       const nonce = newSetupNonce();
@@ -408,6 +422,7 @@ export class WorkspaceService implements IDisposable {
         void this.#refresh(worktree.path);
       }
       this.#panesChanged();
+      if (typePrompt) void this.#typeFirstPrompt(session, params.prompt!);
       this.#logger.info('agent started', { terminalId: session.id, profile: profile.id, cwd, worktree: worktree?.path ?? null, setup: setup !== null });
       return {
         terminalId: session.id,
@@ -427,6 +442,30 @@ export class WorkspaceService implements IDisposable {
       if (worktree) await this.#undoWorktree(worktree);
       throw error;
     }
+  }
+
+  /**
+   * Type the task into Claude Code once it is connected to the IDE bridge (or after
+   * firstPromptIdeWaitMs) and shows its input box — as a bracketed paste when it asked for one, then
+   * Enter. Not typed when its input box does not come (it asks something first): a task typed into
+   * a question would answer it.
+   */
+  async #typeFirstPrompt(session: PtySession, prompt: string): Promise<void> {
+    const ide = this.#options.ide!;
+    const ready = () => session.info.agent?.kind === 'claude-code' && session.info.agent.state === 'idle';
+    const gone = () => session.exitStatus !== null || !this.#options.ptyHost.get(session.id);
+    await waitUntil(() => ide.connected(session.id) || gone(), [ide.onDidChange, session.onDidChangeInfo], WorkspaceLimits.firstPromptIdeWaitMs);
+    const isReady = await waitUntil(() => ready() || gone(), [session.onDidChangeInfo], WorkspaceLimits.firstPromptReadyWaitMs);
+    if (gone()) return;
+    if (!isReady || !ready()) {
+      this.#logger.warn('Claude Code did not show its input box; its task was not typed', { terminalId: session.id });
+      return;
+    }
+    if (!ide.connected(session.id)) this.#logger.warn('Claude Code did not connect to the IDE bridge; typing its task anyway', { terminalId: session.id });
+    const screen = await session.readScreen().catch(() => null);
+    session.write(screen?.bracketedPaste ? `\x1b[200~${prompt}\x1b[201~` : prompt.replace(/\r?\n/g, ' '));
+    await new Promise((resolve) => setTimeout(resolve, WorkspaceLimits.firstPromptEnterDelayMs));
+    if (!gone()) session.write('\r');
   }
 
   async #makeWorktree(
@@ -742,4 +781,19 @@ function endedAt(epochMs: number | null): string {
   const date = new Date(epochMs);
   const pad = (value: number) => String(value).padStart(2, '0');
   return ` · ended ${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** Resolves true once `check()` holds (checked now and after each event), false after `timeoutMs`. */
+function waitUntil(check: () => boolean, events: ReadonlyArray<Event<unknown>>, timeoutMs: number): Promise<boolean> {
+  if (check()) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const subscriptions: IDisposable[] = [];
+    const finish = (result: boolean) => {
+      clearTimeout(timer);
+      for (const subscription of subscriptions) subscription.dispose();
+      resolve(result);
+    };
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    for (const event of events) subscriptions.push(event(() => check() && finish(true)));
+  });
 }

@@ -1,12 +1,12 @@
 /**
  * The real Claude Code CLI started from the built-in Claude Code profile, against a scripted
- * model on loopback: agent.start in a new worktree with a task (passed as its first prompt, in the
- * asking permission mode, with a session id of ours), then a restart of the Hub brings it back with
+ * model on loopback: agent.start in a new worktree with a task (typed as its first prompt once it is
+ * connected to the IDE bridge, in the asking permission mode, with a session id of ours), then a restart of the Hub brings it back with
  * `--resume <that id>`, and the resumed pane shows the earlier conversation. Runs when
  * SWITCHBOARD_CLAUDE_BIN points at a claude binary (CI has none).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import type { AgentStatus } from '../../../../src/common/api/agentContract.ts';
@@ -29,10 +29,11 @@ afterEach(async () => {
 
 type Temp = ReturnType<typeof createTempHome>;
 
-async function startHub(temp: Temp): Promise<{ hub: Hub; client: LocalHubClient }> {
+/** A Hub whose IDE bridge writes its lock file into the test's Claude config dir (CLAUDE_CONFIG_DIR), as the app does into ~/.claude. */
+async function startHub(temp: Temp, claudeConfig: string): Promise<{ hub: Hub; client: LocalHubClient }> {
   Object.assign(process.env, testEnv(temp.home));
   writeFileSync(join(temp.home, '.bashrc'), "PS1='$ '\n");
-  const hub = new Hub({ dataDir: temp.dataDir, workspaceFolders: [temp.workspace], host: 'test', logger: nullLogger, env: {}, clawsCompatSockets: false });
+  const hub = new Hub({ dataDir: temp.dataDir, workspaceFolders: [temp.workspace], host: 'test', logger: nullLogger, env: { CLAUDE_CONFIG_DIR: claudeConfig }, clawsCompatSockets: false });
   await hub.start();
   const client = createLocalHubClient(hub, { kind: 'person', name: 'you' });
   cleanups.push(async () => {
@@ -80,11 +81,12 @@ describe('the real Claude Code from its profile', { skip }, () => {
     };
 
     const done = 'Done: the scripted task is finished.';
-    const first = await startHub(temp);
+    const first = await startHub(temp, config);
     await first.client.call('settings.update', { agentProfiles: [profile] });
     const started = await first.client.call('agent.start', { profile: 'claude', folder: repo, worktree: { branch: 'greet' }, prompt: 'please greet the tester', cols: 120, rows: 36 });
     assert.equal(started.worktree!.path, worktree);
-    assert.deepEqual(first.hub.ptyHost.require(started.terminalId).info.args, ['--permission-mode', 'default', '--session-id', started.sessionId, 'please greet the tester']);
+    // The task is typed once the CLI is connected to the IDE bridge, so its first edits reach Review.
+    assert.deepEqual(first.hub.ptyHost.require(started.terminalId).info.args, ['--permission-mode', 'default', '--session-id', started.sessionId]);
     await answerFirstRunQuestion(first.client, first.hub, started.terminalId);
     await pollUntil(async () => (await screen(first.hub, started.terminalId)).includes(done), { what: 'the answer to the task', timeoutMs: 60_000 });
     await first.client.call('layout.set', { tabs: [{ id: 'tab', root: { type: 'pane', terminalId: started.terminalId } }], activeTabId: 'tab', focusedTerminalId: started.terminalId });
@@ -98,7 +100,7 @@ describe('the real Claude Code from its profile', { skip }, () => {
     first.client.dispose();
     await first.hub.shutdown();
 
-    const second = await startHub(temp);
+    const second = await startHub(temp, config);
     const [pane] = await second.client.call('agent.panes', {});
     assert.equal(pane!.origin, 'resumed');
     assert.deepEqual(second.hub.ptyHost.require(pane!.terminalId).info.args, ['--permission-mode', 'default', '--resume', started.sessionId]);
@@ -123,4 +125,43 @@ describe('the real Claude Code from its profile', { skip }, () => {
     });
     assert.ok(!last.includes('Hello from the scripted model.'), 'the model saw the earlier task: the session was resumed, not started afresh');
   });
+
+  it('its first edit, asked for by the task it was started with, waits in Review', async () => {
+    const temp = createTempHome('sb-claude-review-');
+    cleanups.push(() => temp.dispose());
+    const repo = makeRepo(temp.workspace, 'app');
+    const worktree = join(temp.workspace, 'app-worktrees', 'make-file');
+    const target = join(worktree, 'made.txt');
+    const model = await startScriptedModel({ script: { 'please make the file': [{ name: 'Write', input: { file_path: target, content: 'hello\n' } }] } });
+    cleanups.push(() => model.close());
+    const config = join(temp.home, 'claude-config');
+    mkdirSync(config, { recursive: true });
+    const apiKey = 'sk-ant-api03-' + 'x'.repeat(80);
+    writeFileSync(join(config, '.claude.json'), JSON.stringify({ hasCompletedOnboarding: true, projects: { [worktree]: { hasTrustDialogAccepted: true } }, customApiKeyResponses: { approved: [apiKey.slice(-20)], rejected: [] } }));
+    const { hub, client } = await startHub(temp, config);
+    await client.call('settings.update', {
+      agentProfiles: [
+        {
+          id: 'claude',
+          name: 'Claude Code',
+          command: claudeBin!,
+          resume: { kind: 'session', startArgs: ['--session-id', '{sessionId}'], resumeArgs: ['--resume', '{sessionId}'] },
+          env: { CLAUDE_CONFIG_DIR: config, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: apiKey, DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+        },
+      ],
+    });
+    const reviews: string[] = [];
+    client.on('review.added', (review) => reviews.push(review.path));
+    const started = await client.call('agent.start', { profile: 'claude', folder: repo, worktree: { branch: 'make-file' }, prompt: 'please make the file', cols: 120, rows: 36 });
+    await answerFirstRunQuestion(client, hub, started.terminalId);
+    let last = '';
+    await pollUntil(async () => {
+      last = await screen(hub, started.terminalId);
+      return reviews.includes(target);
+    }, { what: 'the Write in Review', timeoutMs: 60_000 }).catch((error: Error) => {
+      throw new Error(`${error.message}; reviews: ${JSON.stringify(reviews)}; the pane shows:\n${last}`);
+    });
+    assert.equal(existsSync(target), false, 'nothing is written before the review is decided');
+  });
+
 });

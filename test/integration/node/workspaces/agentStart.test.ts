@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ApiError } from '../../../../src/common/api/errors.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
+import { installStandInClaude } from '../../../helpers/standInClaude.ts';
+import { WorkspaceLimits } from '../../../../src/common/api/workspaceContract.ts';
 import { gitIn, makeRepo, screenText, startWorkspaceHub, type WorkspaceTestHub } from './workspaceTestKit.ts';
 
 async function refusal(promise: Promise<unknown>): Promise<ApiError> {
@@ -198,7 +200,7 @@ describe('agent.start', () => {
     assert.match(error.message, /Ghost is not installed: `switchboard-no-such-agent-cli` not found on PATH/);
   });
 
-  it('starts Claude Code in the asking permission mode with a session id of ours, then the task', async () => {
+  it('starts Claude Code in the asking permission mode with a session id of ours; the task waits to be typed, or is its last argument in auto mode', async () => {
     // The claude profile overridden to run the fake agent: the argv is what Claude Code would get.
     await t.client.call('settings.update', {
       agentProfiles: [{ id: 'claude', name: 'Claude Code', command: t.agentPath, resume: { kind: 'session', startArgs: ['--session-id', '{sessionId}'], resumeArgs: ['--resume', '{sessionId}'] } }],
@@ -210,15 +212,31 @@ describe('agent.start', () => {
       const screen = await screenText(t, started.terminalId);
       return screen.includes('FAKE-AGENT-READY') && screen;
     });
-    assert.ok(text.includes(`ARGV:[--permission-mode][default][--session-id][${started.sessionId}][--][-x starts with a dash]`), text);
+    // Reviewing in Switchboard: no task on the command line (it is typed once the CLI is connected to the IDE bridge).
+    assert.ok(text.includes(`ARGV:[--permission-mode][default][--session-id][${started.sessionId}]\n`), text);
     await t.client.call('settings.update', {
       agentProfiles: [{ id: 'claude', name: 'Claude Code', command: t.agentPath, reviewEditsInSwitchboard: false, resume: { kind: 'session', startArgs: ['--session-id', '{sessionId}'], resumeArgs: ['--resume', '{sessionId}'] } }],
     });
-    const plain = await t.client.call('agent.start', { cols: 400, profile: 'claude', folder, prompt: 'auto mode' });
+    const plain = await t.client.call('agent.start', { cols: 400, profile: 'claude', folder, prompt: '-x auto mode' });
     const plainText = await pollUntil(async () => {
       const screen = await screenText(t, plain.terminalId);
       return screen.includes('FAKE-AGENT-READY') && screen;
     });
-    assert.ok(plainText.includes(`ARGV:[--session-id][${plain.sessionId}][auto mode]`), plainText);
+    assert.ok(plainText.includes(`ARGV:[--session-id][${plain.sessionId}][--][-x auto mode]`), plainText);
+  });
+
+  it('types the task into Claude Code once its input box shows (a stand-in CLI that never connects to the IDE bridge: after the wait)', async () => {
+    const bin = installStandInClaude(join(t.home, 'stand-in'));
+    await t.client.call('settings.update', {
+      agentProfiles: [{ id: 'claude', name: 'Claude Code', command: join(bin, 'claude'), resume: { kind: 'session', startArgs: ['--session-id', '{sessionId}'], resumeArgs: ['--resume', '{sessionId}'] } }],
+    });
+    const folder = join(t.root, 'claude-typed');
+    mkdirSync(folder);
+    const started = await t.client.call('agent.start', { cols: 120, profile: 'claude', folder, prompt: 'tidy the\nimports' });
+    assert.equal(t.hub.ptyHost.require(started.terminalId).info.args.includes('tidy the\nimports'), false);
+    await pollUntil(async () => (await screenText(t, started.terminalId)).includes('❯ tidy the imports'), {
+      what: 'the task typed into the stand-in',
+      timeoutMs: WorkspaceLimits.firstPromptIdeWaitMs + 10_000,
+    });
   });
 });
