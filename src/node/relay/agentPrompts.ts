@@ -74,6 +74,8 @@ export interface AgentPromptsOptions {
   isShared(terminalId: string): boolean;
   /** Without it (a bare relay client) prompts are mirrored but answers are refused. */
   answers: RelayAgentAnswers | undefined;
+  /** A viewer's answer was typed: the local pane shows who answered what (`Approve`, `Deny`, the option's label). */
+  onAnswered?: ((event: { terminalId: string; viewerName: string; text: string }) => void) | undefined;
   logger: ILogger;
 }
 
@@ -84,6 +86,11 @@ export class AgentPrompts implements IDisposable {
   /** The prompt mirrored for each terminal (at most one: an agent asks one thing at a time). */
   readonly #byTerminal = new Map<string, Mirrored>();
   readonly #byRequest = new Map<string, Mirrored>();
+  /**
+   * The prompt a viewer answered last, per terminal: it stays on the screen (and in the agent's
+   * state) for a moment after the keys went in, and must not be sent again as if new.
+   */
+  readonly #answered = new Map<string, string>();
   readonly #listeners: IDisposable[];
 
   constructor(options: AgentPromptsOptions) {
@@ -91,7 +98,10 @@ export class AgentPrompts implements IDisposable {
     this.#listeners = [
       options.ptyHost.onDidAddTerminal((info) => this.#sync(info)),
       options.ptyHost.onDidChangeTerminal((info) => this.#sync(info)),
-      options.ptyHost.onDidRemoveTerminal(({ id }) => this.#withdraw(id)),
+      options.ptyHost.onDidRemoveTerminal(({ id }) => {
+        this.#withdraw(id);
+        this.#answered.delete(id);
+      }),
     ];
   }
 
@@ -179,7 +189,10 @@ export class AgentPrompts implements IDisposable {
     }
     this.#options.logger.info('agent prompt answered remotely', { requestId, terminalId: mirrored.terminalId, answer, by });
     const outcome: Outcome = mirrored.kind === 'question' ? 'answered' : answer === 'approve' ? 'accepted' : 'rejected';
+    this.#answered.set(mirrored.terminalId, mirrored.requestId);
     this.#settle(mirrored, outcome, by);
+    const text = typeof answer === 'object' ? (mirrored.labels[answer.option - 1] ?? `option ${answer.option}`) : answer === 'approve' ? 'Approve' : 'Deny';
+    this.#options.onAnswered?.({ terminalId: mirrored.terminalId, viewerName: by, text });
     // The agent may have asked something new while the answer was typed.
     const info = this.#options.ptyHost.get(mirrored.terminalId)?.info;
     if (info) this.#sync(info);
@@ -194,7 +207,13 @@ export class AgentPrompts implements IDisposable {
       // A viewer's answer is being typed: its result settles it.
       if (!mirrored.answering) this.#settle(mirrored, 'withdrawn');
     }
-    if (!prompt || !agent || this.#byTerminal.has(info.id)) return;
+    if (!prompt || !agent) {
+      this.#answered.delete(info.id);
+      return;
+    }
+    const requestId = requestIdOf(info.id, agent);
+    if (this.#byTerminal.has(info.id) || this.#answered.get(info.id) === requestId) return;
+    this.#answered.delete(info.id);
     this.#mirror(info, agent, prompt);
   }
 
@@ -258,6 +277,7 @@ export class AgentPrompts implements IDisposable {
   #forget(): void {
     this.#byTerminal.clear();
     this.#byRequest.clear();
+    this.#answered.clear();
   }
 }
 

@@ -88,6 +88,8 @@ export interface RelayClientOptions {
   approvals?: RelayApprovals;
   /** Types a viewer's answer to an agent's prompt (the Hub's AgentMonitor); without it such answers are refused. */
   agentAnswers?: RelayAgentAnswers;
+  /** A viewer's answer to an agent's prompt was typed (`Approve`, `Deny`, an option's label). */
+  onAgentAnswered?: (event: { terminalId: string; viewerName: string; text: string }) => void;
   /** Tests inject small values. */
   timing?: Partial<RelayTiming>;
   sendQueueFrames?: number;
@@ -174,6 +176,7 @@ export class RelayClient implements IDisposable {
       sessionId: this.sessionId,
       isShared: (id) => this.#shared.isShared(id),
       answers: options.agentAnswers,
+      onAnswered: options.onAgentAnswered,
       logger: options.logger,
     });
     // A shared local pane ends: its viewers get their exit after its last output.

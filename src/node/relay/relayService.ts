@@ -235,6 +235,8 @@ export class RelayService implements IDisposable {
         logger: this.#logger,
         approvals: this.#mirror,
         ...(this.#options.agentAnswers ? { agentAnswers: this.#options.agentAnswers } : {}),
+        // The person at the machine sees who answered its agent, and how, as for a viewer's typing.
+        onAgentAnswered: ({ terminalId, viewerName, text }) => this.#options.onRemoteInputShown({ terminalId, viewerName, text }),
         onRemoteInput: ({ terminalId, viewerName, data }) => {
           this.#options.onPersonInput(terminalId, data);
           this.#echo.note(terminalId, viewerName, data);

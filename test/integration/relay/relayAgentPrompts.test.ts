@@ -3,8 +3,8 @@
  * (in-process RelayServer, real WebSockets) and a real Hub whose shared pane runs the Claude Code
  * stand-in (test/helpers/standInClaude.ts) under the Hub's real agent detection:
  * - its permission prompt reaches viewers as `permissionRequest {toolName: "Bash", toolInput}`, a
- *   viewer's approval types the answer (the command runs) and settles it for everyone, and
- *   `agentTerminalUpdated` follows the agent's state;
+ *   viewer's approval types the answer (the command runs), settles it for everyone and shows in
+ *   the local pane who answered, and `agentTerminalUpdated` follows the agent's state;
  * - its question reaches them as `question {question, options}`, answered by an option's label;
  * - an answer to a prompt answered on the machine first is refused to that viewer, and nothing is
  *   typed; an answer that names no option is refused the same way;
@@ -125,8 +125,12 @@ describe('agent prompts through the relay (real relay, real Hub, Claude Code sta
     const settled = await permissionResult(ada, request.requestId, '*', mark);
     assert.deepEqual({ outcome: settled.outcome, approved: settled.approved, decidedBy: settled.decidedBy }, { outcome: 'accepted', approved: true, decidedBy: 'Ada on her phone' });
     await pollUntil(() => existsSync(join(app.temp.workspace, 'marker.txt')), { what: 'the approved command to run in the pane' });
+    // The person at the machine sees who answered, and how.
+    assert.deepEqual(app.eventsOf('terminal.agentInput').at(-1), { id: terminalId, peer: 'Ada on her phone', text: 'Approve' });
     await agentUpdate(ada, 'idle', mark);
     assert.match(await screen(), /Ran touch marker\.txt \(ran\)/);
+    // The answered prompt stays on screen a moment after the keys went in: it is not sent again as new.
+    assert.equal(ada.frames.filter((frame) => frame.type === 'permissionRequest' && frame.requestId === request.requestId).length, 1);
     // The relay forgot it: a viewer joining now gets no stale request.
     const late = await connectViewer('Late Larry');
     await late.waitFor((frame) => frame.type === 'agentTerminalStarted' && frame.terminalId === terminalId, { what: 'the shared pane announced' });
@@ -156,7 +160,10 @@ describe('agent prompts through the relay (real relay, real Hub, Claude Code sta
     const settled = await questionResult(ada, question.requestId, '*', mark);
     assert.deepEqual({ outcome: settled.outcome, decidedBy: settled.decidedBy }, { outcome: 'answered', decidedBy: 'Ada on her phone' });
     await pollUntil(async () => /You picked: Green/.test(await screen()), { what: 'the stand-in to get Green' });
+    assert.deepEqual(app.eventsOf('terminal.agentInput').at(-1), { id: terminalId, peer: 'Ada on her phone', text: 'Green' });
     await waitForAgent((agent) => agent?.state === 'idle', 'idle after the answer');
+    await agentUpdate(ada, 'idle', before);
+    assert.equal(ada.frames.filter((frame) => frame.type === 'question' && frame.requestId === question.requestId).length, 1, 'the answered question is not sent again');
   });
 
   it('refuses an answer to a prompt answered on the machine first, and types nothing', async () => {
