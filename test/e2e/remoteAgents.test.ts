@@ -123,22 +123,44 @@ describe('remote view: agents that wait for you (real relay, real serve, Claude 
     assert.equal(await after.locator('.waiting-reason').innerText(), 'Bash: touch after.txt');
 
     // The pane itself, opened on the phone, floats the same prompt with its answers.
+    const control = new ControlClient({ socketPath: join(setup.dirs.dataDir, 'control.sock'), clientName: 'e2e-observer' });
+    t.after(() => control.dispose());
+    const machineAgent = async () => {
+      const { terminals } = (await control.request('list')) as { terminals: Array<{ id: string; cols: number; rows: number; agent?: { state: string; since: number; reason: string | null } | null }> };
+      const terminal = terminals.find((candidate) => candidate.id === pane);
+      return terminal && { cols: terminal.cols, rows: terminal.rows, ...terminal.agent };
+    };
+    // What the machine's pane went through from here on (said when the answer below goes wrong).
+    const seen: string[] = [];
+    let lastChangeAt = Date.now();
+    let phoneSized = false;
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        // The machine stops when the test ends (its after hooks may come first).
+        const state = await machineAgent().then(JSON.stringify, () => undefined);
+        if (state === undefined) return;
+        if (seen.at(-1)?.slice(seen.at(-1)!.indexOf(' ') + 1) !== state) {
+          seen.push(`${Date.now() % 100_000} ${state}`);
+          lastChangeAt = Date.now();
+          phoneSized = (JSON.parse(state) as { cols: number }).cols < 80;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+    t.after(async () => {
+      watching = false;
+      await watch;
+    });
     await remote.locator(`[data-terminal-item="${pane}"] .terminal-item-main`).click();
     const banner = remote.locator(`[data-terminal-id="${pane}"] .agent-prompt-banner`);
     await banner.waitFor({ timeout: slow });
     await screenshots(remote, 'remote-agent-pane', shotSizes);
-    // Opening the pane (and the screenshots' sizes) resized it: the agent redrew its prompt at the
-    // new width, a new prompt as far as answers go. Answer the one on screen once it has stood a moment.
-    const control = new ControlClient({ socketPath: join(setup.dirs.dataDir, 'control.sock'), clientName: 'e2e-observer' });
-    t.after(() => control.dispose());
-    await pollUntil(
-      async () => {
-        const { terminals } = (await control.request('list')) as { terminals: Array<{ id: string; agent?: { state: string; since: number } | null }> };
-        const agent = terminals.find((terminal) => terminal.id === pane)?.agent;
-        return agent?.state === 'needs-input' && Date.now() - agent.since > 1000;
-      },
-      { timeoutMs: slow, what: 'the redrawn prompt to stand' },
-    );
+    // Opening the pane on the phone (and the screenshots' sizes) resizes the machine's pane to the
+    // phone's: the agent redraws its prompt at the new width, a new prompt as far as answers go (one
+    // tapped meanwhile is refused). Answer once the pane has the phone's size and has stood a moment.
+    await pollUntil(() => phoneSized && Date.now() - lastChangeAt > 1000, { timeoutMs: slow, what: `the pane at the phone's size, standing (the machine's pane: ${seen.join(' → ')})` });
+    seen.push(`${Date.now() % 100_000} click`);
     await banner.getByRole('button', { name: 'Deny', exact: true }).click();
     // Done (the agent's turn ends), or refused (said on the card): which, and in what words.
     const outcome = await pollUntil(
@@ -148,7 +170,7 @@ describe('remote view: agents that wait for you (real relay, real serve, Claude 
         return (await refusal.count()) ? `refused: ${await refusal.innerText()}` : undefined;
       },
       { timeoutMs: slow, what: 'the answer from the pane’s card to be taken or refused' },
-    );
+    ).catch((error: unknown) => `${(error as Error).message}; the machine's pane: ${seen.join(' → ')}`);
     assert.equal(outcome, 'done');
     assert.equal(existsSync(join(setup.dirs.workspace, 'after.txt')), false);
   });
