@@ -91,7 +91,7 @@ export type { PushFrame };
 /** A wait's outcome; a timeout is `{matched: false}`, not an error. */
 export interface WaitResult {
   matched: boolean;
-  /** Which condition ended the wait: `pattern`, `exit`, `idle`, `prompt` or `agentState`. */
+  /** Which condition ended the wait: `pattern`, `exit`, `idle`, `prompt`, `agentState` or `port`. */
   condition?: string;
   text?: string;
   offset?: number;
@@ -100,6 +100,8 @@ export interface WaitResult {
   commandLine?: string;
   /** agentState: the pane's agent as it is now. */
   agent?: ControlResult<'wait'>['agent'];
+  /** port: the dev server listening on it. */
+  server?: ControlResult<'wait'>['server'];
 }
 
 // ---- request parameter types --------------------------------------------------------------
@@ -132,6 +134,8 @@ export interface WaitRequest {
   prompt?: boolean;
   /** The pane's agent is in (or enters) one of these states. */
   agentState?: Array<'working' | 'needs-input' | 'idle' | 'exited'>;
+  /** A process of the pane listens on this TCP port. */
+  port?: number;
   timeoutMs: number;
 }
 
@@ -306,6 +310,7 @@ export class ControlClient implements IDisposable {
     if (answer.signal !== undefined) result.signal = answer.signal;
     if (answer.commandLine !== undefined) result.commandLine = answer.commandLine;
     if (answer.agent !== undefined) result.agent = answer.agent;
+    if (answer.server !== undefined) result.server = answer.server;
     return result;
   }
 

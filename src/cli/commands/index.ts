@@ -8,6 +8,7 @@ import { historyCommand } from './history.ts';
 import { lsCommand } from './ls.ts';
 import { mcpCommand } from './mcp.ts';
 import { newCommand } from './new.ts';
+import { portsCommand } from './ports.ts';
 import { publishCommand } from './publish.ts';
 import { readCommand } from './read.ts';
 import { relayCommand } from './relay.ts';
@@ -24,6 +25,7 @@ export const commands: readonly CliCommand[] = [
   serveCommand,
   lsCommand,
   agentsCommand,
+  portsCommand,
   agentCommand,
   worktreeCommand,
   newCommand,

@@ -7,8 +7,8 @@ const defaultWaitTimeoutMs = 30_000;
 
 export const waitCommand = defineControlCommand({
   name: 'wait',
-  summary: 'Wait for output matching a pattern, idleness, a prompt or the exit of a terminal.',
-  usage: 'wait TERMINAL [--pattern REGEX] [--exit] [--idle MS] [--prompt] [--agent-state STATE] [--since OFFSET] [--timeout MS] [--json]',
+  summary: 'Wait for output matching a pattern, idleness, a prompt, a listening port or the exit of a terminal.',
+  usage: 'wait TERMINAL [--pattern REGEX] [--exit] [--idle MS] [--prompt] [--agent-state STATE] [--port N] [--since OFFSET] [--timeout MS] [--json]',
   details: [
     terminalRefHelp,
     'Give at least one condition; the first one met ends the wait. --pattern is a JavaScript regular',
@@ -25,6 +25,8 @@ export const waitCommand = defineControlCommand({
     '--agent-state waits until the agent CLI in the pane (see `switchboard agents`) is in STATE:',
     'working, needs-input, idle (its turn is over) or exited; several as a comma list (needs-input,idle).',
     'It prints the state and, if any, its reason ("needs-input: Bash: touch marker.txt").',
+    '--port N waits until a process of the pane listens on TCP port N (the dev server is up; see',
+    '`switchboard ports`), or returns at once if one already does. It prints the server\'s URL.',
     `Exit status: 0 when a condition was met (the matched text, or "exit N", is printed), 124 on timeout`,
     `(default ${defaultWaitTimeoutMs} ms), 1 on error. --json prints the server's answer, e.g.`,
     '{"matched": "pattern", "text": ..., "offset": N}, or {"matched": false} on timeout.',
@@ -37,6 +39,7 @@ export const waitCommand = defineControlCommand({
     idle: { type: 'string', valueName: 'MS', description: 'wait until nothing was printed for MS milliseconds' },
     prompt: { type: 'boolean', description: 'wait until the shell is back at its prompt (the running command finished)' },
     'agent-state': { type: 'string', valueName: 'STATE', description: "wait until the pane's agent is working, needs-input, idle or exited (comma list: any of them)" },
+    port: { type: 'string', valueName: 'N', description: 'wait until a process of the pane listens on TCP port N' },
     since: { type: 'string', valueName: 'OFFSET', description: 'count output from this byte offset on (from `send --json` or `read --json`)' },
     timeout: { type: 'string', short: 't', valueName: 'MS', description: `give up after MS milliseconds (default ${defaultWaitTimeoutMs})` },
   },
@@ -57,11 +60,12 @@ export const waitCommand = defineControlCommand({
     const exit = args.values.exit === true ? true : undefined;
     const prompt = args.values.prompt === true ? true : undefined;
     const agentState = agentStatesOption(args.values['agent-state'] as string | undefined);
-    if (pattern === undefined && idleMs === undefined && !exit && !prompt && !agentState) {
-      throw new CliUsageError('give at least one of --pattern, --exit, --idle, --prompt or --agent-state');
+    const port = intOption(args, 'port', { min: 1, max: 65_535 });
+    if (pattern === undefined && idleMs === undefined && !exit && !prompt && !agentState && port === undefined) {
+      throw new CliUsageError('give at least one of --pattern, --exit, --idle, --prompt, --agent-state or --port');
     }
     const id = await terminalId(ref!);
-    const result = await client.wait(id, { pattern, flags, exit, idleMs, prompt, agentState, since, timeoutMs });
+    const result = await client.wait(id, { pattern, flags, exit, idleMs, prompt, agentState, port, since, timeoutMs });
     if (args.json) {
       const { condition, ...rest } = result;
       printJson(io, { ...rest, matched: condition ?? result.matched });
@@ -74,6 +78,7 @@ export const waitCommand = defineControlCommand({
       if (result.text !== undefined && result.text.length > 0) io.stdout(result.text.endsWith('\n') ? result.text : result.text + '\n');
       else if (result.condition === 'exit') io.stdout(`exit ${result.exitCode ?? result.signal ?? 'unknown'}\n`);
       else if (result.condition === 'agentState' && result.agent) io.stdout(`${result.agent.state}${result.agent.reason ? `: ${result.agent.reason}` : ''}\n`);
+      else if (result.condition === 'port' && result.server) io.stdout(`${result.server.url}\n`);
     }
     return ExitCode.ok;
   },

@@ -58,7 +58,7 @@ export function createSwitchboardMcpServer(client: ControlClient, version: strin
     {
       title: 'List terminals',
       description:
-        'List the terminals open in Switchboard: id, name, pid, status (running/exited), exit code, working directory, size, who created it, and (when known) the command running now. Use it to find a terminal to work in.',
+        'List the terminals open in Switchboard: id, name, pid, status (running/exited), exit code, working directory, size, who created it, (when known) the command running now, and servers: the dev servers its processes listen on ({host, port, url, pid, since}; url is what to open). Use it to find a terminal to work in, or the URL of a dev server a terminal runs.',
       inputSchema: {},
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -174,7 +174,7 @@ export function createSwitchboardMcpServer(client: ControlClient, version: strin
     'terminal_wait',
     {
       title: 'Wait for a terminal',
-      description: `Block until something happens in a terminal: output matching a regular expression (pattern), the output going quiet for idleMs, the shell back at its prompt (prompt: the running command finished), or the terminal's program exiting (exit). Give at least one; the first met ends the wait. Only output from now on counts, unless since gives an earlier output offset (terminal_send returns one). Use it after terminal_send or terminal_create with a command, e.g. wait for "listening on" from a server. Returns what matched, or says it timed out (default ${McpToolDefaults.waitTimeoutMs} ms, max ${McpToolDefaults.maxTimeoutMs}); a timeout is not an error.`,
+      description: `Block until something happens in a terminal: output matching a regular expression (pattern), the output going quiet for idleMs, the shell back at its prompt (prompt: the running command finished), a process of the terminal listening on a TCP port (port: the dev server is up), or the terminal's program exiting (exit). Give at least one; the first met ends the wait. Only output from now on counts, unless since gives an earlier output offset (terminal_send returns one). Use it after terminal_send or terminal_create with a command, e.g. wait for "listening on" from a server. Returns what matched, or says it timed out (default ${McpToolDefaults.waitTimeoutMs} ms, max ${McpToolDefaults.maxTimeoutMs}); a timeout is not an error.`,
       inputSchema: {
         terminal: terminalParam,
         pattern: z.string().min(1).max(1000).optional().describe('JavaScript regular expression, matched against new output with escape sequences stripped. It never matches the echo of text typed with terminal_send, only what the program prints (a program that does not echo delays the match by at most 1 s).'),
@@ -183,25 +183,27 @@ export function createSwitchboardMcpServer(client: ControlClient, version: strin
         idleMs: z.number().int().min(1).max(McpToolDefaults.maxTimeoutMs).optional().describe('Done when nothing was printed for this many milliseconds.'),
         prompt: z.boolean().optional().describe('Done when the shell shows its prompt again.'),
         exit: z.boolean().optional().describe("Done when the terminal's program exits."),
+        port: z.number().int().min(1).max(65_535).optional().describe('Done when a process of the terminal listens on this TCP port (at once if one already does); returns the server URL.'),
         timeoutMs: timeoutParam(McpToolDefaults.waitTimeoutMs),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ terminal, pattern, ignoreCase, since, idleMs, prompt, exit, timeoutMs }) =>
+    ({ terminal, pattern, ignoreCase, since, idleMs, prompt, exit, port, timeoutMs }) =>
       guarded(async () => {
-        if (pattern === undefined && idleMs === undefined && prompt !== true && exit !== true) {
-          throw new Error('give at least one condition: pattern, idleMs, prompt or exit');
+        if (pattern === undefined && idleMs === undefined && prompt !== true && exit !== true && port === undefined) {
+          throw new Error('give at least one condition: pattern, idleMs, prompt, exit or port');
         }
         const flags = ignoreCase ? 'i' : undefined;
         if (pattern !== undefined) new RegExp(pattern, flags); // a bad pattern fails here with the engine's own message
         const id = await resolveTerminalId(client, terminal);
         const timeout = timeoutMs ?? McpToolDefaults.waitTimeoutMs;
-        const result = await client.wait(id, { pattern, flags, since, idleMs, prompt: prompt || undefined, exit: exit || undefined, timeoutMs: timeout });
+        const result = await client.wait(id, { pattern, flags, since, idleMs, prompt: prompt || undefined, exit: exit || undefined, port, timeoutMs: timeout });
         if (!result.matched) return text(`Timed out after ${timeout} ms; nothing matched.`);
         const parts = [`Matched ${result.condition ?? 'a condition'}`];
         if (result.offset !== undefined) parts.push(`at output offset ${result.offset}`);
         if (result.exitCode !== undefined && result.exitCode !== null) parts.push(`(exit code ${result.exitCode})`);
         else if (result.signal) parts.push(`(signal ${result.signal})`);
+        if (result.server) parts.push(`(${result.server.url}, pid ${result.server.pid ?? 'unknown'})`);
         return text(parts.join(' ') + (result.text ? `:\n${result.text}` : '.'));
       }),
   );

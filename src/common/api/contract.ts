@@ -11,6 +11,7 @@ import { historyEvents, historyMethods } from './historyContract.ts';
 import { relayEvents, relayMethods } from './relayContract.ts';
 import { reviewEvents, reviewMethods } from './reviewContract.ts';
 import { AgentDefinitionSetting, agentMethods, AgentStatus } from './agentContract.ts';
+import { DevServer } from './devServerContract.ts';
 import { taskEvents, taskMethods } from './taskContract.ts';
 import { AgentProfileSetting, WorkspaceLimits, workspaceEvents, workspaceMethods } from './workspaceContract.ts';
 
@@ -66,6 +67,8 @@ export const TerminalInfo = z.object({
   restoredFrom: RestoredFrom.nullable().optional(),
   /** Set while the pane runs an agent CLI (or ran one, `exited`): its kind and state (agentContract.ts). Optional: added after v1. */
   agent: AgentStatus.nullable().optional(),
+  /** Dev servers its processes listen on, by port (devServerContract.ts); empty when none. Optional: added after v1. */
+  servers: z.array(DevServer).optional(),
 });
 export type TerminalInfo = z.infer<typeof TerminalInfo>;
 

@@ -3,8 +3,11 @@
  * handed the terminal to (tpgid of the shell's /proc stat), its leader, and the leader's children
  * in that group (`npx claude` runs npm, then sh, then claude). Linux only (/proc); elsewhere no
  * agent is detected.
+ *
+ * Also the home of reading a terminal's whole process tree (processTree), which the dev-server
+ * detection (src/node/servers) looks through for listening sockets.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { foregroundProcessGroup } from '../control/foregroundProcess.ts';
 import type { AgentDefinition } from './agentTable.ts';
@@ -87,4 +90,43 @@ export async function findAgentInGroup(group: number, table: readonly AgentDefin
     level = next;
   }
   return null;
+}
+
+/** Children of every thread of `pid` (a program may fork from any thread; /proc lists a child under the thread that forked it). */
+async function childrenOfAllThreads(pid: number): Promise<number[]> {
+  let threads: string[];
+  try {
+    threads = await readdir(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  if (threads.length === 1) return childrenOf(pid);
+  const lists = await Promise.all(
+    threads.map((thread) =>
+      readFile(`/proc/${pid}/task/${thread}/children`, 'utf8').then(
+        (text) => text.split(' ').filter(Boolean).map(Number),
+        () => [] as number[],
+      ),
+    ),
+  );
+  return lists.flat();
+}
+
+/**
+ * `rootPid` and its descendants, breadth first, at most `limit` of them (a fork bomb or a build
+ * with hundreds of workers stays cheap to look at). Linux only; elsewhere just the root.
+ */
+export async function processTree(rootPid: number, limit: number): Promise<number[]> {
+  if (process.platform !== 'linux') return [rootPid];
+  const found = [rootPid];
+  const seen = new Set(found);
+  for (let index = 0; index < found.length && found.length < limit; index++) {
+    for (const child of await childrenOfAllThreads(found[index]!)) {
+      if (seen.has(child)) continue;
+      seen.add(child);
+      found.push(child);
+      if (found.length >= limit) break;
+    }
+  }
+  return found;
 }

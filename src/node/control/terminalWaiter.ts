@@ -18,6 +18,7 @@ import { normalizeNewlines } from '../../common/terminal/ansiStrip.ts';
 import type { CommandLog, LoggedCommand } from './commandLog.ts';
 import { EchoGate } from './echoGate.ts';
 import type { AgentState, AgentStatus } from '../../common/api/agentContract.ts';
+import type { DevServer } from '../../common/api/devServerContract.ts';
 import { ControlError } from './protocol.ts';
 import type { SentInput, SentInputTracker } from './sentInput.ts';
 import { readScreenOrNull } from './terminalInput.ts';
@@ -30,6 +31,8 @@ export interface WaitConditions {
   prompt?: boolean | undefined;
   /** The pane's agent is (or enters) one of these states (src/node/agents). */
   agentState?: readonly AgentState[] | undefined;
+  /** A process of the pane listens on this port (src/node/servers). */
+  port?: number | undefined;
   since?: number | undefined;
   timeoutMs: number;
 }
@@ -39,7 +42,8 @@ export type WaitResult =
   | { matched: 'exit'; exitCode: number | null; signal: string | null; offset: number }
   | { matched: 'idle'; offset: number }
   | { matched: 'prompt'; offset: number; exitCode?: number | null; commandLine?: string }
-  | { matched: 'agentState'; offset: number; agent: { kind: string; label: string; state: AgentState; since: number; reason: string | null } };
+  | { matched: 'agentState'; offset: number; agent: { kind: string; label: string; state: AgentState; since: number; reason: string | null } }
+  | { matched: 'port'; offset: number; server: DevServer };
 
 /** How a prompt looks when no shell integration tells us: the text before the cursor ends in one of these. */
 const promptPattern = /[$#%>❯›»]\s?$/;
@@ -110,6 +114,23 @@ export class TerminalWaiter implements IDisposable {
         disposables.push(
           session.onDidChangeAgent(({ agent }) => {
             const result = agentMatch(agent);
+            if (result) succeed(result);
+          }),
+        );
+      }
+
+      // --- port ----------------------------------------------------------------------------
+      const port = conditions.port;
+      if (port !== undefined) {
+        const portMatch = (servers: readonly DevServer[] | undefined): WaitResult | null => {
+          const server = servers?.find((candidate) => candidate.port === port);
+          return server ? { matched: 'port', offset: session.offset, server: { ...server } } : null;
+        };
+        const already = portMatch(session.info.servers);
+        if (already) return succeed(already);
+        disposables.push(
+          session.onDidChangeServers(({ servers }) => {
+            const result = portMatch(servers);
             if (result) succeed(result);
           }),
         );

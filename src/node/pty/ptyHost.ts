@@ -15,6 +15,7 @@ import { TerminalConstants } from '../../common/constants.ts';
 import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
+import { ServerMonitor } from '../servers/serverMonitor.ts';
 import { MirrorHost, type MirrorMode } from './mirrorHost.ts';
 import { PtySession } from './ptySession.ts';
 import {
@@ -46,6 +47,8 @@ export interface PtyHostOptions {
   mirrorMode?: MirrorMode;
   /** The mirror worker script, for bundles that emit it somewhere else (default: mirrorWorker.ts beside ptyHost.ts). */
   mirrorWorkerPath?: string;
+  /** Look for dev servers in every terminal (info.servers; src/node/servers); default true. */
+  detectServers?: boolean;
 }
 
 export type CreateParams = CreateTerminalParams & {
@@ -80,6 +83,8 @@ export class PtyHost implements IDisposable {
   readonly onDidNotify: Event<{ id: string; title: string; body: string }> = this.#onDidNotify.event;
 
   readonly #mirrors: MirrorHost;
+  /** Each terminal's dev servers (info.servers); null when detection is off. */
+  readonly #servers: ServerMonitor | null;
   #integrationDir: string | undefined;
 
   constructor(options: PtyHostOptions) {
@@ -91,6 +96,8 @@ export class PtyHost implements IDisposable {
     if (options.mirrorMode) mirrorOptions.mode = options.mirrorMode;
     if (options.mirrorWorkerPath) mirrorOptions.workerPath = options.mirrorWorkerPath;
     this.#mirrors = new MirrorHost(mirrorOptions);
+    // Does no I/O until a terminal is watched.
+    this.#servers = options.detectServers === false ? null : new ServerMonitor({ logger: options.logger.child('servers') });
   }
 
   async create(params: CreateParams): Promise<PtySession> {
@@ -170,6 +177,7 @@ export class PtyHost implements IDisposable {
       }
     }
     this.#sessions.clear();
+    this.#servers?.dispose();
     this.#mirrors.dispose();
     this.#onDidAddTerminal.dispose();
     this.#onDidChangeTerminal.dispose();
@@ -251,6 +259,7 @@ export class PtyHost implements IDisposable {
       session.onDidChangeInfo((info) => this.#onDidChangeTerminal.fire(info)),
       session.onDidNotify(({ title, body }) => this.#onDidNotify.fire({ id, title, body })),
     ];
+    if (this.#servers) listeners.push(this.#servers.watch(session));
     this.#sessions.set(id, { session, listeners });
     this.#logger.info('terminal started', { id, file: executable.path, args: spawnArgs, cwd, pid: pty.pid, shellIntegration: nonce !== null });
     this.#onDidAddTerminal.fire(session.info);

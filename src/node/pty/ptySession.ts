@@ -10,6 +10,7 @@ import { constants as osConstants } from 'node:os';
 import type { IPty } from 'node-pty';
 import type { AgentStatus } from '../../common/api/agentContract.ts';
 import type { CommandSummary, Creator, RestoredFrom, TerminalInfo } from '../../common/api/contract.ts';
+import type { DevServer } from '../../common/api/devServerContract.ts';
 import { ApiError } from '../../common/api/errors.ts';
 import { TerminalConstants } from '../../common/constants.ts';
 import { Emitter, type Event } from '../../common/event.ts';
@@ -162,6 +163,9 @@ export class PtySession implements IDisposable {
   readonly #onDidChangeAgent = new Emitter<{ agent: AgentStatus | null; previous: AgentStatus | null }>();
   /** `info.agent` changed (the Hub's AgentMonitor sets it). */
   readonly onDidChangeAgent: Event<{ agent: AgentStatus | null; previous: AgentStatus | null }> = this.#onDidChangeAgent.event;
+  readonly #onDidChangeServers = new Emitter<{ servers: readonly DevServer[]; previous: readonly DevServer[] }>();
+  /** `info.servers` changed (the PtyHost's ServerMonitor sets it): a dev server began or stopped listening. */
+  readonly onDidChangeServers: Event<{ servers: readonly DevServer[]; previous: readonly DevServer[] }> = this.#onDidChangeServers.event;
 
   constructor(options: PtySessionOptions) {
     this.id = options.id;
@@ -235,7 +239,9 @@ export class PtySession implements IDisposable {
 
   get info(): TerminalInfo {
     const info = this.#info;
-    return { ...info, args: [...info.args], createdBy: { ...info.createdBy }, lastCommand: info.lastCommand && { ...info.lastCommand } };
+    const copy = { ...info, args: [...info.args], createdBy: { ...info.createdBy }, lastCommand: info.lastCommand && { ...info.lastCommand } };
+    if (info.servers) copy.servers = info.servers.map((server) => ({ ...server }));
+    return copy;
   }
 
   /** Total bytes produced so far (and delivered to the ring, mirror and subscribers). */
@@ -313,6 +319,15 @@ export class PtySession implements IDisposable {
     this.#info.agent = agent;
     this.#fireInfo();
     this.#onDidChangeAgent.fire({ agent, previous });
+  }
+
+  /** The dev servers found in this terminal (src/node/servers/serverMonitor.ts decides them). */
+  setServers(servers: readonly DevServer[]): void {
+    const previous = this.#info.servers ?? [];
+    if (previous.length === 0 && servers.length === 0) return;
+    this.#info.servers = servers.map((server) => ({ ...server }));
+    this.#fireInfo();
+    this.#onDidChangeServers.fire({ servers: this.#info.servers, previous });
   }
 
   markSeen(): void {
@@ -422,6 +437,7 @@ export class PtySession implements IDisposable {
     this.#onDidChangeInfo.dispose();
     this.#onDidNotify.dispose();
     this.#onDidChangeAgent.dispose();
+    this.#onDidChangeServers.dispose();
   }
 
   #newMirror(cols: number, rows: number): ITerminalMirror {

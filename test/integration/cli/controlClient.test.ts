@@ -156,7 +156,7 @@ describe('CLI argument handling', () => {
     assert.equal(limit.status, 2);
     const wait = await runInProcess(['wait', 'x'], { env });
     assert.equal(wait.status, 2);
-    assert.match(wait.stderr, /give at least one of --pattern, --exit, --idle, --prompt or --agent-state/);
+    assert.match(wait.stderr, /give at least one of --pattern, --exit, --idle, --prompt, --agent-state or --port/);
     const pattern = await runInProcess(['wait', 'x', '--pattern', '(unclosed'], { env });
     assert.equal(pattern.status, 2);
     assert.match(pattern.stderr, /--pattern is not a valid regular expression/);

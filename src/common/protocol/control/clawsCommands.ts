@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { Creator } from '../../api/contractTypes.ts';
+import { DevServer } from '../../api/devServerContract.ts';
 import { TerminalConstants } from '../../constants.ts';
 import { clawsParams, Cols, Rows, TerminalRef, TimeoutMs } from './fields.ts';
 
@@ -33,6 +34,8 @@ export const ControlTerminal = z.looseObject({
     .looseObject({ kind: z.string(), label: z.string(), state: z.enum(['working', 'needs-input', 'idle', 'exited']), since: z.number(), reason: z.string().nullable() })
     .nullable()
     .optional(),
+  /** Dev servers its processes listen on (docs/protocol.md, Dev servers): `{host, port, url, pid, since}` by port. Optional: older servers lack it. */
+  servers: z.array(DevServer).optional(),
 });
 export type ControlTerminal = z.infer<typeof ControlTerminal>;
 

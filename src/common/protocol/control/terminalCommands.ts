@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { AgentState } from '../../api/agentContract.ts';
+import { DevServer } from '../../api/devServerContract.ts';
 import { ControlConstants } from '../../constants.ts';
 import { Cols, Rows, TerminalRef, TimeoutMs } from './fields.ts';
 import { IdValue } from './wire.ts';
@@ -57,16 +58,20 @@ export const terminalCommandSchemas = {
         prompt: z.boolean().optional(),
         /** The pane's agent is in (or enters) this state, or one of these (docs/protocol.md, Agents). */
         agentState: z.union([AgentState, z.array(AgentState).min(1).max(4)]).optional(),
+        /** A process of the pane listens on this TCP port (or already does): the pane's dev server is up (docs/protocol.md, Dev servers). */
+        port: z.number().int().min(1).max(65_535).optional(),
         /** Count output from this offset on (a `send` answer's offset), closing the act-then-wait race. */
         since: z.number().int().min(0).optional(),
         timeoutMs: TimeoutMs.optional(),
       })
-      .refine((params) => params.pattern !== undefined || params.exit === true || params.idleMs !== undefined || params.prompt === true || params.agentState !== undefined, {
-        message: 'wait needs at least one of pattern, exit, idleMs, prompt or agentState',
-      }),
+      .refine(
+        (params) =>
+          params.pattern !== undefined || params.exit === true || params.idleMs !== undefined || params.prompt === true || params.agentState !== undefined || params.port !== undefined,
+        { message: 'wait needs at least one of pattern, exit, idleMs, prompt, agentState or port' },
+      ),
     // A timeout is an error (`TIMEOUT`), so `matched` always names the condition that was met.
     result: z.looseObject({
-      matched: z.enum(['pattern', 'exit', 'idle', 'prompt', 'agentState']),
+      matched: z.enum(['pattern', 'exit', 'idle', 'prompt', 'agentState', 'port']),
       offset: z.number(),
       /** pattern: the matching text and its groups. */
       text: z.string().optional(),
@@ -77,6 +82,8 @@ export const terminalCommandSchemas = {
       commandLine: z.string().optional(),
       /** agentState: the agent as it is now. */
       agent: z.looseObject({ kind: z.string(), label: z.string(), state: AgentState, since: z.number(), reason: z.string().nullable() }).optional(),
+      /** port: the server listening on it. */
+      server: DevServer.optional(),
     }),
   },
   resize: {

@@ -17,11 +17,15 @@
  * - `system.worker.process_exited {terminal_id, correlation_id, exit_code, exited_at}`: its process ended.
  * - `agent.<id>.state {terminalId, kind, state, previous, reason, since}`: the agent in the pane
  *   changed state (src/node/agents); `previous` is null when the agent was just recognised.
+ * - `terminal.<id>.server {terminalId, event, host, port, url, pid, since}`: a dev server of the
+ *   pane began listening (`event: "opened"`) or stopped (`"closed"`) (src/node/servers); a server
+ *   whose URL or process changed is closed and opened again.
  *
  * `system.terminal.closed` also carries `terminal_id` and `correlation_id` beside our `terminalId`.
  * `correlation_id` is null for a terminal no claws client registered. Times are ISO strings, as in claws.
  */
 import type { TerminalInfo } from '../../../common/api/contract.ts';
+import type { DevServer } from '../../../common/api/devServerContract.ts';
 import type { IDisposable } from '../../../common/lifecycle.ts';
 import { isExecSentinelLine } from '../../../common/terminal/execSentinel.ts';
 import type { PtyHost } from '../../pty/ptyHost.ts';
@@ -109,6 +113,13 @@ export class ServerTopics implements IDisposable {
         if (before === agent.state && previous?.since === agent.since) return; // only its exit code was learnt
         publish(`agent.${info.id}.state`, { terminalId: info.id, kind: agent.kind, state: agent.state, previous: before, reason: agent.reason, since: agent.since });
       }),
+      session.onDidChangeServers(({ servers, previous }) => {
+        const key = (server: DevServer) => `${server.port} ${server.host} ${server.url} ${server.pid}`;
+        const now = new Set(servers.map(key));
+        const before = new Set(previous.map(key));
+        for (const server of previous) if (!now.has(key(server))) publish(`terminal.${info.id}.server`, serverPayload(info.id, 'closed', server));
+        for (const server of servers) if (!before.has(key(server))) publish(`terminal.${info.id}.server`, serverPayload(info.id, 'opened', server));
+      }),
       session.onDidExit((status) => {
         publish(`terminal.${info.id}.exit`, { terminalId: info.id, exitCode: status.exitCode, signal: status.signal });
         publish('system.worker.process_exited', {
@@ -121,6 +132,10 @@ export class ServerTopics implements IDisposable {
     ];
     this.#terminals.set(info.id, { listeners });
   }
+}
+
+function serverPayload(terminalId: string, event: 'opened' | 'closed', server: DevServer): Record<string, unknown> {
+  return { terminalId, event, host: server.host, port: server.port, url: server.url, pid: server.pid, since: server.since };
 }
 
 function terminalPayload(info: TerminalInfo): Record<string, unknown> {

@@ -79,6 +79,7 @@ export function describeTerminal(info: TerminalInfo, focusedId: string | null): 
     createdAt: info.createdAt,
     runningCommand: info.runningCommand,
     agent: info.agent ? { kind: info.agent.kind, label: info.agent.label, state: info.agent.state, since: info.agent.since, reason: info.agent.reason } : null,
+    servers: (info.servers ?? []).map(({ host, port, url, pid, since }) => ({ host, port, url, pid, since })),
   };
 }
 

@@ -47,6 +47,7 @@ export function terminalCommands(services: ControlServices): ControlCommand[] {
         idleMs: params.idleMs,
         prompt: params.prompt,
         agentState: params.agentState === undefined ? undefined : [params.agentState].flat(),
+        port: params.port,
         since: params.since,
         timeoutMs: params.timeoutMs ?? ControlConstants.waitDefaultTimeoutMs,
       });

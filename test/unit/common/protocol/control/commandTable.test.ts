@@ -48,6 +48,6 @@ describe('control command table', () => {
     assert.equal(bad.success, false);
     assert.deepEqual(bad.error?.issues[0]?.path, ['exit']);
     const wait = controlCommands.wait.params.safeParse({ terminalId: 't' });
-    assert.equal(wait.error?.issues[0]?.message, 'wait needs at least one of pattern, exit, idleMs, prompt or agentState');
+    assert.equal(wait.error?.issues[0]?.message, 'wait needs at least one of pattern, exit, idleMs, prompt, agentState or port');
   });
 });
