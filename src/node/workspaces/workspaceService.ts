@@ -114,6 +114,8 @@ export class WorkspaceService implements IDisposable {
   /** Agent starts in progress (they hold a port slot and count against the limit). */
   #starting = 0;
   readonly #pendingSlots = new Set<number>();
+  /** Worktree creation per repository, one at a time (see #inRepository). */
+  readonly #repositoryQueues = new Map<string, Promise<void>>();
   readonly #subscriptions: IDisposable[] = [];
   #disposed = false;
 
@@ -481,9 +483,20 @@ export class WorkspaceService implements IDisposable {
     if (base === null) throw new ApiError('INVALID_BRANCH', `HEAD is detached in ${repo.root}: name the base branch to start the worktree from`);
     await assertValidBranchName(repoRoot, base);
     if (!(await branchExists(repoRoot, base))) throw new ApiError('INVALID_BRANCH', `there is no branch "${base}" in ${repoRoot} to start the worktree from`);
+    // One worktree made at a time per repository: two starts with the same task must not both pick the same free name.
+    return await this.#inRepository(repoRoot, () => this.#addWorktreeFor(repoRoot, base, request.branch, task, worktreesFolder));
+  }
+
+  async #addWorktreeFor(
+    repoRoot: string,
+    base: string,
+    requestedBranch: string | undefined,
+    task: string,
+    worktreesFolder: string,
+  ): Promise<{ path: string; branch: string; base: string; repoRoot: string }> {
     let branch: string;
-    if (request.branch !== undefined) {
-      branch = request.branch;
+    if (requestedBranch !== undefined) {
+      branch = requestedBranch;
       await assertValidBranchName(repoRoot, branch);
       if (await branchExists(repoRoot, branch)) throw new ApiError('BRANCH_EXISTS', `the branch "${branch}" already exists in ${repoRoot}; choose another name`);
     } else {
@@ -502,6 +515,22 @@ export class WorkspaceService implements IDisposable {
       throw error;
     }
     return worktree;
+  }
+
+  /** Runs `work` after the repository's previous worktree work finished (a chain per repository). */
+  async #inRepository<T>(repoRoot: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.#repositoryQueues.get(repoRoot) ?? Promise.resolve();
+    const run = previous.then(work, work);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#repositoryQueues.set(repoRoot, settled);
+    try {
+      return await run;
+    } finally {
+      if (this.#repositoryQueues.get(repoRoot) === settled) this.#repositoryQueues.delete(repoRoot);
+    }
   }
 
   /** A failed start's worktree and branch go (the branch has nothing of its own yet). */

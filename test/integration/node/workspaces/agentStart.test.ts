@@ -78,6 +78,33 @@ describe('agent.start', () => {
     assert.equal(second.name, 'Fix the login timeout! (2)');
   });
 
+  it('two starts with the same task at once get two branches', async () => {
+    const repo = makeRepo(t.root, 'wt-race');
+    const [a, b] = await Promise.all([
+      t.client.call('agent.start', { profile: 'fake', folder: repo, prompt: 'Same task', worktree: {} }),
+      t.client.call('agent.start', { profile: 'fake', folder: repo, prompt: 'Same task', worktree: {} }),
+    ]);
+    assert.deepEqual([a.worktree!.branch, b.worktree!.branch].sort(), ['same-task', 'same-task-2']);
+  });
+
+  it('puts worktrees under the worktreesFolder setting, and refuses one inside the repository', async () => {
+    const repo = makeRepo(t.root, 'wt-folder');
+    const folder = join(t.root, 'all-worktrees');
+    await t.client.call('settings.update', { worktreesFolder: folder });
+    try {
+      const started = await t.client.call('agent.start', { profile: 'fake', folder: repo, worktree: { branch: 'feature/in-folder' } });
+      assert.equal(started.worktree!.path, join(folder, 'wt-folder', 'feature-in-folder'));
+      assert.equal(gitIn(started.worktree!.path, 'rev-parse', '--abbrev-ref', 'HEAD'), 'feature/in-folder');
+      await t.client.call('settings.update', { worktreesFolder: join(repo, 'inside') });
+      const error = await refusal(t.client.call('agent.start', { profile: 'fake', folder: repo, worktree: { branch: 'inside-repo' } }));
+      assert.equal(error.code, 'INVALID_PARAMS');
+      assert.match(error.message, /is inside the repository/);
+      assert.equal(gitIn(repo, 'branch', '--list', 'inside-repo'), '');
+    } finally {
+      await t.client.call('settings.update', { worktreesFolder: '' });
+    }
+  });
+
   it('copies the gitignored files .worktreeinclude lists, and nothing tracked', async () => {
     const repo = makeRepo(t.root, 'wt-include');
     writeFileSync(join(repo, '.env'), 'SECRET=1\n');
@@ -234,9 +261,12 @@ describe('agent.start', () => {
     mkdirSync(folder);
     const started = await t.client.call('agent.start', { cols: 120, profile: 'claude', folder, prompt: 'tidy the\nimports' });
     assert.equal(t.hub.ptyHost.require(started.terminalId).info.args.includes('tidy the\nimports'), false);
-    await pollUntil(async () => (await screenText(t, started.terminalId)).includes('❯ tidy the imports'), {
+    let last = '';
+    await pollUntil(async () => (last = await screenText(t, started.terminalId)).includes('❯ tidy the imports'), {
       what: 'the task typed into the stand-in',
-      timeoutMs: WorkspaceLimits.firstPromptIdeWaitMs + 10_000,
+      timeoutMs: WorkspaceLimits.firstPromptIdeWaitMs + 30_000,
+    }).catch((error: Error) => {
+      throw new Error(`${error.message}; agent: ${JSON.stringify(t.hub.ptyHost.get(started.terminalId)?.info.agent)}; the pane shows:\n${last}`);
     });
   });
 });

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { ApiError } from '../../../../src/common/api/errors.ts';
 import { WorkspaceLimits } from '../../../../src/common/api/workspaceContract.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
+import { mergeIntoBase } from '../../../../src/node/workspaces/worktreeGit.ts';
 import { gitIn, makeRepo, startWorkspaceHub, type WorkspaceTestHub } from './workspaceTestKit.ts';
 
 describe('worktree.finish', () => {
@@ -85,6 +86,26 @@ describe('worktree.finish', () => {
     assert.ok(existsSync(path), 'the worktree stays');
     assert.ok(t.hub.ptyHost.get(terminalId), 'the agent keeps running');
     assert.equal((await t.client.call('worktree.list', { repoRoot: repo }))[0]?.path, path);
+  });
+
+  it('a merge that stops on a conflict anyway (a git without merge-tree) is aborted, naming the files', async () => {
+    const repo = makeRepo(t.root, 'abort');
+    gitIn(repo, 'branch', 'side');
+    writeFileSync(join(repo, 'README.md'), 'main version\n');
+    gitIn(repo, 'commit', '-q', '-am', 'main edit');
+    gitIn(repo, 'checkout', '-q', 'side');
+    writeFileSync(join(repo, 'README.md'), 'side version\n');
+    gitIn(repo, 'commit', '-q', '-am', 'side edit');
+    gitIn(repo, 'checkout', '-q', 'main');
+    const before = gitIn(repo, 'rev-parse', 'main');
+    await assert.rejects(mergeIntoBase(repo, 'side', 'main'), (error: ApiError) => {
+      assert.equal(error.code, 'MERGE_CONFLICT');
+      assert.match(error.message, /conflicts in: README\.md\. The merge was aborted/);
+      return true;
+    });
+    assert.equal(gitIn(repo, 'rev-parse', 'main'), before);
+    assert.equal(gitIn(repo, 'status', '--porcelain'), '');
+    assert.equal(existsSync(join(repo, '.git', 'MERGE_HEAD')), false);
   });
 
   it('a dirty main checkout blocks the merge, naming its files; nothing is merged', async () => {
