@@ -9,6 +9,7 @@ import { AgentStateLine } from '../agents/AgentStateLine.tsx';
 import { creatorText, viaText } from '../activity/AgentInputLine.tsx';
 import type { WorktreeInfo } from '../../../src/common/api/workspaceContract.ts';
 import { WorktreeLine } from '../workspaces/WorktreeLine.tsx';
+import { ServerChips } from '../servers/ServerChips.tsx';
 
 /** One terminal in the sidebar: click shows it, double-click or F2 renames it. */
 export function TerminalListItem({ info, shown, current, worktree }: { info: TerminalInfo; shown: boolean; current: boolean; worktree?: WorktreeInfo | undefined }) {
@@ -100,6 +101,8 @@ export function TerminalListItem({ info, shown, current, worktree }: { info: Ter
           <CloseIcon width={12} height={12} />
         </button>
       )}
+      {/* Links of their own, beside the row's button (a link inside a button is not clickable on its own). */}
+      {!renaming && !exited && <ServerChips servers={info.servers} where="sidebar" />}
       {worktree && <WorktreeLine worktree={worktree} />}
     </li>
   );

@@ -10,6 +10,7 @@ import { ClaudeBadge, useClaudeClient } from '../review/ClaudeBadge.tsx';
 import { PaneSendToClaude, usePaneSelection } from '../review/PaneSelection.tsx';
 import { AgentStateLine } from '../agents/AgentStateLine.tsx';
 import { AgentPromptBanner } from '../agents/AgentPromptBanner.tsx';
+import { ServerChips } from '../servers/ServerChips.tsx';
 
 /**
  * One pane: lends its body to the terminal's session, follows focus, and shows the pane's
@@ -57,7 +58,9 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
   const agent = info?.agent ?? null;
   // A pane brought back after a restart says so until it is closed: the screen above its prompt is from before.
   const restored = info?.restoredFrom ? info.restoredFrom : null;
-  const showHeader = info !== undefined && (inSplit || byOther || restored !== null || claudeConnected || agent !== null);
+  // A pane with a dev server shows it, to be opened with a click.
+  const servers = info?.state === 'running' ? (info.servers ?? []) : [];
+  const showHeader = info !== undefined && (inSplit || byOther || restored !== null || claudeConnected || agent !== null || servers.length > 0);
 
   return (
     <div
@@ -100,6 +103,7 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
           </span>
           {/* An agent's pane shows the agent instead of the command that started it. */}
           {info.runningCommand && (agent === null || agent.state === 'exited') && <span className="pane-command">{info.runningCommand}</span>}
+          <ServerChips servers={servers} where="pane" />
           <button
             type="button"
             className="pane-close"
