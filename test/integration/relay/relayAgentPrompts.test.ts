@@ -84,8 +84,9 @@ describe('agent prompts through the relay (real relay, real Hub, Claude Code sta
       (frame): frame is QuestionResponse => frame.type === 'questionResponse' && frame.requestId === requestId && frame.channelId === (channel === '*' ? '*' : viewer.channelId),
       { what: `${channel} questionResponse for ${requestId}`, from },
     );
-  const agentUpdate = (viewer: TestViewer, state: string, from = 0) =>
-    viewer.waitFor((frame): frame is Updated => frame.type === 'agentTerminalUpdated' && frame.terminalId === terminalId && frame.agent?.state === state, {
+  /** An update saying the agent is in `state`, entered after `after` (an update of an older state may still come, up to one throttle interval late). */
+  const agentUpdate = (viewer: TestViewer, state: string, from = 0, after = 0) =>
+    viewer.waitFor((frame): frame is Updated => frame.type === 'agentTerminalUpdated' && frame.terminalId === terminalId && frame.agent?.state === state && frame.agent.since > after, {
       what: `agentTerminalUpdated ${state}`,
       from,
     });
@@ -127,7 +128,7 @@ describe('agent prompts through the relay (real relay, real Hub, Claude Code sta
     await pollUntil(() => existsSync(join(app.temp.workspace, 'marker.txt')), { what: 'the approved command to run in the pane' });
     // The person at the machine sees who answered, and how.
     assert.deepEqual(app.eventsOf('terminal.agentInput').at(-1), { id: terminalId, peer: 'Ada on her phone', text: 'Approve' });
-    await agentUpdate(ada, 'idle', mark);
+    await agentUpdate(ada, 'idle', mark, asking.since);
     assert.match(await screen(), /Ran touch marker\.txt \(ran\)/);
     // The answered prompt stays on screen a moment after the keys went in: it is not sent again as new.
     assert.equal(ada.frames.filter((frame) => frame.type === 'permissionRequest' && frame.requestId === request.requestId).length, 1);
@@ -162,7 +163,7 @@ describe('agent prompts through the relay (real relay, real Hub, Claude Code sta
     await pollUntil(async () => /You picked: Green/.test(await screen()), { what: 'the stand-in to get Green' });
     assert.deepEqual(app.eventsOf('terminal.agentInput').at(-1), { id: terminalId, peer: 'Ada on her phone', text: 'Green' });
     await waitForAgent((agent) => agent?.state === 'idle', 'idle after the answer');
-    await agentUpdate(ada, 'idle', before);
+    await agentUpdate(ada, 'idle', before, question.since!);
     assert.equal(ada.frames.filter((frame) => frame.type === 'question' && frame.requestId === question.requestId).length, 1, 'the answered question is not sent again');
   });
 
