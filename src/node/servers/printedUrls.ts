@@ -18,7 +18,7 @@ export interface PrintedUrl {
 const tailChars = 256;
 const maxUrlChars = 2048;
 
-const urlPattern = /\bhttps?:\/\/(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1?\])(?::(\d{1,5}))?(\/[^\s"'<>`\x1b)\]]*)?/gi;
+const urlPattern = /\bhttps?:\/\/(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1?\])(?::(\d{1,5}))?(?![\w:-]|\.\w)(\/[^\s"'<>`\x1b)\]]*)?/gi;
 
 /** Every local URL in `text` (plain, or with ANSI: it is stripped first). */
 export function findLocalUrls(text: string): PrintedUrl[] {
