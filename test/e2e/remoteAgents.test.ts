@@ -5,10 +5,11 @@
  * (test/helpers/standInClaude.ts) in the machine's pane under the Hub's real agent detection. The
  * remote view shows the same "Waiting for you" list; Approve in it runs the command on the machine;
  * a question's option picks it; an answer to a prompt the person at the machine answered first is
- * refused and said so, and nothing is typed.
+ * refused and said so, and nothing is typed; the pane's own card answers too; a pending review
+ * joins the list in order and opens Reviews.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
@@ -173,5 +174,19 @@ describe('remote view: agents that wait for you (real relay, real serve, Claude 
     ).catch((error: unknown) => `${(error as Error).message}; the machine's pane: ${seen.join(' → ')}`);
     assert.equal(outcome, 'done');
     assert.equal(existsSync(join(setup.dirs.workspace, 'after.txt')), false);
+
+    // A pending review joins the same list, oldest first (it waits longer than the agent that asks after it); it opens Reviews.
+    writeFileSync(join(setup.dirs.workspace, 'notes.md'), 'old\n');
+    control.request('review.request', { path: join(setup.dirs.workspace, 'notes.md'), newContents: 'new\n', title: 'Change the notes' }, { timeoutMs: 120_000 }).catch(() => {});
+    const list = remote.getByRole('list', { name: 'Waiting for you' });
+    const review = list.locator('li[data-waiting-kind="review"]');
+    await review.waitFor({ timeout: slow });
+    await typeInPane(local, pane, 'run touch later.txt');
+    await waitingRow(remote, pane, 'needs-input').waitFor({ timeout: slow });
+    assert.deepEqual(await list.locator('> li').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-waiting-kind'))), ['review', 'agent']);
+    assert.match(await review.innerText(), /Review\s+Change the notes[\s\S]*e2e-observer/);
+    assert.match(await remote.title(), /^\(2\) home — Switchboard remote$/);
+    await review.getByRole('button').click();
+    await remote.locator('.remote-review', { hasText: 'Change the notes' }).waitFor({ timeout: slow });
   });
 });
