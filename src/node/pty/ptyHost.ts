@@ -112,6 +112,11 @@ export class PtyHost implements IDisposable {
     }
   }
 
+  /** The dev-server detection of every terminal (null when `detectServers` is false). */
+  get serverMonitor(): ServerMonitor | null {
+    return this.#servers;
+  }
+
   /** Add variables to the environment of every terminal created from now on (running ones keep theirs). */
   extendBaseEnv(variables: Record<string, string>): void {
     this.#baseEnv = { ...this.#baseEnv, ...variables };

@@ -26,7 +26,7 @@
 import { basename } from 'node:path';
 import type { DevServer } from '../../common/api/devServerContract.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
-import { processTree } from '../agents/agentProcess.ts';
+import { processTree, readArgv } from '../agents/agentProcess.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtySession } from '../pty/ptySession.ts';
 import { type ListeningSocket, readListeningSockets, socketInodesOf, socketTablesSupported } from './listeningSockets.ts';
@@ -64,6 +64,7 @@ export class ServerMonitor implements IDisposable {
   readonly #logger: ILogger;
   readonly #watches = new Set<ServerWatch>();
   #sockets: { at: number; read: Promise<ListeningSocket[]> } | null = null;
+  #scans = 0;
   #disposed = false;
 
   constructor(options: ServerMonitorOptions) {
@@ -77,6 +78,7 @@ export class ServerMonitor implements IDisposable {
       logger: this.#logger,
       listening: () => this.#listening(),
       heldElsewhere: (port) => this.#heldElsewhere(port, watch),
+      noteScan: () => this.#scans++,
     });
     this.#watches.add(watch);
     watch.trigger();
@@ -86,6 +88,18 @@ export class ServerMonitor implements IDisposable {
         this.#watches.delete(watch);
       },
     };
+  }
+
+  /** Looks taken so far, over all terminals (for benchmarks and tests: idle terminals add none). */
+  get scans(): number {
+    return this.#scans;
+  }
+
+  /** Terminals with a look planned or under way; 0 when every terminal is a shell alone at rest. */
+  get looking(): number {
+    let count = 0;
+    for (const watch of this.#watches) if (watch.looking) count++;
+    return count;
   }
 
   dispose(): void {
@@ -113,6 +127,7 @@ interface WatchDeps {
   logger: ILogger;
   listening(): Promise<ListeningSocket[]>;
   heldElsewhere(port: number): boolean;
+  noteScan(): void;
 }
 
 /** One terminal's servers. */
@@ -127,7 +142,6 @@ class ServerWatch implements IDisposable {
   readonly #owned = new Map<number, { pid: number; socket: ListeningSocket }>();
   #lastInodes = new Set<number>();
   #lastTree = new Set<number>();
-  readonly #rootIsShell: boolean;
   #timer: NodeJS.Timeout | undefined;
   #timerDue = 0;
   #running = false;
@@ -142,7 +156,6 @@ class ServerWatch implements IDisposable {
   constructor(session: PtySession, deps: WatchDeps) {
     this.#session = session;
     this.#deps = deps;
-    this.#rootIsShell = shellNames.test(basename(session.info.file));
     this.#listeners = [
       session.onDidOutput(({ data }) => {
         this.#lastOutputAt = Date.now();
@@ -171,6 +184,10 @@ class ServerWatch implements IDisposable {
         session.setServers([]);
       }),
     ];
+  }
+
+  get looking(): boolean {
+    return this.#timer !== undefined || this.#running;
   }
 
   /** A process of this terminal listens on `port`. */
@@ -227,6 +244,7 @@ class ServerWatch implements IDisposable {
     if (this.#disposed) return;
     this.#running = true;
     this.#lastRunAt = Date.now();
+    this.#deps.noteScan();
     let keepLooking = true;
     try {
       keepLooking = await this.#scan();
@@ -264,8 +282,15 @@ class ServerWatch implements IDisposable {
       session.setServers(servers);
       this.#interval = ServerMonitorConstants.minIntervalMs;
     }
-    this.#shellAlone = this.#rootIsShell && tree.length === 1;
+    // Asked each time: `exec node server.js` turns the shell into the server.
+    this.#shellAlone = tree.length === 1 && (await this.#rootIsShell(pid));
     return !(this.#shellAlone && servers.length === 0 && !this.#scanner.hasPending);
+  }
+
+  async #rootIsShell(pid: number): Promise<boolean> {
+    if (!socketTablesSupported) return shellNames.test(basename(this.#session.info.file));
+    const argv = await readArgv(pid);
+    return argv !== null && shellNames.test(basename(argv[0] ?? ''));
   }
 
   /** Which listening sockets belong to the tree: fds are read only for new sockets or new processes. */

@@ -76,6 +76,18 @@ describe('dev servers in panes: list, bus, CLI and MCP', () => {
     assert.deepEqual((await listed()).servers, []);
   });
 
+  it('a shell alone at its prompt is not looked at; a command is, while it runs', async () => {
+    const monitor = app.hub.ptyHost.serverMonitor!;
+    // No look planned means none will happen until something starts in the pane: an idle pane costs nothing.
+    await pollUntil(() => monitor.looking === 0, { what: 'the idle shell to be left alone' });
+    const before = monitor.scans;
+    await client.request({ cmd: 'send', terminalId, text: 'sleep 30\r' });
+    await pollUntil(() => monitor.scans >= before + 3 && monitor.looking === 1, { what: 'looks while sleep runs' });
+    await client.request({ cmd: 'send', terminalId, text: '\x03', newline: false });
+    await pollUntil(() => monitor.looking === 0, { what: 'no more looks once the shell is alone again' });
+    assert.deepEqual((await listed()).servers, []);
+  });
+
   it('a silent Node HTTP + WebSocket server: `wait --port` returns when it listens; list and the bus show it; it is gone when it stops', async () => {
     const port = await freePort();
     const waiting = runChild(['wait', terminalId, '--port', String(port), '--json', '--timeout', '15000', '--socket', app.socketPath], { env: app.env, timeoutMs: 20_000 });
@@ -100,12 +112,12 @@ describe('dev servers in panes: list, bus, CLI and MCP', () => {
     assert.equal(await (await fetch(server.url)).text(), 'hello from the dev server');
 
     const [opened] = await pollUntil(() => serverPushes('opened', port).length > 0 && serverPushes('opened', port), { what: 'the opened push' });
-    assert.deepEqual(opened.payload, { terminalId, event: 'opened', host: server.host, port, url: server.url, pid: server.pid, since: server.since });
+    assert.deepEqual(opened!.payload, { terminalId, event: 'opened', host: server.host, port, url: server.url, pid: server.pid, since: server.since });
 
     await client.request({ cmd: 'send', terminalId, text: '\x03', newline: false });
     await pollUntil(async () => (await listed()).servers.length === 0, { what: 'the server to be gone from list' });
     const [closed] = await pollUntil(() => serverPushes('closed', port).length > 0 && serverPushes('closed', port), { what: 'the closed push' });
-    assert.equal(closed.payload.url, server.url);
+    assert.equal(closed!.payload.url, server.url);
   });
 
   it('python3 -m http.server: its printed URL and its port are one server; `switchboard ports` and MCP terminal_list show it', async () => {
