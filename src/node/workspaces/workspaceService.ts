@@ -481,7 +481,7 @@ export class WorkspaceService implements IDisposable {
     const repoRoot = repo.mainRoot;
     const base = request.base ?? repo.branch;
     if (base === null) throw new ApiError('INVALID_BRANCH', `HEAD is detached in ${repo.root}: name the base branch to start the worktree from`);
-    await assertValidBranchName(repoRoot, base);
+    // A name that is not a valid branch name is no existing branch either: one git answers both.
     if (!(await branchExists(repoRoot, base))) throw new ApiError('INVALID_BRANCH', `there is no branch "${base}" in ${repoRoot} to start the worktree from`);
     // One worktree made at a time per repository: two starts with the same task must not both pick the same free name.
     return await this.#inRepository(repoRoot, () => this.#addWorktreeFor(repoRoot, base, request.branch, task, worktreesFolder));
@@ -497,8 +497,8 @@ export class WorkspaceService implements IDisposable {
     let branch: string;
     if (requestedBranch !== undefined) {
       branch = requestedBranch;
-      await assertValidBranchName(repoRoot, branch);
-      if (await branchExists(repoRoot, branch)) throw new ApiError('BRANCH_EXISTS', `the branch "${branch}" already exists in ${repoRoot}; choose another name`);
+      const [, taken] = await Promise.all([assertValidBranchName(repoRoot, branch), branchExists(repoRoot, branch)]);
+      if (taken) throw new ApiError('BRANCH_EXISTS', `the branch "${branch}" already exists in ${repoRoot}; choose another name`);
     } else {
       // A derived name skips names whose folder is taken too (a worktree removed by hand leaves its folder).
       branch = await unusedBranchName(repoRoot, branchNameFromTask(task), (name) => !existsSync(worktreePathFor(repoRoot, name, worktreesFolder)));

@@ -37,11 +37,22 @@ export interface RepositoryInfo {
 
 /** The repository `folder` is in; null when it is not in one. */
 export async function repositoryOf(folder: string): Promise<RepositoryInfo | null> {
-  const top = await git(['rev-parse', '--show-toplevel', '--path-format=absolute', '--git-common-dir'], { cwd: folder, allowFailure: true });
+  // One git for the common case; HEAD's name comes back as "HEAD" when detached.
+  const top = await git(['rev-parse', '--show-toplevel', '--path-format=absolute', '--git-common-dir', '--symbolic-full-name', 'HEAD'], { cwd: folder, allowFailure: true });
   if (top.exitCode !== 0) {
     if (/not a git repository/i.test(top.stderr)) return null;
+    // A repository without commits yet: HEAD names no commit, but the rest is known.
+    if (/ambiguous argument 'HEAD'|unknown revision/i.test(top.stderr)) return await unbornRepositoryOf(folder);
     throw new ApiError('GIT_FAILED', `git rev-parse failed in ${folder}: ${firstLines(top.stderr)}`);
   }
+  const [root, commonDir, head] = top.stdout.split('\n');
+  if (!root || !commonDir) return null;
+  const mainRoot = basename(commonDir) === '.git' ? dirname(commonDir) : root;
+  return { root, mainRoot, branch: head?.startsWith('refs/heads/') ? head.slice('refs/heads/'.length) : null };
+}
+
+async function unbornRepositoryOf(folder: string): Promise<RepositoryInfo | null> {
+  const top = await git(['rev-parse', '--show-toplevel', '--path-format=absolute', '--git-common-dir'], { cwd: folder });
   const [root, commonDir] = top.stdout.split('\n');
   if (!root || !commonDir) return null;
   const branch = await git(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: root, allowFailure: true });
@@ -131,13 +142,13 @@ export async function deleteBranch(repo: string, branch: string, options: { forc
 export async function copyWorktreeInclude(repoRoot: string, worktreePath: string): Promise<string[]> {
   const includeFile = join(repoRoot, '.worktreeinclude');
   if (!(await exists(includeFile))) return [];
-  const [matching, ignored] = await Promise.all([
-    git(['ls-files', '-z', '--others', '--ignored', `--exclude-from=${includeFile}`], { cwd: repoRoot }),
-    git(['ls-files', '-z', '--others', '--ignored', '--exclude-standard'], { cwd: repoRoot }),
-  ]);
-  const ignoredSet = new Set(splitNul(ignored.stdout));
+  const matching = splitNul((await git(['ls-files', '-z', '--others', '--ignored', `--exclude-from=${includeFile}`], { cwd: repoRoot })).stdout);
+  if (matching.length === 0) return [];
+  // Of those, the ones git ignores (asked about these few paths only, not every ignored file of node_modules).
+  const checked = await git(['check-ignore', '-z', '--stdin'], { cwd: repoRoot, input: matching.join('\0') + '\0', allowFailure: true });
+  const ignoredSet = new Set(splitNul(checked.stdout));
   const copied: string[] = [];
-  for (const file of splitNul(matching.stdout)) {
+  for (const file of matching) {
     if (!ignoredSet.has(file)) continue;
     const from = join(repoRoot, file);
     const to = join(worktreePath, file);
