@@ -22,6 +22,12 @@ const readVerbs = new Set(['list', 'readLog', 'readScreen', 'poll', 'subscribe',
 export const driveOnlyVerbs = new Set(['send', 'exec', 'create', 'close', 'resize', 'signal', 'rename', 'show', 'publish', 'broadcast']);
 /** History spans every terminal, closed ones too: reading it needs a token not limited to terminals. */
 const historyVerbs = new Set(['history.list', 'history.search', 'history.get', 'history.read', 'history.commands', 'history.export', 'history.reference']);
+/**
+ * Agent workspaces reach repositories, not terminals (agent.start makes panes, worktree.finish
+ * merges and closes them): a token limited to terminals cannot use them. Looking needs `read`.
+ */
+const workspaceReadVerbs = new Set(['agent.profiles', 'worktree.list', 'worktree.diff']);
+const workspaceVerbs = new Set([...workspaceReadVerbs, 'agent.start', 'worktree.discard', 'worktree.finish']);
 /** Token management needs a `drive` token that is not limited to terminals: a narrower token must not mint a wider one. */
 const tokenManagementVerbs = new Set(['tokens.list', 'tokens.create', 'tokens.revoke']);
 /** Answered without a token, so clients can probe the server before authenticating. */
@@ -30,7 +36,7 @@ const openVerbs = new Set(['ping', 'auth']);
 const terminalVerbs = new Set(['show', 'send', 'exec', 'readLog', 'close', 'readScreen', 'wait', 'resize', 'signal', 'rename']);
 
 export function requiredScope(cmd: string): ControlTokenScope {
-  return readVerbs.has(cmd) || historyVerbs.has(cmd) ? 'read' : 'drive';
+  return readVerbs.has(cmd) || historyVerbs.has(cmd) || workspaceReadVerbs.has(cmd) ? 'read' : 'drive';
 }
 
 /** The scope one request needs: `history.reference` reads, unless it also types into a terminal (`deliverTo`). */
@@ -109,7 +115,7 @@ export class ConnectionAccess {
     if (tokenManagementVerbs.has(cmd)) return allows(token, 'drive') && token.terminals === null ? { ok: true } : { ok: false, error: AuthErrors.forbidden(cmd) };
     if (!allows(token, requiredScopeOf(request))) return { ok: false, error: AuthErrors.forbidden(cmd) };
     if (token.terminals === null) return { ok: true };
-    if (historyVerbs.has(cmd)) return { ok: false, error: AuthErrors.forbidden(cmd) };
+    if (historyVerbs.has(cmd) || workspaceVerbs.has(cmd)) return { ok: false, error: AuthErrors.forbidden(cmd) };
     const allowed = token.terminals;
     if (terminalVerbs.has(cmd)) {
       const ref = String(fields.terminalId ?? request.id);

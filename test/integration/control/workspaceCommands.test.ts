@@ -67,6 +67,37 @@ describe('agent workspaces on the socket, the CLI and MCP', () => {
     assert.equal(readFileSync(join(repo, 'file.txt'), 'utf8'), 'from the agent\n');
   });
 
+  it('with token auth: reading worktrees needs read, starting and finishing drive, and a token limited to terminals gets none of them', async () => {
+    await t.client.call('settings.update', { controlTokenAuth: true });
+    try {
+      const repo = makeRepo(t.root, 'tokens');
+      const read = await t.client.call('tokens.create', { name: 'reader', scopes: ['read'] });
+      const drive = await t.client.call('tokens.create', { name: 'driver', scopes: ['drive'] });
+      const pane = await t.client.call('terminal.create', { file: t.agentPath, name: 'token pane' });
+      const paneOnly = await t.client.call('tokens.create', { name: 'one pane', scopes: ['drive'], terminals: [pane.id] });
+      const as = async (secret: string) => {
+        const client = await t.connect();
+        assert.equal((await client.request({ cmd: 'auth', token: secret })).ok, true);
+        return client;
+      };
+      const reader = await as(read.secret);
+      assert.equal((await reader.request({ cmd: 'worktree.list' })).ok, true);
+      assert.equal((await reader.request({ cmd: 'agent.profiles' })).ok, true);
+      assert.equal((await reader.request({ cmd: 'agent.start', profile: 'fake', folder: repo })).error, 'auth:forbidden agent.start');
+      const limited = await as(paneOnly.secret);
+      for (const cmd of ['worktree.list', 'agent.start', 'worktree.finish']) {
+        assert.equal((await limited.request({ cmd, profile: 'fake', folder: repo, path: repo, mode: 'discard' })).error, `auth:forbidden ${cmd}`);
+      }
+      const driver = await as(drive.secret);
+      const started = await driver.request({ cmd: 'agent.start', profile: 'fake', folder: repo, worktree: { branch: 'token-work' } });
+      assert.equal(started.ok, true, started.error);
+      assert.equal((await reader.request({ cmd: 'worktree.finish', path: started.worktree.path, mode: 'discard' })).error, 'auth:forbidden worktree.finish');
+      assert.equal((await driver.request({ cmd: 'worktree.finish', path: started.worktree.path, mode: 'discard' })).ok, true);
+    } finally {
+      await t.client.call('settings.update', { controlTokenAuth: false });
+    }
+  });
+
   it('switchboard agent start / worktree list, diff, finish as child processes', async () => {
     const repo = makeRepo(t.root, 'cli');
     const started = await cli(t, ['agent', 'start', '--profile', 'fake', '--worktree', 'cli-work', '--prompt', 'From the CLI', repo]);
