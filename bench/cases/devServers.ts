@@ -3,9 +3,9 @@
  * real bash pane of an in-process PtyHost opens its port on a signal, after a random quiet spell
  * (so the scan interval has backed off to its longest), either silently (found only by the
  * periodic look) or printing its URL as it listens (found after the output). Measured per round:
- * from the moment the server's listen callback ran (stamped by the server with the shared
- * epoch clock) to `onDidChangeServers` showing the port — p50, p95, max; and the same for the port
- * closing. Also: looks per second over idle shells at their prompts (should be 0).
+ * from just before the server's listen() call (stamped by the server with the shared epoch clock;
+ * the bind happens inside the call) to `onDidChangeServers` showing the port — p50, p95, max; and
+ * the same for close(). Numbers include timer delays on a loaded machine. Also: looks per second over idle shells at their prompts (should be 0).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -21,16 +21,23 @@ const serverScript = `
 const http = require('node:http');
 const fs = require('node:fs');
 const [port, mode, stampFile] = [Number(process.argv[2]), process.argv[3], process.argv[4]];
-const stamp = () => fs.writeFileSync(stampFile, String(performance.timeOrigin + performance.now()));
+// Written whole (rename) just before the socket opens or closes: the bind and the close happen inside the call.
+const stamp = () => {
+  fs.writeFileSync(stampFile + '.new', String(performance.timeOrigin + performance.now()));
+  fs.renameSync(stampFile + '.new', stampFile);
+};
 let server = null;
 process.on('SIGUSR1', () => {
   server = http.createServer((request, response) => response.end('ok'));
+  stamp();
   server.listen(port, () => {
-    stamp();
     if (mode === 'print') console.log('  Local: http://localhost:' + port + '/');
   });
 });
-process.on('SIGUSR2', () => server.close(() => { server = null; stamp(); }));
+process.on('SIGUSR2', () => {
+  stamp();
+  server.close();
+});
 setInterval(() => {}, 1 << 30);
 `;
 

@@ -7,10 +7,14 @@
  * Also the home of reading a terminal's whole process tree (processTree), which the dev-server
  * detection (src/node/servers) looks through for listening sockets.
  */
+import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { promisify } from 'node:util';
 import { foregroundProcessGroup } from '../control/foregroundProcess.ts';
 import type { AgentDefinition } from './agentTable.ts';
+
+const execFileAsync = promisify(execFile);
 
 /** Interpreters whose first non-option argument is the program that runs. */
 const interpreters = /^(node|nodejs|bun|deno|python[0-9.]*|pypy[0-9.]*)$/;
@@ -112,16 +116,41 @@ async function childrenOfAllThreads(pid: number): Promise<number[]> {
   return lists.flat();
 }
 
+/** `ps -ax -o pid=,ppid=` → children by parent (macOS, where there is no /proc). */
+export function parsePsParents(text: string): Map<number, number[]> {
+  const children = new Map<number, number[]>();
+  for (const line of text.split('\n')) {
+    const [pid, ppid] = line.trim().split(/\s+/).map(Number);
+    if (!Number.isInteger(pid) || !Number.isInteger(ppid) || pid! <= 0) continue;
+    const list = children.get(ppid!);
+    if (list) list.push(pid!);
+    else children.set(ppid!, [pid!]);
+  }
+  return children;
+}
+
+async function psChildren(): Promise<Map<number, number[]>> {
+  try {
+    const { stdout } = await execFileAsync('ps', ['-ax', '-o', 'pid=,ppid='], { timeout: 2000, maxBuffer: 4 * 1024 * 1024 });
+    return parsePsParents(stdout);
+  } catch {
+    return new Map();
+  }
+}
+
 /**
  * `rootPid` and its descendants, breadth first, at most `limit` of them (a fork bomb or a build
- * with hundreds of workers stays cheap to look at). Linux only; elsewhere just the root.
+ * with hundreds of workers stays cheap to look at). Linux: /proc; macOS: one `ps`; elsewhere
+ * just the root.
  */
 export async function processTree(rootPid: number, limit: number): Promise<number[]> {
-  if (process.platform !== 'linux') return [rootPid];
+  if (process.platform !== 'linux' && process.platform !== 'darwin') return [rootPid];
+  const parents = process.platform === 'darwin' ? await psChildren() : null;
   const found = [rootPid];
   const seen = new Set(found);
   for (let index = 0; index < found.length && found.length < limit; index++) {
-    for (const child of await childrenOfAllThreads(found[index]!)) {
+    const children = parents ? (parents.get(found[index]!) ?? []) : await childrenOfAllThreads(found[index]!);
+    for (const child of children) {
       if (seen.has(child)) continue;
       seen.add(child);
       found.push(child);

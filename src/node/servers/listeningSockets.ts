@@ -6,12 +6,22 @@
  * `socket:[inode]`. Reading both tables is one cheap read each; looking through a process's fds
  * costs a readlink per fd, so callers do it only when a new listening inode appeared.
  *
- * Other platforms: no socket table here (macOS would need libproc or lsof, Windows
- * GetExtendedTcpTable); `supported` is false and only printed URLs are used (README, "Dev servers").
+ * macOS: no socket table to read; `lsof` tells the listening TCP sockets of given processes
+ * (listenersOfProcesses), one spawn per look.
+ *
+ * Windows: nothing yet (GetExtendedTcpTable would tell); only printed URLs are used (README,
+ * "Dev servers").
  */
+import { execFile } from 'node:child_process';
 import { readdir, readFile, readlink } from 'node:fs/promises';
+import { promisify } from 'node:util';
 
+const execFileAsync = promisify(execFile);
+
+/** The machine's whole table of listening sockets can be read (Linux). */
 export const socketTablesSupported = process.platform === 'linux';
+/** The listening sockets of given processes can be asked for (macOS: lsof). */
+export const processListenersSupported = process.platform === 'darwin';
 
 export interface ListeningSocket {
   /** Printable address: 0.0.0.0, ::, 127.0.0.1, ::1 (only loopback and wildcard addresses are kept). */
@@ -34,7 +44,10 @@ export function parseSocketTable(text: string): ListeningSocket[] {
   const sockets: ListeningSocket[] = [];
   const lines = text.split('\n');
   for (let index = 1; index < lines.length; index++) {
-    const fields = lines[index]!.trim().split(/\s+/);
+    const line = lines[index]!;
+    // Most rows of a busy machine are connections: skip them before splitting.
+    if (!line.includes(' 0A ')) continue;
+    const fields = line.trim().split(/\s+/);
     if (fields.length < 10 || fields[3] !== listenState) continue;
     const local = fields[1]!;
     const colon = local.indexOf(':');
@@ -95,4 +108,52 @@ export async function socketInodesOf(pid: number): Promise<number[]> {
     if (link.startsWith('socket:[')) inodes.push(Number(link.substring(8, link.length - 1)));
   }
   return inodes;
+}
+
+export interface ProcessListener {
+  pid: number;
+  host: string;
+  port: number;
+}
+
+/**
+ * `lsof -F ptn` output → the loopback/wildcard listeners in it. Records: `p<pid>` starts a
+ * process, then per file `f<fd>`, `t<IPv4|IPv6>`, `n<address>:<port>` (`*` is the wildcard).
+ */
+export function parseLsofListeners(text: string): ProcessListener[] {
+  const listeners: ProcessListener[] = [];
+  let pid = 0;
+  let type = '';
+  for (const line of text.split('\n')) {
+    const field = line.charAt(0);
+    const value = line.substring(1);
+    if (field === 'p') pid = Number(value);
+    else if (field === 'f') type = '';
+    else if (field === 't') type = value;
+    else if (field === 'n' && pid > 0) {
+      const colon = value.lastIndexOf(':');
+      if (colon === -1 || value.includes('->')) continue;
+      const rawHost = value.substring(0, colon).replace(/^\[|\]$/g, '');
+      const port = Number(value.substring(colon + 1));
+      if (!Number.isInteger(port) || port <= 0 || port > 65_535) continue;
+      const host = rawHost === '*' ? (type === 'IPv6' ? '::' : '0.0.0.0') : rawHost === 'localhost' ? '127.0.0.1' : rawHost;
+      const local = host === '0.0.0.0' || host === '::' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+      if (local) listeners.push({ pid, host, port });
+    }
+  }
+  return listeners;
+}
+
+/** macOS: the loopback/wildcard TCP listeners among `pids` (empty when lsof is missing or finds none). */
+export async function listenersOfProcesses(pids: readonly number[]): Promise<ProcessListener[]> {
+  if (!processListenersSupported || pids.length === 0) return [];
+  const args = ['-nP', '-a', '-iTCP', '-sTCP:LISTEN', '-p', pids.join(','), '-F', 'ptn'];
+  try {
+    const { stdout } = await execFileAsync('lsof', args, { timeout: 2000, maxBuffer: 1024 * 1024 });
+    return parseLsofListeners(stdout);
+  } catch (error) {
+    // lsof exits 1 when it found nothing; what it printed still counts.
+    const stdout = (error as { stdout?: unknown }).stdout;
+    return typeof stdout === 'string' ? parseLsofListeners(stdout) : [];
+  }
 }

@@ -21,6 +21,8 @@
  *   another pane's process does not hold (a server in a container, a server run with sudo), with
  *   pid null. Where no socket table can be read (not Linux), printed URLs count until their
  *   command ends.
+ * - Linux reads /proc (listeningSockets.ts); macOS asks `lsof` for the tree's listeners (the tree
+ *   from `ps`); Windows has printed URLs only.
  * - Printed URLs are forgotten when a new command starts (shell integration).
  */
 import { basename } from 'node:path';
@@ -29,7 +31,14 @@ import type { IDisposable } from '../../common/lifecycle.ts';
 import { processTree, readArgv } from '../agents/agentProcess.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtySession } from '../pty/ptySession.ts';
-import { type ListeningSocket, readListeningSockets, socketInodesOf, socketTablesSupported } from './listeningSockets.ts';
+import {
+  type ListeningSocket,
+  listenersOfProcesses,
+  processListenersSupported,
+  readListeningSockets,
+  socketInodesOf,
+  socketTablesSupported,
+} from './listeningSockets.ts';
 import { type PrintedUrl, PrintedUrlScanner } from './printedUrls.ts';
 
 export const ServerMonitorConstants = {
@@ -295,6 +304,13 @@ class ServerWatch implements IDisposable {
 
   /** Which listening sockets belong to the tree: fds are read only for new sockets or new processes. */
   async #attribute(tree: number[], sockets: ListeningSocket[]): Promise<void> {
+    if (processListenersSupported) {
+      // macOS: lsof names the tree's listeners directly (no inodes to match; keys are only for this map).
+      const listeners = await listenersOfProcesses(tree);
+      this.#owned.clear();
+      listeners.forEach(({ pid, host, port }, index) => this.#owned.set(-(index + 1), { pid, socket: { host, port, inode: 0 } }));
+      return;
+    }
     const byInode = new Map(sockets.map((socket) => [socket.inode, socket]));
     const treeSet = new Set(tree);
     for (const [inode, owner] of this.#owned) if (!byInode.has(inode) || !treeSet.has(owner.pid)) this.#owned.delete(inode);

@@ -2,7 +2,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
-import { parseSocketTable, readListeningSockets, socketInodesOf, socketTablesSupported } from '../../../../src/node/servers/listeningSockets.ts';
+import { parsePsParents } from '../../../../src/node/agents/agentProcess.ts';
+import { parseLsofListeners, parseSocketTable, readListeningSockets, socketInodesOf, socketTablesSupported } from '../../../../src/node/servers/listeningSockets.ts';
 
 const header = '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n';
 const row = (local: string, state: string, inode: number) =>
@@ -52,5 +53,28 @@ describe('the live tables (Linux)', { skip: !socketTablesSupported }, () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+describe('parseLsofListeners (macOS)', () => {
+  it('reads lsof -F ptn records: wildcard by address family, loopback kept, other addresses left out', () => {
+    const output = ['p501', 'f22', 'tIPv4', 'n*:5173', 'f23', 'tIPv6', 'n*:5173', 'p502', 'f9', 'tIPv6', 'n[::1]:3000', 'f10', 'tIPv4', 'n127.0.0.1:3001', 'f11', 'tIPv4', 'n192.168.1.4:3002', 'f12', 'tIPv4', 'nlocalhost:3003', ''].join('\n');
+    assert.deepEqual(parseLsofListeners(output), [
+      { pid: 501, host: '0.0.0.0', port: 5173 },
+      { pid: 501, host: '::', port: 5173 },
+      { pid: 502, host: '::1', port: 3000 },
+      { pid: 502, host: '127.0.0.1', port: 3001 },
+      { pid: 502, host: '127.0.0.1', port: 3003 },
+    ]);
+    assert.deepEqual(parseLsofListeners(''), []);
+  });
+});
+
+describe('parsePsParents (macOS)', () => {
+  it('maps each parent to its children from ps -ax -o pid=,ppid=', () => {
+    const children = parsePsParents('    1     0\n  501     1\n  502   501\n  503   501\n garbage\n');
+    assert.deepEqual(children.get(501), [502, 503]);
+    assert.deepEqual(children.get(1), [501]);
+    assert.equal(children.get(502), undefined);
   });
 });
