@@ -44,6 +44,8 @@ export const WorkspaceLimits = {
   maxListedFiles: 2000,
   /** Debounce of file-change events before a worktree's changes are read again with git. */
   refreshDebounceMs: 300,
+  /** …and changes that never pause are read at least this often. */
+  refreshMaxWaitMs: 2_000,
   /**
    * Claude Code with "Review edits in Switchboard" gets its task typed once it has connected to
    * the app's IDE bridge (a task on its command line runs before it connects, and that turn's

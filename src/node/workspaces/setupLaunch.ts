@@ -56,6 +56,7 @@ export function waitForSetup(session: PtySession, nonce: string, timeoutMs: numb
       resolve(outcome);
     };
     const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
+    timer.unref();
     subscriptions.push(
       session.onDidOutput(({ data }) => {
         const text = tail + data;

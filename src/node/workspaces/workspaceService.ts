@@ -823,6 +823,8 @@ function waitUntil(check: () => boolean, events: ReadonlyArray<Event<unknown>>, 
       resolve(result);
     };
     const timer = setTimeout(() => finish(false), timeoutMs);
+    // A wait must not keep the process alive (a Hub shut down meanwhile ends its panes, and the checks see that).
+    timer.unref();
     for (const event of events) subscriptions.push(event(() => check() && finish(true)));
   });
 }

@@ -22,6 +22,8 @@ export class WorktreeWatcher implements IDisposable {
   readonly #logger: ILogger;
   readonly #watchers = new Map<string, FSWatcher>();
   #timer: NodeJS.Timeout | undefined;
+  /** When the first change not refreshed yet came. */
+  #pendingSince: number | undefined;
   #disposed = false;
 
   constructor(options: { path: string; onDidChange: () => void; logger: ILogger }) {
@@ -78,13 +80,18 @@ export class WorktreeWatcher implements IDisposable {
     return this.#watchers.size;
   }
 
+  /** Debounced, but an agent writing without pause still gets its counts refreshed every refreshMaxWaitMs. */
   #schedule(): void {
     if (this.#disposed) return;
+    const now = Date.now();
+    this.#pendingSince ??= now;
     clearTimeout(this.#timer);
+    const delay = Math.max(0, Math.min(WorkspaceLimits.refreshDebounceMs, this.#pendingSince + WorkspaceLimits.refreshMaxWaitMs - now));
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
+      this.#pendingSince = undefined;
       if (!this.#disposed) this.#onDidChange();
-    }, WorkspaceLimits.refreshDebounceMs);
+    }, delay);
   }
 
   dispose(): void {
