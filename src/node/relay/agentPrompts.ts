@@ -180,7 +180,10 @@ export class AgentPrompts implements IDisposable {
       await answers.answer({ terminalId: mirrored.terminalId, answer, expectSince: mirrored.since });
     } catch (error) {
       mirrored.answering = false;
-      if (!isApiError(error)) throw error;
+      if (!isApiError(error)) {
+        this.#options.logger.error('typing a remote answer to an agent prompt failed', { requestId, terminalId: mirrored.terminalId, error: String(error) });
+        return { refused: 'the machine could not type the answer (nothing was typed); answer in the pane' };
+      }
       this.#options.logger.info('a remote answer to an agent prompt was refused', { requestId, terminalId: mirrored.terminalId, reason: error.message });
       // The prompt may have gone while the answer waited: settle it now rather than on the next change.
       const info = this.#options.ptyHost.get(mirrored.terminalId)?.info;
