@@ -66,41 +66,74 @@ describe('remote view: agents that wait for you (real relay, real serve, Claude 
     await typeInPane(local, pane, join(bin, 'claude'));
     await waitForPaneText(local, pane, 'Claude Code (stand-in for tests)', slow);
 
+    // What the machine's pane goes through (its size and its agent's state), said when a wait fails.
+    const control = new ControlClient({ socketPath: join(setup.dirs.dataDir, 'control.sock'), clientName: 'e2e-observer' });
+    t.after(() => control.dispose());
+    const seen: string[] = [];
+    let lastChangeAt = Date.now();
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        // The machine stops when the test ends (its after hooks may come first).
+        const state = await control.request('list').then(
+          (answer) => {
+            const terminal = (answer as { terminals: Array<{ id: string; cols: number; rows: number; agent?: { state: string; since: number; reason: string | null } | null }> }).terminals.find((candidate) => candidate.id === pane);
+            return JSON.stringify(terminal && { cols: terminal.cols, rows: terminal.rows, state: terminal.agent?.state, since: terminal.agent?.since, reason: terminal.agent?.reason });
+          },
+          () => undefined,
+        );
+        if (state === undefined) return;
+        if (seen.at(-1)?.slice(seen.at(-1)!.indexOf(' ') + 1) !== state) {
+          seen.push(`${Date.now() % 100_000} ${state}`);
+          lastChangeAt = Date.now();
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+    t.after(async () => {
+      watching = false;
+      await watch;
+    });
+    const history = (error: unknown) => {
+      throw new Error(`${(error as Error).message}\nthe machine's pane: ${seen.slice(-12).join(' → ')}`);
+    };
+    const waitForRow = (state: string) => waitingRow(remote, pane, state).waitFor({ timeout: slow }).catch(history);
+
     const remote = await newPage(t, browser(), phone);
     const relay = await holdableRelay(remote);
     await openRemote(remote, setup.viewerLink);
     // Done with its turn: it waits for the person, on the phone too, and its pane says so.
-    await waitingRow(remote, pane, 'idle').waitFor({ timeout: slow });
+    await waitForRow('idle');
     await remote.locator(`[data-terminal-item="${pane}"] .agent-state-line[data-agent-state="idle"]`).waitFor();
 
     // A permission prompt: the row says what it asks, with Approve / Deny.
     await typeInPane(local, pane, 'run touch from-phone.txt');
     const asking = waitingRow(remote, pane, 'needs-input');
-    await asking.waitFor({ timeout: slow });
+    await asking.waitFor({ timeout: slow }).catch(history);
     assert.equal(await asking.locator('.waiting-reason').innerText(), 'Bash: touch from-phone.txt');
     assert.equal(await asking.locator('.waiting-who').innerText(), 'Claude Code');
     assert.match(await remote.title(), /^\(1\) home — Switchboard remote$/);
     await screenshots(remote, 'remote-agent-permission', shotSizes);
     await asking.getByRole('button', { name: 'Approve', exact: true }).click();
     await pollUntil(() => existsSync(join(setup.dirs.workspace, 'from-phone.txt')) || undefined, { timeoutMs: slow, what: 'the approved command to run on the machine' });
-    await waitingRow(remote, pane, 'idle').waitFor({ timeout: slow });
+    await waitForRow('idle');
     await waitForPaneText(local, pane, 'Ran touch from-phone.txt (ran).', slow);
 
     // A question: its options are the buttons.
     await typeInPane(local, pane, 'ask Which colour should the button be? | Red | Green | Blue');
     const question = waitingRow(remote, pane, 'needs-input');
-    await question.waitFor({ timeout: slow });
+    await question.waitFor({ timeout: slow }).catch(history);
     assert.equal(await question.locator('.waiting-reason').innerText(), 'Which colour should the button be?');
     assert.deepEqual(await question.locator('.agent-answer').allInnerTexts(), ['Red', 'Green', 'Blue']);
     await screenshots(remote, 'remote-agent-question', shotSizes);
     await question.getByRole('button', { name: 'Green', exact: true }).click();
     await waitForPaneText(local, pane, 'You picked: Green', slow);
-    await waitingRow(remote, pane, 'idle').waitFor({ timeout: slow });
+    await waitForRow('idle');
 
     // The person at the machine answers first; the phone, not yet told, answers too: refused, said, nothing typed.
     await typeInPane(local, pane, 'run touch stale.txt');
     const stale = waitingRow(remote, pane, 'needs-input');
-    await stale.waitFor({ timeout: slow });
+    await stale.waitFor({ timeout: slow }).catch(history);
     relay.hold();
     const localRow = local.getByRole('list', { name: 'Waiting for you' }).locator(`li[data-waiting-terminal="${pane}"][data-agent-state="needs-input"]`);
     await localRow.getByRole('button', { name: 'Deny', exact: true }).click();
@@ -115,52 +148,23 @@ describe('remote view: agents that wait for you (real relay, real serve, Claude 
     await screenshots(remote, 'remote-agent-refused', shotSizes);
     await toast.getByRole('button', { name: 'Dismiss' }).click();
     relay.release();
-    await waitingRow(remote, pane, 'idle').waitFor({ timeout: slow });
+    await waitForRow('idle');
     assert.equal(existsSync(join(setup.dirs.workspace, 'stale.txt')), false, 'the refused approval ran nothing');
     // Nothing reached the agent: its next prompt is exactly what the person types (a stray "1" would prefix it).
     await typeInPane(local, pane, 'run touch after.txt');
     const after = waitingRow(remote, pane, 'needs-input');
-    await after.waitFor({ timeout: slow });
+    await after.waitFor({ timeout: slow }).catch(history);
     assert.equal(await after.locator('.waiting-reason').innerText(), 'Bash: touch after.txt');
 
     // The pane itself, opened on the phone, floats the same prompt with its answers.
-    const control = new ControlClient({ socketPath: join(setup.dirs.dataDir, 'control.sock'), clientName: 'e2e-observer' });
-    t.after(() => control.dispose());
-    const machineAgent = async () => {
-      const { terminals } = (await control.request('list')) as { terminals: Array<{ id: string; cols: number; rows: number; agent?: { state: string; since: number; reason: string | null } | null }> };
-      const terminal = terminals.find((candidate) => candidate.id === pane);
-      return terminal && { cols: terminal.cols, rows: terminal.rows, ...terminal.agent };
-    };
-    // What the machine's pane went through from here on (said when the answer below goes wrong).
-    const seen: string[] = [];
-    let lastChangeAt = Date.now();
-    let phoneSized = false;
-    let watching = true;
-    const watch = (async () => {
-      while (watching) {
-        // The machine stops when the test ends (its after hooks may come first).
-        const state = await machineAgent().then(JSON.stringify, () => undefined);
-        if (state === undefined) return;
-        if (seen.at(-1)?.slice(seen.at(-1)!.indexOf(' ') + 1) !== state) {
-          seen.push(`${Date.now() % 100_000} ${state}`);
-          lastChangeAt = Date.now();
-          phoneSized = (JSON.parse(state) as { cols: number }).cols < 80;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    })();
-    t.after(async () => {
-      watching = false;
-      await watch;
-    });
     await remote.locator(`[data-terminal-item="${pane}"] .terminal-item-main`).click();
     const banner = remote.locator(`[data-terminal-id="${pane}"] .agent-prompt-banner`);
     await banner.waitFor({ timeout: slow });
     await screenshots(remote, 'remote-agent-pane', shotSizes);
-    // Opening the pane on the phone (and the screenshots' sizes) resizes the machine's pane to the
-    // phone's: the agent redraws its prompt at the new width, a new prompt as far as answers go (one
-    // tapped meanwhile is refused). Answer once the pane has the phone's size and has stood a moment.
-    await pollUntil(() => phoneSized && Date.now() - lastChangeAt > 1000, { timeoutMs: slow, what: `the pane at the phone's size, standing (the machine's pane: ${seen.join(' → ')})` });
+    // Opening the pane on the phone (and the screenshots' sizes) resizes the machine's pane — and the
+    // machine's own window may take it back to its size: each time the agent redraws its prompt, a
+    // new prompt as far as answers go (one tapped meanwhile is refused). Answer once it stands.
+    await pollUntil(() => Date.now() - lastChangeAt > 2000, { timeoutMs: slow, what: 'the pane to stand still' }).catch(history);
     seen.push(`${Date.now() % 100_000} click`);
     await banner.getByRole('button', { name: 'Deny', exact: true }).click();
     // Done (the agent's turn ends), or refused (said on the card): which, and in what words.
@@ -171,7 +175,7 @@ describe('remote view: agents that wait for you (real relay, real serve, Claude 
         return (await refusal.count()) ? `refused: ${await refusal.innerText()}` : undefined;
       },
       { timeoutMs: slow, what: 'the answer from the pane’s card to be taken or refused' },
-    ).catch((error: unknown) => `${(error as Error).message}; the machine's pane: ${seen.join(' → ')}`);
+    ).catch((error: unknown) => `${(error as Error).message}; the machine's pane: ${seen.slice(-12).join(' → ')}`);
     assert.equal(outcome, 'done');
     assert.equal(existsSync(join(setup.dirs.workspace, 'after.txt')), false);
 
@@ -182,7 +186,7 @@ describe('remote view: agents that wait for you (real relay, real serve, Claude 
     const review = list.locator('li[data-waiting-kind="review"]');
     await review.waitFor({ timeout: slow });
     await typeInPane(local, pane, 'run touch later.txt');
-    await waitingRow(remote, pane, 'needs-input').waitFor({ timeout: slow });
+    await waitForRow('needs-input');
     assert.deepEqual(await list.locator('> li').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-waiting-kind'))), ['review', 'agent']);
     assert.match(await review.innerText(), /Review\s+Change the notes[\s\S]*e2e-observer/);
     assert.match(await remote.title(), /^\(2\) home — Switchboard remote$/);
