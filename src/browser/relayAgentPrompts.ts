@@ -95,7 +95,7 @@ export class RelayAgentPrompts implements IDisposable {
   /** `agent.answer` in the remote view: resolves once the machine typed it, rejects with its reason when it did not. */
   async answer(params: AgentAnswerParams): Promise<void> {
     const prompt = [...this.#pending.values()].reverse().find((candidate) => candidate.terminalId === params.terminalId);
-    if (!prompt) throw new ApiError('INVALID_PARAMS', `the prompt in terminal ${params.terminalId} is gone: it was answered on ${this.#options.machineId} or the agent moved on (nothing was sent)`);
+    if (!prompt) throw new ApiError('INVALID_PARAMS', `the prompt in terminal ${params.terminalId} is gone — answered on ${this.#options.machineId}, or the agent moved on (nothing was sent)`);
     if (prompt.since !== params.expectSince) {
       throw new ApiError('INVALID_PARAMS', `the prompt in terminal ${params.terminalId} was answered or replaced since you saw it (nothing was sent)`);
     }

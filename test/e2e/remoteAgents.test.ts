@@ -190,6 +190,7 @@ describe('remote view: agents that wait for you (real relay, real serve, Claude 
     assert.deepEqual(await list.locator('> li').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-waiting-kind'))), ['review', 'agent']);
     assert.match(await review.innerText(), /Review\s+Change the notes[\s\S]*e2e-observer/);
     assert.match(await remote.title(), /^\(2\) home — Switchboard remote$/);
+    await screenshots(remote, 'remote-agent-and-review', shotSizes);
     await review.getByRole('button').click();
     await remote.locator('.remote-review', { hasText: 'Change the notes' }).waitFor({ timeout: slow });
   });

@@ -170,7 +170,7 @@ export class AgentPrompts implements IDisposable {
   }
 
   async #answer(mirrored: Mirrored | undefined, requestId: string, answer: AgentAnswerParams['answer'], viewerName: string | undefined): Promise<{ ok: true } | { refused: string }> {
-    if (!mirrored) return { refused: 'the prompt is gone: it was answered on the machine or the agent moved on (nothing was typed)' };
+    if (!mirrored) return { refused: 'the prompt is gone — answered on the machine, or the agent moved on (nothing was typed)' };
     if (mirrored.answering) return { refused: 'another answer to this prompt is being typed (nothing more was typed)' };
     const answers = this.#options.answers;
     if (!answers) return { refused: 'this machine does not take answers to agent prompts over the relay (nothing was typed)' };

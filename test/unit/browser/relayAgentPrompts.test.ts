@@ -62,7 +62,7 @@ describe('RelayAgentPrompts', () => {
     list.addPermission({ ...permission, requestId: 'agent:t-1:3000', toolInput: { ...permission.toolInput, since: 3000 } });
     await assert.rejects(list.answer({ terminalId: 't-1', answer: 'approve', expectSince: 1000 }), /replaced/);
     assert.equal(list.settle('agent:t-1:3000'), true);
-    await assert.rejects(list.answer({ terminalId: 't-1', answer: 'approve', expectSince: 3000 }), /is gone: it was answered on home or the agent moved on \(nothing was sent\)/);
+    await assert.rejects(list.answer({ terminalId: 't-1', answer: 'approve', expectSince: 3000 }), /is gone — answered on home, or the agent moved on \(nothing was sent\)/);
     assert.deepEqual(sent, []);
     list.addPermission(permission);
     await assert.rejects(list.answer({ terminalId: 't-1', answer: 'deny', expectSince: 1000 }), (error: unknown) => error instanceof ApiError && error.code === 'TIMEOUT');
