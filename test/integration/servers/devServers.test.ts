@@ -177,6 +177,27 @@ describe('dev servers in panes: list, bus, CLI and MCP', () => {
     assert.deepEqual((await listed()).servers, []);
   });
 
+  it('without shell integration, a shell that exec\'d into a server is found; its servers are cleared when the terminal exits', async () => {
+    const port = await freePort();
+    const created = await client.request({ cmd: 'create', name: 'plain', cwd: app.home, env: app.env, ...shells.bashPlain, show: false });
+    assert.equal(created.ok, true, created.error);
+    const plainId: string = created.id;
+    const plain = async (): Promise<Frame> => (await client.request({ cmd: 'list' })).terminals.find((terminal: Frame) => terminal.id === plainId);
+    await client.request({ cmd: 'wait', terminalId: plainId, prompt: true, timeoutMs: 10_000 });
+    await client.request({ cmd: 'send', terminalId: plainId, text: `exec python3 -m http.server ${port} --bind 127.0.0.1\r` });
+    const waited = await client.request({ cmd: 'wait', terminalId: plainId, port, timeoutMs: 10_000 });
+    assert.equal(waited.ok, true, waited.error);
+    assert.equal(waited.server.url, `http://127.0.0.1:${port}/`);
+    assert.equal(waited.server.pid, (await plain()).pid, 'the shell became the server');
+    await client.request({ cmd: 'send', terminalId: plainId, text: '\x03', newline: false });
+    const ended = await pollUntil(async () => {
+      const entry = await plain();
+      return entry.status === 'exited' ? entry : null;
+    }, { what: 'the terminal to exit' });
+    assert.deepEqual(ended.servers, []);
+    await pollUntil(() => client.frames.some((frame) => frame.push === 'message' && frame.topic === `terminal.${plainId}.server` && frame.payload.event === 'closed'), { what: 'the closed push' });
+  });
+
   it('wait --port refuses a port out of range, on the socket and in the CLI', async () => {
     const refused = await client.request({ cmd: 'wait', terminalId, port: 70_000 });
     assert.equal(refused.ok, false);
