@@ -18,6 +18,16 @@ export interface PrintedUrl {
 const tailChars = 256;
 const maxUrlChars = 2048;
 
+const localHosts = ['localhost', '127.0.0.1', '0.0.0.0', '[::'];
+
+/** Some `://` in the text is followed by a local host (printed whole and in lower case: colours go around a host, not inside). */
+function hasLocalUrl(text: string): boolean {
+  for (let at = text.indexOf('://'); at !== -1; at = text.indexOf('://', at + 3)) {
+    for (const host of localHosts) if (text.startsWith(host, at + 3)) return true;
+  }
+  return false;
+}
+
 const urlPattern = /\bhttps?:\/\/(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1?\])(?::(\d{1,5}))?(?![\w:-]|\.\w)(\/[^\s"'<>`\x1b)\]]*)?/gi;
 
 /** Every local URL in `text` (plain, or with ANSI: it is stripped first). */
@@ -58,8 +68,8 @@ export class PrintedUrlScanner {
     const text = this.#tail + data;
     this.#tail = text.length > tailChars ? text.substring(text.length - tailChars) : text;
     this.#pending = null;
-    // Cheap test first: almost no batch holds a URL.
-    if (!text.includes('://')) return [];
+    // Cheap tests first: almost no batch holds a URL, and few URLs are local (a log full of links must not cost a strip and a regex per batch).
+    if (!hasLocalUrl(text)) return [];
     const urls = scanLocalUrls(stripAnsi(text));
     const last = urls.at(-1);
     if (last?.atEnd) {
