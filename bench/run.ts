@@ -15,12 +15,13 @@ import { historySearchCase } from './cases/historySearch.ts';
 import { ideReviewCase } from './cases/ideReview.ts';
 import { agentStateCase } from './cases/agentState.ts';
 import { agentWorkspacesCase } from './cases/agentWorkspaces.ts';
+import { devServersCase } from './cases/devServers.ts';
 import { rendererFloodCase } from './cases/rendererFlood.ts';
 import { rendererKeystrokeCase } from './cases/rendererKeystroke.ts';
 import { rendererSpawnCase } from './cases/rendererSpawn.ts';
 import type { BenchCase } from './benchCase.ts';
 
-const cases: BenchCase[] = [ptyFloodCase, oscScanCase, controlSocketCase, historyRecordingCase, historyIngestCase, historySearchCase, ideReviewCase, relayThroughputCase, relayLatencyCase, agentStateCase, agentWorkspacesCase, rendererFloodCase, rendererKeystrokeCase, rendererSpawnCase];
+const cases: BenchCase[] = [ptyFloodCase, oscScanCase, controlSocketCase, historyRecordingCase, historyIngestCase, historySearchCase, ideReviewCase, relayThroughputCase, relayLatencyCase, agentStateCase, agentWorkspacesCase, devServersCase, rendererFloodCase, rendererKeystrokeCase, rendererSpawnCase];
 
 async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');
