@@ -15,8 +15,8 @@ import { describe, it } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { ControlClient } from '../../src/cli/controlClient.ts';
 import { pollUntil } from '../helpers/poll.ts';
-import { newPage, openRemote, screenshots, slow, startRemoteSetup } from '../helpers/remoteRelay.ts';
-import { openApp, typeInPane, useSharedBrowser, waitForPaneText } from '../helpers/servedApp.ts';
+import { newPage, openRemote, slow, startRemoteSetup } from '../helpers/remoteRelay.ts';
+import { openApp, shootEverySize, typeInPane, useSharedBrowser, waitForPaneText } from '../helpers/servedApp.ts';
 import { installStandInClaude } from '../helpers/standInClaude.ts';
 
 const browser = useSharedBrowser();
@@ -113,7 +113,7 @@ describe('remote view: agents that wait for you (real relay, real serve, Claude 
     assert.equal(await asking.locator('.waiting-reason').innerText(), 'Bash: touch from-phone.txt');
     assert.equal(await asking.locator('.waiting-who').innerText(), 'Claude Code');
     assert.match(await remote.title(), /^\(1\) home — Switchboard remote$/);
-    await screenshots(remote, 'remote-agent-permission', shotSizes);
+    await shootEverySize(remote, 'remote-agent-permission', shotSizes);
     await asking.getByRole('button', { name: 'Approve', exact: true }).click();
     await pollUntil(() => existsSync(join(setup.dirs.workspace, 'from-phone.txt')) || undefined, { timeoutMs: slow, what: 'the approved command to run on the machine' });
     await waitForRow('idle');
@@ -125,7 +125,7 @@ describe('remote view: agents that wait for you (real relay, real serve, Claude 
     await question.waitFor({ timeout: slow }).catch(history);
     assert.equal(await question.locator('.waiting-reason').innerText(), 'Which colour should the button be?');
     assert.deepEqual(await question.locator('.agent-answer').allInnerTexts(), ['Red', 'Green', 'Blue']);
-    await screenshots(remote, 'remote-agent-question', shotSizes);
+    await shootEverySize(remote, 'remote-agent-question', shotSizes);
     await question.getByRole('button', { name: 'Green', exact: true }).click();
     await waitForPaneText(local, pane, 'You picked: Green', slow);
     await waitForRow('idle');
@@ -145,7 +145,7 @@ describe('remote view: agents that wait for you (real relay, real serve, Claude 
     // Said in a toast too (the row may be gone by the time the answer comes back).
     const toast = remote.getByRole('alert').filter({ hasText: 'Not sent to Claude Code in' });
     await toast.waitFor();
-    await screenshots(remote, 'remote-agent-refused', shotSizes);
+    await shootEverySize(remote, 'remote-agent-refused', shotSizes);
     await toast.getByRole('button', { name: 'Dismiss' }).click();
     relay.release();
     await waitForRow('idle');
@@ -160,7 +160,7 @@ describe('remote view: agents that wait for you (real relay, real serve, Claude 
     await remote.locator(`[data-terminal-item="${pane}"] .terminal-item-main`).click();
     const banner = remote.locator(`[data-terminal-id="${pane}"] .agent-prompt-banner`);
     await banner.waitFor({ timeout: slow });
-    await screenshots(remote, 'remote-agent-pane', shotSizes);
+    await shootEverySize(remote, 'remote-agent-pane', shotSizes);
     // Opening the pane on the phone (and the screenshots' sizes) resizes the machine's pane — and the
     // machine's own window may take it back to its size: each time the agent redraws its prompt, a
     // new prompt as far as answers go (one tapped meanwhile is refused). Answer once it stands.
@@ -190,7 +190,7 @@ describe('remote view: agents that wait for you (real relay, real serve, Claude 
     assert.deepEqual(await list.locator('> li').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-waiting-kind'))), ['review', 'agent']);
     assert.match(await review.innerText(), /Review\s+Change the notes[\s\S]*e2e-observer/);
     assert.match(await remote.title(), /^\(2\) home — Switchboard remote$/);
-    await screenshots(remote, 'remote-agent-and-review', shotSizes);
+    await shootEverySize(remote, 'remote-agent-and-review', shotSizes);
     await review.getByRole('button').click();
     await remote.locator('.remote-review', { hasText: 'Change the notes' }).waitFor({ timeout: slow });
   });

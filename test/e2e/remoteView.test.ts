@@ -12,8 +12,8 @@ import type { Page } from 'playwright-core';
 import { ControlClient } from '../../src/cli/controlClient.ts';
 import { RelayTokenStore } from '../../src/node/relay/server/relayTokens.ts';
 import { pollUntil } from '../helpers/poll.ts';
-import { machineId, newPage, openRemote, screenshots, slow, startRemoteSetup, stop } from '../helpers/remoteRelay.ts';
-import { openApp, paneIds, typeInPane, useSharedBrowser, waitForPanes, waitForPaneText } from '../helpers/servedApp.ts';
+import { machineId, newPage, openRemote, slow, startRemoteSetup, stop } from '../helpers/remoteRelay.ts';
+import { openApp, paneIds, shootEverySize, typeInPane, useSharedBrowser, waitForPanes, waitForPaneText } from '../helpers/servedApp.ts';
 
 const browser = useSharedBrowser();
 
@@ -158,7 +158,7 @@ describe('remote view through switchboard relay', () => {
     assert.equal(await addTwo.locator('.remote-review-effect').innerText(), `Accept: Switchboard writes the change to the file on ${machineId}.`);
     const description = await remote.getByRole('region', { name: 'Reviews' }).locator('.view-description').innerText();
     assert.match(description, /Each says who writes the file if you accept it/);
-    await screenshots(remote, 'remote-reviews');
+    await shootEverySize(remote, 'remote-reviews');
 
     // Two minutes pass with the page open: the ages follow.
     await remote.clock.fastForward('02:00');
@@ -179,7 +179,7 @@ describe('remote view through switchboard relay', () => {
     assert.equal(await decided.locator('.remote-settled-time').innerText(), 'just now');
     await remote.clock.fastForward('05:00');
     await pollUntil(async () => (await decided.locator('.remote-settled-time').innerText()) === '5 min ago', { what: 'the decided age to be redrawn' });
-    await screenshots(remote, 'remote-reviews-decided');
+    await shootEverySize(remote, 'remote-reviews-decided');
   });
 
   it('says when the machine goes offline, and comes back with it', async (t) => {

@@ -1,8 +1,7 @@
 /**
  * The remote view's end-to-end setup (test/e2e/remote*.test.ts): a real `switchboard relay` and a
  * real `switchboard serve --relay … [--share-all]` as child processes on a temp HOME, a fresh
- * Chromium page that must not throw or trip its CSP, the viewer link opened in it, and
- * screenshots on demand (SWITCHBOARD_SCREENSHOTS=DIR).
+ * Chromium page that must not throw or trip its CSP, and the viewer link opened in it.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -124,30 +123,3 @@ export async function openRemote(page: Page, link: string): Promise<void> {
   await page.goto(link);
   await page.locator(`.remote-machine[data-machine-id="${machineId}"]`).waitFor({ timeout: 20_000 });
 }
-
-/**
- * With SWITCHBOARD_SCREENSHOTS=DIR: the page at each size (default 1280×800 and 1000×700), light
- * and dark, as DIR/<name>-<scheme>-<width>.png; the page is left at the first size, dark.
- */
-export async function screenshots(page: Page, name: string, sizes: ReadonlyArray<readonly [number, number]> = [[1280, 800], [1000, 700]]): Promise<void> {
-  const dir = process.env.SWITCHBOARD_SCREENSHOTS;
-  if (!dir) return;
-  for (const colorScheme of ['light', 'dark'] as const) {
-    for (const [width, height] of sizes) {
-      await page.setViewportSize({ width, height });
-      await page.emulateMedia({ colorScheme });
-      // The app follows the system scheme (a media query listener), then fades colours: shoot once the transitions are over.
-      await page.waitForFunction((scheme) => document.documentElement.dataset.theme === scheme, colorScheme);
-      await page.evaluate(() => {
-        // Styles first, so the transitions the switch starts are there to wait for.
-        void document.body.offsetHeight;
-        // A running spinner never finishes, and a transition a later style change cancels rejects: neither is waited for.
-        const finite = document.getAnimations().filter((animation) => animation.effect?.getComputedTiming().endTime !== Infinity);
-        return Promise.all(finite.map((animation) => animation.finished.catch(() => undefined)));
-      });
-      await page.screenshot({ path: join(dir, `${name}-${colorScheme}-${width}.png`) });
-    }
-  }
-  await page.setViewportSize({ width: sizes[0]![0], height: sizes[0]![1] });
-}
-

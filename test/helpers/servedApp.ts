@@ -183,24 +183,38 @@ export async function openFreshApp(
 // ---- page helpers -------------------------------------------------------------------------
 
 /**
- * For a person to look at: with SWITCHBOARD_SCREENSHOTS=/dir, the page at 1280×800 and 1000×700,
- * light and dark, as `<name>-<width>x<height>-<scheme>.png`; nothing without it. The viewport is
- * put back to 1280×800 after.
+ * For a person to look at: with SWITCHBOARD_SCREENSHOTS=/dir, the page at each size (default
+ * 1280×800 and 1000×700), light and dark, as `<name>-<width>x<height>-<scheme>.png`; nothing
+ * without it. Each is shot once the app follows the scheme and its colour transitions are over.
+ * The viewport is put back to the first size after.
  */
-export async function shootEverySize(page: Page, name: string): Promise<void> {
-  const dir = process.env.SWITCHBOARD_SCREENSHOTS;
-  if (!dir) return;
-  for (const [width, height] of [
+export async function shootEverySize(
+  page: Page,
+  name: string,
+  sizes: ReadonlyArray<readonly [number, number]> = [
     [1280, 800],
     [1000, 700],
-  ] as const) {
+  ],
+): Promise<void> {
+  const dir = process.env.SWITCHBOARD_SCREENSHOTS;
+  if (!dir) return;
+  for (const [width, height] of sizes) {
     for (const colorScheme of ['light', 'dark'] as const) {
       await page.setViewportSize({ width, height });
       await page.emulateMedia({ colorScheme });
+      // The app follows the system scheme (a media query listener), then fades colours.
+      await page.waitForFunction((scheme) => !document.documentElement.dataset.theme || document.documentElement.dataset.theme === scheme, colorScheme);
+      await page.evaluate(() => {
+        // Styles first, so the transitions the switch starts are there to wait for.
+        void document.body.offsetHeight;
+        // A running spinner never finishes, and a transition a later style change cancels rejects: neither is waited for.
+        const finite = document.getAnimations().filter((animation) => animation.effect?.getComputedTiming().endTime !== Infinity);
+        return Promise.all(finite.map((animation) => animation.finished.catch(() => undefined)));
+      });
       await page.screenshot({ path: join(dir, `${name}-${width}x${height}-${colorScheme}.png`) });
     }
   }
-  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.setViewportSize({ width: sizes[0]![0], height: sizes[0]![1] });
 }
 
 /** Opens the app and waits until its first pane shows a shell prompt. Returns that pane's id. */
