@@ -168,6 +168,8 @@ export class Workbench extends Disposable {
   /** Layouts this window sent recently; their `layout.changed` echoes are not news. */
   readonly #sentLayouts: string[] = [];
   readonly #markSeenInFlight = new Set<string>();
+  /** Agent panes whose Start again runs: their pane stays in the layout until the new one replaces it. */
+  readonly #replacing = new Set<string>();
   #nextTabNumber = 1;
 
   constructor(client: IHubClient, appState: AppState, errors: ErrorList, typeAhead: TypeAheadStore) {
@@ -318,6 +320,31 @@ export class Workbench extends Disposable {
     }
     this.revealTerminal(result.terminalId);
     return result;
+  }
+
+  /**
+   * Start again (an agent that was not resumed after a restart, or that exited): the Hub starts
+   * its profile afresh in the same folder in a new pane and closes the old one; the new pane takes
+   * the old one's place in the layout (its removal is held back until then).
+   */
+  async restartAgent(terminalId: string, options: { prompt: boolean }): Promise<void> {
+    this.#replacing.add(terminalId);
+    try {
+      const result = await this.client.call('agent.restart', { terminalId, prompt: options.prompt });
+      if (this.store.isDisposed) return;
+      if (!this.terminals.value.has(result.terminalId)) {
+        const info = (await this.client.call('terminal.list', {})).find((entry) => entry.id === result.terminalId);
+        if (info) this.#upsertTerminal(info);
+      }
+      const layout = this.layout.value;
+      this.#setLayout(findTabOf(layout, terminalId) ? replacePane(layout, terminalId, result.terminalId) : addTab(layout, this.#newTabId(), result.terminalId));
+      this.focusPane(result.terminalId);
+    } catch (error) {
+      this.errors.report('Could not start the agent again', error);
+    } finally {
+      this.#replacing.delete(terminalId);
+      if (!this.terminals.value.has(terminalId)) this.#setLayout(removeTerminal(this.layout.value, terminalId));
+    }
   }
 
   async splitFocused(direction: SplitDirection): Promise<void> {
@@ -705,7 +732,8 @@ export class Workbench extends Disposable {
     this.terminals.set(next);
     if (this.renamingTerminalId.value === terminalId) this.renamingTerminalId.set(null);
     if (this.searchTerminalId.value === terminalId) this.searchTerminalId.set(null);
-    this.#setLayout(removeTerminal(this.layout.value, terminalId));
+    // An agent being started again keeps its place until its new pane takes it (restartAgent).
+    if (!this.#replacing.has(terminalId)) this.#setLayout(removeTerminal(this.layout.value, terminalId));
   }
 
   #noteFocus(terminalId: string): void {

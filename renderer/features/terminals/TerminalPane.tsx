@@ -10,6 +10,7 @@ import { ClaudeBadge, useClaudeClient } from '../review/ClaudeBadge.tsx';
 import { PaneSendToClaude, usePaneSelection } from '../review/PaneSelection.tsx';
 import { AgentStateLine } from '../agents/AgentStateLine.tsx';
 import { AgentPromptBanner } from '../agents/AgentPromptBanner.tsx';
+import { AgentPaneNotice, ResumedLabel, StartAgainButtons, useAgentPane } from '../workspaces/AgentPaneNotice.tsx';
 import { ServerChips } from '../servers/ServerChips.tsx';
 
 /**
@@ -58,6 +59,7 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
   const agent = info?.agent ?? null;
   // A pane brought back after a restart says so until it is closed: the screen above its prompt is from before.
   const restored = info?.restoredFrom ? info.restoredFrom : null;
+  const agentPane = useAgentPane(terminalId);
   // A pane with a dev server shows it, to be opened with a click.
   const servers = info?.state === 'running' ? (info.servers ?? []) : [];
   const showHeader = info !== undefined && (inSplit || byOther || restored !== null || claudeConnected || agent !== null || servers.length > 0);
@@ -98,6 +100,7 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
               restored
             </button>
           )}
+          <ResumedLabel terminalId={terminalId} />
           <span className="pane-subtitle" title={info.cwd}>
             {compactPath(shortenPath(info.cwd, homeDir), 40)}
           </span>
@@ -136,6 +139,7 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
           {inputNotice}
         </div>
       )}
+      {!exited && <AgentPaneNotice terminalId={terminalId} />}
       {agentInput && <AgentInputLine key={agentInput.serial} input={agentInput} />}
       {exited && info && (
         <div className="exit-banner" data-failed={info.exitCode !== 0 || info.signal !== null} role="status">
@@ -143,9 +147,14 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
             {info.signal ? `Process exited (${info.signal})` : `Process exited with code ${info.exitCode ?? '?'}`}
           </span>
           <span className="exit-actions">
-            <button type="button" className="banner-button" onClick={() => void workbench.restartTerminal(terminalId)}>
-              <RestartIcon width={13} height={13} /> Restart
-            </button>
+            {/* An agent started from a profile starts again as itself (a new session), not with its old command line. */}
+            {agentPane ? (
+              <StartAgainButtons pane={agentPane} className="banner-button" />
+            ) : (
+              <button type="button" className="banner-button" onClick={() => void workbench.restartTerminal(terminalId)}>
+                <RestartIcon width={13} height={13} /> Restart
+              </button>
+            )}
             <button type="button" className="banner-button" onClick={() => workbench.closeTerminal(terminalId)}>
               Close
             </button>

@@ -5,7 +5,7 @@
  * view shows. Owned by the Workbench.
  */
 import type { IHubClient } from '../../../src/common/api/hubClient.ts';
-import type { AgentProfileAvailability, AgentStartInput, AgentStartResult, WorktreeInfo } from '../../../src/common/api/workspaceContract.ts';
+import type { AgentPaneInfo, AgentProfileAvailability, AgentStartInput, AgentStartResult, WorktreeInfo } from '../../../src/common/api/workspaceContract.ts';
 import { Disposable } from '../../../src/common/lifecycle.ts';
 import { ObservableValue } from '../../app/observable.ts';
 import { WorktreeReviewState } from './changes/worktreeReviewState.ts';
@@ -17,6 +17,8 @@ export class WorktreeService extends Disposable {
   readonly worktrees = this.register(new ObservableValue<ReadonlyMap<string, WorktreeInfo>>(new Map()));
   /** The profiles, with whether each one's program is installed (loaded on demand: `loadProfiles`). */
   readonly profiles = this.register(new ObservableValue<readonly AgentProfileAvailability[] | null>(null));
+  /** The panes started from a profile, by terminal id: started, resumed after a restart, or not resumed (and why). */
+  readonly agentPanes = this.register(new ObservableValue<ReadonlyMap<string, AgentPaneInfo>>(new Map()));
   /** The worktree whose changes the Review view shows; null: the review queue. */
   readonly changesShown = this.register(new ObservableValue<string | null>(null));
   /** What the Review view keeps per worktree: line comments, scope, file shown, the last finish's outcome. */
@@ -40,6 +42,17 @@ export class WorktreeService extends Disposable {
       }),
     );
     this.register(this.#client.on('worktree.removed', ({ path }) => this.#remove(path)));
+    let panesSeen = false;
+    this.register(
+      this.#client.on('agent.panesChanged', (panes) => {
+        panesSeen = true;
+        this.#setPanes(panes);
+      }),
+    );
+    void this.#client.call('agent.panes', {}).then(
+      (panes) => !panesSeen && !this.store.isDisposed && this.#setPanes(panes),
+      (error: unknown) => this.#reportError('Could not list the agent panes', error),
+    );
     try {
       const listed = await this.#client.call('worktree.list', {});
       if (this.store.isDisposed) return;
@@ -69,6 +82,10 @@ export class WorktreeService extends Disposable {
   /** After a finish or a discard answered: apply the Hub's answer at once rather than wait for the event. */
   apply(info: WorktreeInfo): void {
     this.#upsert(info);
+  }
+
+  #setPanes(panes: readonly AgentPaneInfo[]): void {
+    this.agentPanes.set(new Map(panes.map((pane) => [pane.terminalId, pane])));
   }
 
   #upsert(info: WorktreeInfo): void {
