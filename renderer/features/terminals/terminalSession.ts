@@ -408,17 +408,22 @@ export class TerminalSession extends Disposable {
     if (chars > 0) this.inputNotice.set(message(charactersWere(chars)));
   }
 
-  /** Flow control: tell the Hub, in fixed steps, how much output xterm has processed. */
+  /**
+   * Flow control: tell the Hub, in whole steps, how much output xterm has processed. One call
+   * carries every whole step a write completed (a 64 KiB batch is 13 steps): a call per step cost
+   * the flood hundreds of round trips on the socket it shares with the output.
+   */
   #acknowledge(chars: number): void {
     if (this.store.isDisposed) return;
     this.#renderedSinceAck += chars;
-    while (this.#renderedSinceAck >= TerminalConstants.ackBatchChars) {
-      this.#renderedSinceAck -= TerminalConstants.ackBatchChars;
-      this.#options.client.call('terminal.ack', { id: this.terminalId, chars: TerminalConstants.ackBatchChars }).catch((error: unknown) => {
-        const code = errorCode(error);
-        if (code !== 'NOT_FOUND' && code !== 'CONNECTION_CLOSED') this.#options.reportError('Flow control failed', error);
-      });
-    }
+    const step = TerminalConstants.ackBatchChars;
+    if (this.#renderedSinceAck < step) return;
+    const acked = this.#renderedSinceAck - (this.#renderedSinceAck % step);
+    this.#renderedSinceAck -= acked;
+    this.#options.client.call('terminal.ack', { id: this.terminalId, chars: acked }).catch((error: unknown) => {
+      const code = errorCode(error);
+      if (code !== 'NOT_FOUND' && code !== 'CONNECTION_CLOSED') this.#options.reportError('Flow control failed', error);
+    });
   }
 
   #loadWebgl(): void {
