@@ -202,8 +202,8 @@ export async function shootEverySize(
     for (const colorScheme of ['light', 'dark'] as const) {
       await page.setViewportSize({ width, height });
       await page.emulateMedia({ colorScheme });
-      // The app follows the system scheme (a media query listener), then fades colours.
-      await page.waitForFunction((scheme) => !document.documentElement.dataset.theme || document.documentElement.dataset.theme === scheme, colorScheme);
+      // The app follows the system scheme (a media query listener), then fades colours; a theme set in Settings does not follow.
+      await page.waitForFunction((scheme) => !document.documentElement.dataset.theme || document.documentElement.dataset.theme === scheme, colorScheme, { timeout: 2000 }).catch(() => undefined);
       await page.evaluate(() => {
         // Styles first, so the transitions the switch starts are there to wait for.
         void document.body.offsetHeight;
