@@ -139,6 +139,8 @@ export class Hub implements IDisposable {
         this.#broadcast('terminal.removed', { id });
       }),
     );
+    // Hook folders of the Claude Code panes the workspaces start; they feed the agent monitor below.
+    this.#agentHooks = this.#store.add(new AgentHookInbox({ dataDir: this.dataDir, logger: this.#logger.child('agent-hooks') }));
     // Agent workspaces (issue 20): disposed before the PtyHost (its watchers stop; the agents' panes are the PtyHost's).
     this.#workspaces = this.#store.add(
       new WorkspaceService({
@@ -153,6 +155,7 @@ export class Hub implements IDisposable {
           connected: (terminalId) => this.#ideBridge.clientInTerminal(terminalId) !== undefined,
           onDidChange: (listener) => this.#ideBridge.onDidChangeState(listener),
         },
+        agentHooks: this.#agentHooks,
       }),
     );
     const workspaceHandlers = createWorkspaceMethods(this.#workspaces);
@@ -281,7 +284,6 @@ export class Hub implements IDisposable {
         },
       }),
     );
-    this.#agentHooks = this.#store.add(new AgentHookInbox({ dataDir: this.dataDir, logger: this.#logger.child('agent-hooks') }));
     this.#store.add(this.#agentHooks.onDidReceive(({ terminalId, hook }) => this.#agents.noteHook(terminalId, hook)));
     this.#store.add(this.#ptyHost.onDidRemoveTerminal(({ id }) => this.#agentHooks.releaseTerminal(id)));
     this.#store.add(this.#reviews.onDidAdd((summary) => this.#agents.reviewsChanged(summary.source.terminalId)));

@@ -33,6 +33,7 @@ import type { IDisposable } from '../../common/lifecycle.ts';
 import type { PtySession } from '../pty/ptySession.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
+import type { AgentHookInbox } from '../agents/claudeHooks.ts';
 import { buildAgentArgs, mergeProfiles, profileAvailability } from './profiles.ts';
 import { newSetupNonce, setupLaunchArgs, waitForSetup } from './setupLaunch.ts';
 import {
@@ -79,6 +80,8 @@ export interface WorkspaceServiceOptions {
   settings: () => Settings;
   logger: ILogger;
   emit: <E extends HubEvent>(event: E, payload: EventPayload<E>) => void;
+  /** Hook folders for Claude Code panes (agent state from its own hooks; src/node/agents/claudeHooks.ts). */
+  agentHooks?: Pick<AgentHookInbox, 'create' | 'bind' | 'release'>;
 }
 
 /** What the Hub remembers of a pane it started from a profile (also what a restart needs to resume it). */
@@ -229,9 +232,9 @@ export class WorkspaceService implements IDisposable {
     if (profile && agentPath !== null && this.#liveAgentCount() < WorkspaceLimits.maxConcurrentAgents) {
       const slot = this.#takePortSlot();
       try {
-        const session = await this.#options.ptyHost.create({
+        const session = await this.#withHooks(profile, buildAgentArgs(profile, { mode: 'resume', sessionId: agent.sessionId }), (args) => this.#options.ptyHost.create({
           file: agentPath,
-          args: buildAgentArgs(profile, { mode: 'resume', sessionId: agent.sessionId }),
+          args,
           cwd: agent.cwd,
           env: agentEnvironment(profile, WorkspaceLimits.firstPortBase + slot * WorkspaceLimits.portsPerAgent, agent.worktreePath),
           shellIntegration: false,
@@ -239,7 +242,7 @@ export class WorkspaceService implements IDisposable {
           ...(request.name ? { name: request.name } : {}),
           ...size,
           restore: { preamble: request.lastScreen + agentBanner(`resumed · ${profileName}${endedAt(request.from.endedAt)}`, 'dim'), from: request.from },
-        });
+        }));
         this.#agents.set(session.id, { terminalId: session.id, profile: profile.id, profileName, sessionId: agent.sessionId, worktreePath: agent.worktreePath, cwd: agent.cwd, portSlot: slot, prompt: agent.prompt, origin: 'resumed', reason: null, message: null });
         this.#panesChanged();
         if (agent.worktreePath) void this.#refresh(agent.worktreePath);
@@ -269,6 +272,25 @@ export class WorkspaceService implements IDisposable {
     return session.id;
   }
 
+  /**
+   * Claude Code started here reports its state through its own hooks (claudeHooks.ts): `--settings`
+   * with them (merged by Claude Code with the user's settings, whose files are never touched),
+   * bound to the pane once it exists. A profile that passes its own `--settings` is left as it is.
+   */
+  async #withHooks<T extends { id: string }>(profile: AgentProfile, args: string[], create: (args: string[]) => Promise<T>): Promise<T> {
+    const hooks = this.#options.agentHooks;
+    if (!hooks || profile.kind !== 'claude-code' || args.includes('--settings')) return await create(args);
+    const { key, settings } = await hooks.create();
+    try {
+      const session = await create(['--settings', settings, ...args]);
+      hooks.bind(key, session.id);
+      return session;
+    } catch (error) {
+      hooks.release(key);
+      throw error;
+    }
+  }
+
   /** Start again (see `agent.restart`): a fresh start of the pane's profile in its folder, in a new pane that replaces it. */
   async restartAgent(terminalId: string, options: { prompt: boolean }, createdBy: Creator): Promise<AgentStartResult> {
     const agent = this.#agents.get(terminalId);
@@ -292,15 +314,16 @@ export class WorkspaceService implements IDisposable {
       const sessionId = profile.resume.kind === 'session' ? randomUUID() : null;
       const prompt = options.prompt && agent.prompt ? agent.prompt : undefined;
       const portBase = WorkspaceLimits.firstPortBase + slot * WorkspaceLimits.portsPerAgent;
-      const session = await this.#options.ptyHost.create({
-        file: availability.resolvedPath,
-        args: buildAgentArgs(profile, { mode: 'start', prompt, sessionId }),
+      const agentPath = availability.resolvedPath;
+      const session = await this.#withHooks(profile, buildAgentArgs(profile, { mode: 'start', prompt, sessionId }), (args) => this.#options.ptyHost.create({
+        file: agentPath,
+        args,
         cwd: agent.cwd,
         env: agentEnvironment(profile, portBase, agent.worktreePath),
         name: this.#unusedPaneName(name),
         shellIntegration: false,
         createdBy,
-      });
+      }));
       this.#agents.set(session.id, { terminalId: session.id, profile: profile.id, profileName: profile.name, sessionId, worktreePath: agent.worktreePath, cwd: agent.cwd, portSlot: slot, prompt: agent.prompt, origin: 'started', reason: null, message: null });
       this.#panesChanged();
       const record = agent.worktreePath ? this.#registry.get(agent.worktreePath) : undefined;
@@ -371,7 +394,7 @@ export class WorkspaceService implements IDisposable {
       const portBase = WorkspaceLimits.firstPortBase + slot * WorkspaceLimits.portsPerAgent;
       const env = agentEnvironment(profile, portBase, worktree?.path ?? null);
       const nonce = newSetupNonce();
-      const session = await this.#options.ptyHost.create({
+      const session = await this.#withHooks(profile, args, (args) => this.#options.ptyHost.create({
         ...(setup ? { file: '/bin/sh', args: setupLaunchArgs(setup, nonce, agentPath, args) } : { file: agentPath, args }),
         cwd,
         env,
@@ -380,7 +403,7 @@ export class WorkspaceService implements IDisposable {
         createdBy,
         ...(params.cols ? { cols: params.cols } : {}),
         ...(params.rows ? { rows: params.rows } : {}),
-      });
+      }));
       terminalId = session.id;
       this.#agents.set(session.id, {
         terminalId: session.id,

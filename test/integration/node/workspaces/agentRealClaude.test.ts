@@ -83,12 +83,19 @@ describe('the real Claude Code from its profile', { skip }, () => {
     const done = 'Done: the scripted task is finished.';
     const first = await startHub(temp, config);
     await first.client.call('settings.update', { agentProfiles: [profile] });
+    // Claude Code's own hooks report to the Hub (claudeHooks.ts): what they said of this pane.
+    const hookStates: string[] = [];
+    first.hub.agentHooks.onDidReceive(({ hook }) => hookStates.push(hook.state));
     const started = await first.client.call('agent.start', { profile: 'claude', folder: repo, worktree: { branch: 'greet' }, prompt: 'please greet the tester', cols: 120, rows: 36 });
     assert.equal(started.worktree!.path, worktree);
     // The task is typed once the CLI is connected to the IDE bridge, so its first edits reach Review.
-    assert.deepEqual(first.hub.ptyHost.require(started.terminalId).info.args, ['--permission-mode', 'default', '--session-id', started.sessionId]);
+    const args = first.hub.ptyHost.require(started.terminalId).info.args;
+    assert.equal(args[0], '--settings');
+    assert.deepEqual(args.slice(2), ['--permission-mode', 'default', '--session-id', started.sessionId]);
     await answerFirstRunQuestion(first.client, first.hub, started.terminalId);
     await pollUntil(async () => (await screen(first.hub, started.terminalId)).includes(done), { what: 'the answer to the task', timeoutMs: 60_000 });
+    // The task's turn through the hooks: submitted (working), then ended (idle).
+    await pollUntil(() => hookStates.includes('working') && hookStates.at(-1) === 'idle', { what: `the hooks of the turn (so far: ${hookStates.join(', ')})`, timeoutMs: 15_000 });
     await first.client.call('layout.set', { tabs: [{ id: 'tab', root: { type: 'pane', terminalId: started.terminalId } }], activeTabId: 'tab', focusedTerminalId: started.terminalId });
     await pollUntil(() => {
       try {
@@ -103,7 +110,9 @@ describe('the real Claude Code from its profile', { skip }, () => {
     const second = await startHub(temp, config);
     const [pane] = await second.client.call('agent.panes', {});
     assert.equal(pane!.origin, 'resumed');
-    assert.deepEqual(second.hub.ptyHost.require(pane!.terminalId).info.args, ['--permission-mode', 'default', '--resume', started.sessionId]);
+    const resumedArgs = second.hub.ptyHost.require(pane!.terminalId).info.args;
+    assert.equal(resumedArgs[0], '--settings', 'the resumed Claude Code reports through its hooks too');
+    assert.deepEqual(resumedArgs.slice(2), ['--permission-mode', 'default', '--resume', started.sessionId]);
     // The resumed CLI has the earlier conversation: it shows it, and a new message is answered in
     // its context (the scripted model answers "Done: …" only when the history holds the task).
     let last = '';

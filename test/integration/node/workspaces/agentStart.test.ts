@@ -239,8 +239,15 @@ describe('agent.start', () => {
       const screen = await screenText(t, started.terminalId);
       return screen.includes('FAKE-AGENT-READY') && screen;
     });
+    // Its own hooks first (agent state; claudeHooks.ts), in a private folder of the data dir — the
+    // screen wraps the long JSON, so it is read unwrapped.
+    const argv = text.replaceAll('\n', '');
+    const hooks = /ARGV:\[--settings\]\[(\{"hooks":.*?\}\]\}\]\}\})\]/.exec(argv);
+    assert.ok(hooks, argv);
+    assert.deepEqual(Object.keys((JSON.parse(hooks[1]!) as { hooks: object }).hooks), ['UserPromptSubmit', 'PermissionRequest', 'PostToolUse', 'Stop', 'Notification']);
+    assert.ok(hooks[1]!.includes(join(t.dataDir, 'agent-hooks')), hooks[1]);
     // Reviewing in Switchboard: no task on the command line (it is typed once the CLI is connected to the IDE bridge).
-    assert.ok(text.includes(`ARGV:[--permission-mode][default][--session-id][${started.sessionId}]\n`), text);
+    assert.ok(argv.includes(`}]}]}}][--permission-mode][default][--session-id][${started.sessionId}]PORT=`), argv);
     await t.client.call('settings.update', {
       agentProfiles: [{ id: 'claude', name: 'Claude Code', command: t.agentPath, reviewEditsInSwitchboard: false, resume: { kind: 'session', startArgs: ['--session-id', '{sessionId}'], resumeArgs: ['--resume', '{sessionId}'] } }],
     });
@@ -249,7 +256,7 @@ describe('agent.start', () => {
       const screen = await screenText(t, plain.terminalId);
       return screen.includes('FAKE-AGENT-READY') && screen;
     });
-    assert.ok(plainText.includes(`ARGV:[--session-id][${plain.sessionId}][--][-x auto mode]`), plainText);
+    assert.ok(plainText.replaceAll('\n', '').includes(`}]}]}}][--session-id][${plain.sessionId}][--][-x auto mode]PORT=`), plainText);
   });
 
   it('types the task into Claude Code once its input box shows (a stand-in CLI that never connects to the IDE bridge: after the wait)', async () => {
