@@ -8,13 +8,13 @@
  * the same for close(). Numbers include timer delays on a loaded machine. Also: looks per second over idle shells at their prompts (should be 0).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nullLogger } from '../../src/node/logger.ts';
 import { PtyHost } from '../../src/node/pty/ptyHost.ts';
 import type { PtySession } from '../../src/node/pty/ptySession.ts';
 import type { BenchCase, BenchResult } from '../benchCase.ts';
+import { freePort } from '../../test/helpers/freePort.ts';
 
 /** SIGUSR1: listen (printing the URL when argv[3] is "print"); SIGUSR2: close. Each stamps the moment in a file. */
 const serverScript = `
@@ -42,17 +42,6 @@ setInterval(() => {}, 1 << 30);
 `;
 
 const now = () => performance.timeOrigin + performance.now();
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 async function until(what: string, test: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { openFreshApp, shootEverySize, typeInPane, useSharedBrowser, waitForPaneText } from '../helpers/servedApp.ts';
+import { freePort } from '../helpers/freePort.ts';
 
 const browser = useSharedBrowser();
 
@@ -23,17 +23,6 @@ const server = http.createServer((request, response) => {
 new WebSocketServer({ server }).on('connection', (socket) => socket.on('message', (data) => socket.send(data)));
 server.listen(Number(process.argv[2]), () => console.log('  \\x1b[32m➜\\x1b[0m  Local:   \\x1b[36mhttp://localhost:' + process.argv[2] + '/app/\\x1b[0m'));
 `;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 describe('dev servers in the UI', () => {
   it('shows a pane’s server as :PORT in the sidebar and the pane header, opens it in a new tab, and drops it when it stops', async (t) => {

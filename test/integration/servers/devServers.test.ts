@@ -9,7 +9,6 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -17,6 +16,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { cliMain, runChild, runInProcess } from '../cli/cliHarness.ts';
 import { pollUntil } from '../../helpers/poll.ts';
 import { type Frame, type NdjsonClient, shells, startTestHub, type TestHub, waitForIntegration } from '../control/controlTestKit.ts';
+import { freePort } from '../../helpers/freePort.ts';
 
 const wsModule = createRequire(import.meta.url).resolve('ws');
 /** Listens without printing anything: only its socket can tell it is there. Echoes WebSocket messages. */
@@ -28,18 +28,6 @@ const sockets = new WebSocketServer({ server });
 sockets.on('connection', (socket) => socket.on('message', (data, binary) => socket.send(data, { binary })));
 server.listen(Number(process.argv[2]));
 `;
-
-/** A port nobody listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 describe('dev servers in panes: list, bus, CLI and MCP', () => {
   let app: TestHub;
