@@ -4,10 +4,17 @@
  * proven against real TUIs and floods.
  */
 export const TerminalConstants = {
-  /** Pause the PTY when a lossless subscriber has this many unacknowledged chars. */
-  highWatermarkChars: 100_000,
-  /** Resume the PTY once every lossless subscriber is back below this. */
-  lowWatermarkChars: 5_000,
+  /**
+   * Pause the PTY when a lossless subscriber has this many unacknowledged chars, and resume it once
+   * every one is back below the low mark. VS Code's 100 000 / 5 000 let a pane's pipe run dry
+   * before it refilled (resume only once the pane had drawn nearly everything, then a round trip
+   * through the socket, the PTY and the batcher before the next bytes): in browser mode the pane
+   * sat idle most of a `seq 1 300000` flood. Resuming with 150 000 still to draw keeps it fed;
+   * a higher mark would put more output between Ctrl-C and the prompt (1 000 000 / 500 000 made
+   * that 200–570 ms, against 45–150 ms with these; docs/benchmarks.md).
+   */
+  highWatermarkChars: 250_000,
+  lowWatermarkChars: 150_000,
   /** The renderer acknowledges in steps of this many chars (from xterm.js write callbacks). */
   ackBatchChars: 5_000,
   /**
