@@ -1,10 +1,11 @@
 /**
  * IHubClient in browser mode, over a WebSocket to `/api` of the page's own origin. The session
  * cookie set by `switchboard serve` authenticates the upgrade without any code here. Frames are
- * JSON text per src/common/api/wire.ts; inbound frames are validated and bad ones dropped.
+ * JSON text per src/common/api/wire.ts, except `terminal.output`, which comes as a binary frame
+ * (wire.ts, OutputFrame); inbound frames are validated and bad ones dropped.
  */
 import { ApiError } from '../common/api/errors.ts';
-import { type CallOutcome, WireServerMessage } from '../common/api/wire.ts';
+import { type CallOutcome, readOutputFrameHeader, WireServerMessage } from '../common/api/wire.ts';
 import { HubClientBase } from './hubClientBase.ts';
 
 export interface WsHubClientOptions {
@@ -40,6 +41,8 @@ export class WsHubClient extends HubClientBase {
   readonly #pending = new Map<number, (outcome: CallOutcome) => void>();
   #nextId = 1;
   #closed = false;
+  /** Output frames are UTF-8 that never ends inside a sequence, so each decodes on its own. */
+  readonly #decoder = new TextDecoder();
 
   /** Open the socket; resolves once it is open, rejects with CONNECTION_CLOSED if it cannot be. */
   static connect(options: WsHubClientOptions = {}): Promise<WsHubClient> {
@@ -69,6 +72,7 @@ export class WsHubClient extends HubClientBase {
   private constructor(socket: WebSocket) {
     super();
     this.#socket = socket;
+    socket.binaryType = 'arraybuffer';
     socket.addEventListener('message', (event) => this.#onMessage(event));
     socket.addEventListener('close', () => this.#onClose());
   }
@@ -90,8 +94,12 @@ export class WsHubClient extends HubClientBase {
   }
 
   #onMessage(event: MessageEvent): void {
+    if (event.data instanceof ArrayBuffer) {
+      this.#onOutputFrame(new Uint8Array(event.data));
+      return;
+    }
     if (typeof event.data !== 'string') {
-      console.warn('Switchboard: dropped a non-text frame from the server');
+      console.warn('Switchboard: dropped a frame that is neither text nor binary');
       return;
     }
     let json: unknown;
@@ -115,6 +123,16 @@ export class WsHubClient extends HubClientBase {
     if (!resolve) return; // An answer to a call made before a dispose; nobody waits for it.
     this.#pending.delete(message.id);
     resolve(message.ok ? { ok: true, result: message.result } : { ok: false, error: message.error });
+  }
+
+  #onOutputFrame(frame: Uint8Array): void {
+    const header = readOutputFrameHeader(frame);
+    if (typeof header === 'string') {
+      console.warn(`Switchboard: dropped a binary frame: ${header}`);
+      return;
+    }
+    const data = this.#decoder.decode(frame.subarray(header.dataStart));
+    this.dispatchEvent('terminal.output', { id: header.id, data, offset: header.offset });
   }
 
   #onClose(): void {

@@ -1,11 +1,14 @@
 /**
- * Carries the contract over one WebSocket: text frames of JSON per src/common/api/wire.ts.
+ * Carries the contract over one WebSocket: text frames of JSON per src/common/api/wire.ts, and
+ * `terminal.output` as binary frames (wire.ts, OutputFrame): a flood's bytes go out as they are,
+ * not JSON-escaped (every line's \r\n doubled) to be parsed again in the page.
  * Every inbound frame is validated; a malformed one is answered with an error response when it
  * carries a usable id and dropped with a log line otherwise. Nothing a client sends can throw out
  * of here or affect another socket.
  */
 import type { RawData, WebSocket } from 'ws';
-import { WireRequest, type WireEvent, type WireResponse } from '../../common/api/wire.ts';
+import type { EventPayload } from '../../common/api/contract.ts';
+import { outputFrameHeaderBytes, WireRequest, writeOutputFrameHeader, type WireEvent, type WireResponse } from '../../common/api/wire.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
 import type { Hub } from '../hub.ts';
@@ -21,7 +24,15 @@ export class WebSocketBridge implements IDisposable {
   constructor(options: { socket: WebSocket; hub: Hub; peer: HubPeer; logger: ILogger }) {
     this.#socket = options.socket;
     this.#logger = options.logger;
-    this.#connection = options.hub.connect({ sendEvent: (event, payload) => this.#send({ type: 'event', event, payload }) }, options.peer);
+    this.#connection = options.hub.connect(
+      {
+        sendEvent: (event, payload) => {
+          if (event === 'terminal.output') this.#sendOutput(payload as EventPayload<'terminal.output'>);
+          else this.#send({ type: 'event', event, payload });
+        },
+      },
+      options.peer,
+    );
     this.#socket.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
     this.#socket.on('close', () => this.dispose());
     this.#socket.on('error', (error) => {
@@ -79,6 +90,17 @@ export class WebSocketBridge implements IDisposable {
       return;
     }
     this.#socket.send(text, (error) => {
+      if (error) this.#logger.debug('send failed; the socket is closing', { connection: this.#connection.id, error: describeError(error) });
+    });
+  }
+
+  #sendOutput({ id, data, offset }: EventPayload<'terminal.output'>): void {
+    if (this.#disposed || this.#socket.readyState !== this.#socket.OPEN) return;
+    const headerBytes = outputFrameHeaderBytes(id);
+    const frame = Buffer.allocUnsafe(headerBytes + Buffer.byteLength(data, 'utf8'));
+    writeOutputFrameHeader(frame, id, offset);
+    frame.write(data, headerBytes, 'utf8');
+    this.#socket.send(frame, { binary: true }, (error) => {
       if (error) this.#logger.debug('send failed; the socket is closing', { connection: this.#connection.id, error: describeError(error) });
     });
   }

@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
+import { readOutputFrameHeader } from '../../../../src/common/api/wire.ts';
 import { testEnv } from '../../../helpers/tempHome.ts';
 
 const cliMain = fileURLToPath(new URL('../../../../src/cli/main.ts', import.meta.url));
@@ -102,8 +103,8 @@ export function openApi(port: number, headers: Record<string, string>): Promise<
     const events: { event: string; payload: any }[] = [];
     const waiting = new Map<number, (frame: any) => void>();
     let nextId = 1;
-    socket.on('message', (data) => {
-      const frame = JSON.parse(data.toString());
+    socket.on('message', (data, isBinary) => {
+      const frame = isBinary ? outputEvent(data as Buffer) : JSON.parse(data.toString());
       frames.push(frame);
       if (frame.type === 'event') events.push({ event: frame.event, payload: frame.payload });
       if (frame.type === 'response') waiting.get(frame.id)?.(frame);
@@ -127,4 +128,11 @@ export function openApi(port: number, headers: Record<string, string>): Promise<
       }),
     );
   });
+}
+
+/** A binary `terminal.output` frame (src/common/api/wire.ts, OutputFrame) as the event it carries. */
+function outputEvent(frame: Buffer): { type: 'event'; event: 'terminal.output'; payload: { id: string; data: string; offset: number } } {
+  const header = readOutputFrameHeader(frame);
+  if (typeof header === 'string') throw new Error(header);
+  return { type: 'event', event: 'terminal.output', payload: { id: header.id, data: frame.subarray(header.dataStart).toString('utf8'), offset: header.offset } };
 }
