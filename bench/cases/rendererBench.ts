@@ -13,7 +13,7 @@ import { spawn as spawnPty } from 'node-pty';
 import type { Page } from 'playwright-core';
 import { WebSocketServer } from 'ws';
 import { defaultSettings } from '../../src/common/api/contract.ts';
-import { launchBrowser, openApp, startServedApp, type ServedApp, type TestBrowser } from '../../test/helpers/servedApp.ts';
+import { launchBrowser, openApp, startServedApp, type ServedApp, type ServedAppOptions, type TestBrowser } from '../../test/helpers/servedApp.ts';
 import { testEnv } from '../../test/helpers/tempHome.ts';
 import type { BenchResult } from '../benchCase.ts';
 import { median, percentile } from './relayBench.ts';
@@ -101,8 +101,9 @@ export interface RendererRig {
   close(): Promise<void>;
 }
 
-export async function startRendererRig(options: { appEnv?: Record<string, string> } = {}): Promise<RendererRig> {
-  const app = await startServedApp({ env: options.appEnv });
+/** `app`: how to start `switchboard serve` (env for a `--cpu-prof`, the dirs of a prepared data dir). */
+export async function startRendererRig(options: { app?: ServedAppOptions } = {}): Promise<RendererRig> {
+  const app = await startServedApp(options.app);
   const cleanups: Array<() => Promise<unknown>> = [() => app.stop()];
   const close = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});

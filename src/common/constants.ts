@@ -1,7 +1,7 @@
 /**
  * Every tuning number of the terminal pipeline in one place, with the reason beside it.
- * Flow-control values are VS Code's (src/vs/platform/terminal/common/terminal.ts), which are
- * proven against real TUIs and floods.
+ * The flow-control scheme is VS Code's (src/vs/platform/terminal/common/terminal.ts); its
+ * watermarks were widened for browser mode (below).
  */
 export const TerminalConstants = {
   /**
@@ -10,8 +10,9 @@ export const TerminalConstants = {
    * before it refilled (resume only once the pane had drawn nearly everything, then a round trip
    * through the socket, the PTY and the batcher before the next bytes): in browser mode the pane
    * sat idle most of a `seq 1 300000` flood. Resuming with 150 000 still to draw keeps it fed;
-   * a higher mark would put more output between Ctrl-C and the prompt (1 000 000 / 500 000 made
-   * that 200–570 ms, against 45–150 ms with these; docs/benchmarks.md).
+   * a higher mark would put more output between Ctrl-C and the prompt (Ctrl-C during `yes` →
+   * prompt drawn: 178–571 ms with 1 000 000 / 500 000, 48–214 ms with these, 43–145 ms with
+   * 100 000 / 5 000; docs/benchmarks.md).
    */
   highWatermarkChars: 250_000,
   lowWatermarkChars: 150_000,
