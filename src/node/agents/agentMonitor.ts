@@ -358,8 +358,17 @@ class AgentWatch implements IDisposable {
     const current = this.status;
     const same = current && !forceNewSince && current.kind === next.kind && current.state === next.state && current.reason === next.reason && JSON.stringify(current.prompt) === JSON.stringify(next.prompt);
     if (same) return;
-    this.#session.setAgent({ ...next, since: Date.now() });
+    // The same prompt redrawn (a resize re-wraps or cuts its options' text) is the same prompt: it
+    // keeps its `since`, so an answer to it — from this window, another, or a phone — still holds.
+    const redrawn = current !== null && !forceNewSince && current.kind === next.kind && current.state === 'needs-input' && next.state === 'needs-input' && current.reason === next.reason && samePromptShape(current.prompt, next.prompt);
+    this.#session.setAgent({ ...next, since: redrawn ? current.since : Date.now() });
   }
+}
+
+/** One prompt drawn at two widths: the same kind, tool and number of options (their text may be cut or wrapped). */
+function samePromptShape(a: AgentStatus['prompt'], b: AgentStatus['prompt']): boolean {
+  if (a === null || b === null) return a === b;
+  return a.kind === b.kind && a.toolName === b.toolName && a.options.length === b.options.length;
 }
 
 /** The keys Claude Code's dialogs take: an option's digit picks it at once. */

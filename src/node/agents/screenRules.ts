@@ -32,12 +32,21 @@ function readPermission(rules: ScreenRules, lines: readonly string[]): ScreenRea
   for (let index = lines.length - 1; index >= 0; index--) {
     const ask = permission.ask.exec(lines[index]!)?.groups?.ask;
     if (!ask) continue;
-    const options: Array<{ number: number; label: string }> = [];
+    const options: Array<{ number: number; label: string; column: number }> = [];
     let at = index + 1;
     for (; at < lines.length; at++) {
-      const groups = permission.option.exec(lines[at]!)?.groups;
-      if (!groups) break;
-      options.push({ number: Number(groups.number), label: groups.label! });
+      const line = lines[at]!;
+      const groups = permission.option.exec(line)?.groups;
+      if (groups) {
+        options.push({ number: Number(groups.number), label: groups.label!, column: line.indexOf(groups.label!) });
+        continue;
+      }
+      // An option too long for the pane's width goes on under its own text: the same option, so
+      // the prompt reads the same at any width (a resize must not make it another prompt).
+      const last = options.at(-1);
+      const indent = line.length - line.trimStart().length;
+      if (!last || line.trim() === '' || indent < last.column) break;
+      last.label = `${last.label} ${line.trim()}`;
     }
     // Without numbered options and the dialog's footer under it, the question is text (a file, an `echo`), not the dialog.
     if (lines[at]?.trim() === '') at++;

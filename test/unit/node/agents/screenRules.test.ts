@@ -30,6 +30,17 @@ describe(`Claude Code ${version} screen rules`, () => {
     assert.deepEqual(reading.answers, { approve: 1, deny: 4 });
   });
 
+  it('the same dialog in a narrow pane, its long option wrapped, reads as the same prompt', () => {
+    const wide = read(screen('permission-bash'));
+    const narrow = read(screen('permission-bash-90-cols'));
+    assert.equal(narrow?.state, 'needs-input');
+    assert.equal(narrow.reason, 'Bash: touch marker.txt');
+    assert.equal(narrow.prompt?.kind, 'permission');
+    assert.equal(narrow.prompt.options.length, 4);
+    assert.match(narrow.prompt.options[1]!, /^2\. Yes, and always allow access to \/tmp\/\S+ from this project$/);
+    assert.deepEqual(narrow.answers, wide?.answers);
+  });
+
   it('the Edit permission dialog names the file', () => {
     const reading = read(screen('permission-edit'));
     assert.equal(reading?.state, 'needs-input');
