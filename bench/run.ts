@@ -19,6 +19,7 @@ import { devServersCase } from './cases/devServers.ts';
 import { rendererFloodCase } from './cases/rendererFlood.ts';
 import { rendererKeystrokeCase } from './cases/rendererKeystroke.ts';
 import { rendererSpawnCase } from './cases/rendererSpawn.ts';
+import { writeLatestResults, type CaseOutcome } from './results.ts';
 import type { BenchCase } from './benchCase.ts';
 
 const cases: BenchCase[] = [ptyFloodCase, oscScanCase, controlSocketCase, historyRecordingCase, historyIngestCase, historySearchCase, ideReviewCase, relayThroughputCase, relayLatencyCase, agentStateCase, agentWorkspacesCase, devServersCase, rendererFloodCase, rendererKeystrokeCase, rendererSpawnCase];
@@ -38,18 +39,23 @@ async function main(argv: string[]): Promise<number> {
   const selected = names.length > 0 ? cases.filter((c) => names.includes(c.name)) : cases;
   console.log(`Switchboard benchmarks (${quick ? 'quick' : 'full'}) — node ${process.version}, ${process.platform}/${process.arch}`);
   let failed = false;
+  const outcomes: Record<string, CaseOutcome> = {};
   for (const benchCase of selected) {
     console.log(`\n## ${benchCase.name}: ${benchCase.description}`);
     const started = performance.now();
     try {
       const results = await benchCase.run({ quick, log: (line) => console.log(`   ${line}`) });
       for (const result of results) console.log(`   ${result.label.padEnd(44)} ${result.value.toFixed(result.digits ?? 1).padStart(10)} ${result.unit}`);
+      outcomes[benchCase.name] = { description: benchCase.description, results, seconds: (performance.now() - started) / 1000 };
     } catch (error) {
       failed = true;
       console.error(`   FAILED: ${(error as Error).stack ?? String(error)}`);
+      outcomes[benchCase.name] = { description: benchCase.description, error: String(error), seconds: (performance.now() - started) / 1000 };
     }
     console.log(`   (${((performance.now() - started) / 1000).toFixed(1)} s)`);
   }
+  // Quick runs check that cases run; only full runs are figures worth keeping.
+  if (!quick) console.log(`\nwrote ${writeLatestResults(outcomes)}`);
   return failed ? 1 : 0;
 }
 
