@@ -55,6 +55,12 @@ function WaitingRow({ entry, elapsed }: { entry: WaitingEntry; elapsed: string }
       </li>
     );
   }
+  return <WaitingAgentRow entry={entry} elapsed={elapsed} />;
+}
+
+/** One waiting agent: a click jumps to its pane; its prompt's answers beside it (here and in the remote view). */
+export function WaitingAgentRow({ entry, elapsed }: { entry: Extract<WaitingEntry, { kind: 'agent' }>; elapsed: string }) {
+  const workbench = useWorkbench();
   const { agent } = entry;
   const reason = waitingReason(agent);
   return (

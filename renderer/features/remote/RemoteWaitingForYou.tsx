@@ -12,9 +12,8 @@ import type { RelayHubClient } from '../../../src/browser/relayHubClient.ts';
 import { ReviewIcon } from '../../app/icons.tsx';
 import { useObservable } from '../../app/observable.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
-import { AgentAnswerButtons } from '../agents/AgentAnswerButtons.tsx';
-import { AgentStateMark } from '../agents/AgentStateLine.tsx';
-import { formatElapsed, waitingReason, type WaitingEntry } from '../agents/agentFormat.ts';
+import { formatElapsed, type WaitingEntry } from '../agents/agentFormat.ts';
+import { WaitingAgentRow } from '../agents/WaitingForYou.tsx';
 import '../agents/agents.css';
 import { useApprovals, useNow } from './remoteClient.ts';
 import { remoteWaitingEntries } from './remoteFormat.ts';
@@ -44,35 +43,13 @@ export function RemoteWaitingForYou({ client }: { client: RelayHubClient | undef
       <ul className="waiting-list" aria-label="Waiting for you">
         {waiting.map((row) =>
           row.kind === 'agent' ? (
-            <AgentRow key={row.key} entry={row.entry} elapsed={formatElapsed(now - row.since)} />
+            <WaitingAgentRow key={row.key} entry={row.entry} elapsed={formatElapsed(now - row.since)} />
           ) : (
             <ReviewRow key={row.key} review={row.review} elapsed={formatElapsed(now - row.since)} />
           ),
         )}
       </ul>
     </section>
-  );
-}
-
-function AgentRow({ entry, elapsed }: { entry: AgentEntry; elapsed: string }) {
-  const workbench = useWorkbench();
-  const { agent } = entry;
-  const reason = waitingReason(agent);
-  return (
-    <li className="waiting-item" data-waiting-kind="agent" data-waiting-terminal={entry.terminalId} data-agent-state={agent.state}>
-      <button type="button" className="waiting-main" title={`${agent.label} in ${entry.terminalName}: ${reason}`} onClick={() => workbench.agents.jumpTo(entry)}>
-        <AgentStateMark agent={agent} />
-        <span className="waiting-text">
-          <span className="waiting-title">
-            <span className="waiting-who">{agent.label}</span>
-            <span className="waiting-where">{entry.terminalName}</span>
-          </span>
-          <span className="waiting-reason">{reason}</span>
-        </span>
-        <span className="agent-elapsed">{elapsed}</span>
-      </button>
-      <AgentAnswerButtons terminalId={entry.terminalId} agent={agent} where="list" />
-    </li>
   );
 }
 
