@@ -15,8 +15,8 @@ import { describe, it } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { ControlClient } from '../../src/cli/controlClient.ts';
 import { pollUntil } from '../helpers/poll.ts';
-import { newPage, openRemote, slow, startRemoteSetup } from '../helpers/remoteRelay.ts';
-import { openApp, shootEverySize, typeInPane, useSharedBrowser, waitForPaneText } from '../helpers/servedApp.ts';
+import { openRemote, slow, startRemoteSetup } from '../helpers/remoteRelay.ts';
+import { newPage, openApp, shootEverySize, typeInPane, useSharedBrowser, waitForPaneText } from '../helpers/servedApp.ts';
 import { installStandInClaude } from '../helpers/standInClaude.ts';
 
 const browser = useSharedBrowser();

@@ -12,8 +12,8 @@ import type { Page } from 'playwright-core';
 import { ControlClient } from '../../src/cli/controlClient.ts';
 import { RelayTokenStore } from '../../src/node/relay/server/relayTokens.ts';
 import { pollUntil } from '../helpers/poll.ts';
-import { machineId, newPage, openRemote, slow, startRemoteSetup, stop } from '../helpers/remoteRelay.ts';
-import { openApp, paneIds, shootEverySize, typeInPane, useSharedBrowser, waitForPanes, waitForPaneText } from '../helpers/servedApp.ts';
+import { machineId, openRemote, slow, startRemoteSetup, stop } from '../helpers/remoteRelay.ts';
+import { newPage, openApp, paneIds, shootEverySize, typeInPane, useSharedBrowser, waitForPanes, waitForPaneText } from '../helpers/servedApp.ts';
 
 const browser = useSharedBrowser();
 

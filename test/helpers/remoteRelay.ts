@@ -3,13 +3,12 @@
  * real `switchboard serve --relay … [--share-all]` as child processes on a temp HOME, a fresh
  * Chromium page that must not throw or trip its CSP, and the viewer link opened in it.
  */
-import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { RelayTokenStore } from '../../src/node/relay/server/relayTokens.ts';
 import { startServe, type ServeProcess } from '../integration/node/server/serveProcess.ts';
 import { pollUntil } from './poll.ts';
@@ -104,19 +103,6 @@ export async function startRemoteSetup(t: TestContext, workspaceFiles: Record<st
   return setup;
 }
 
-/** A fresh browser context (no cookies) and a page that must not throw or trip its CSP. */
-export async function newPage(t: TestContext, shared: Browser, viewport: { width: number; height: number } = { width: 1280, height: 800 }): Promise<Page> {
-  const context = await shared.newContext({ viewport });
-  t.after(() => context.close());
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) problems.push(message.text());
-  });
-  t.after(() => assert.deepEqual(problems, [], 'the page threw or broke its CSP'));
-  return page;
-}
 
 /** Opens the viewer link and waits for the remote view of the machine. */
 export async function openRemote(page: Page, link: string): Promise<void> {

@@ -166,21 +166,26 @@ export async function openFreshApp(
   const { viewport = { width: 1280, height: 800 }, ...appOptions } = options;
   const app = await startServedApp(appOptions);
   t.after(() => app.stop());
-  const context = await browser.newContext({ viewport });
-  t.after(() => context.close());
-  const page = await context.newPage();
-  const pageErrors: string[] = [];
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  // The page runs under Electron's CSP (a meta tag in index.html): nothing may trip it.
-  page.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) pageErrors.push(message.text());
-  });
-  t.after(() => assert.deepEqual(pageErrors, [], 'the page threw or broke its CSP'));
+  const page = await newPage(t, browser, viewport);
   const firstPane = await openApp(page, app.url);
   return { app, page, firstPane };
 }
 
 // ---- page helpers -------------------------------------------------------------------------
+
+/** A fresh browser context (no cookies) and a page that must not throw or trip its CSP (Electron's, a meta tag in index.html). */
+export async function newPage(t: TestContext, shared: Browser, viewport: { width: number; height: number } = { width: 1280, height: 800 }): Promise<Page> {
+  const context = await shared.newContext({ viewport });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) problems.push(message.text());
+  });
+  t.after(() => assert.deepEqual(problems, [], 'the page threw or broke its CSP'));
+  return page;
+}
 
 /**
  * For a person to look at: with SWITCHBOARD_SCREENSHOTS=/dir, the page at each size (default
