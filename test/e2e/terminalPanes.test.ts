@@ -116,8 +116,9 @@ describe('terminal panes in browser mode', () => {
     const secondPane = ids[1]!;
     await typeInPane(page, firstPane, 'echo top-$((3*3))');
     await typeInPane(page, secondPane, 'echo bottom-$((4*4))');
-    await waitForPaneText(page, firstPane, 'top-9');
-    await waitForPaneText(page, secondPane, 'bottom-16');
+    // The screens are compared once each shell has drawn its next prompt: the output line shows before it.
+    await waitForPaneText(page, firstPane, /top-9\n\$/);
+    await waitForPaneText(page, secondPane, /bottom-16\n\$/);
     await waitForLayoutSaved(page);
     const before = { first: await readPane(page, firstPane), second: await readPane(page, secondPane) };
 
