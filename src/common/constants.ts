@@ -319,4 +319,33 @@ export const RelayConstants = {
   relayMaxViewersPerMachine: 32,
   /** `switchboard relay`: shared-terminal announcements remembered per machine for viewers that join later. */
   relayAnnouncementCacheEntries: 512,
+
+  // --- dev-server preview tunnel (gsd-relay.md "Dev-server preview tunnel", docs/relay.md) ---
+  /** Advertised `previewChunkBytes`: body bytes per `previewStreamChunk` / `previewWebSocketData` before base64 (~342 KiB framed, well inside 1 MiB). */
+  previewChunkBytes: 256 * 1024,
+  /** Advertised `previewMaxFrameBytes`: the envelope's limit. */
+  previewMaxFrameBytes: 1 << 20,
+  /** A preview lives this long after `previewOpen` unless closed sooner (`expiresAt`). */
+  previewLifetimeMs: 8 * 60 * 60_000,
+  /** Previews open at once per machine (each one a port of a shared pane). */
+  previewMaxOpenPerMachine: 16,
+  /** HTTP requests and WebSockets in flight at once, per preview and per machine; more are answered 503. */
+  previewMaxStreamsPerPreview: 64,
+  previewMaxStreamsPerMachine: 256,
+  /** A request body larger than this is refused (413) before a byte of it is sent on. */
+  previewMaxRequestBodyBytes: 32 * 1024 * 1024,
+  /** A response body larger than this is cut (the stream is cancelled): a download, not a dev page, past it. */
+  previewMaxResponseBodyBytes: 1024 * 1024 * 1024,
+  /** No byte either way on a stream for this long ends it (a dev server that hangs). */
+  previewStreamIdleTimeoutMs: 60_000,
+  /** An HTTP stream ends after this long whatever happens (WebSockets have no total limit; they close with the preview). */
+  previewStreamTotalTimeoutMs: 10 * 60_000,
+  /** How long `previewOpen` / `previewWebSocketOpen` / a response head may take before the relay answers 504. */
+  previewOpenTimeoutMs: 15_000,
+  /**
+   * Back-pressure per stream: the reader side (the dev server's response on the machine, the
+   * viewer's request or socket on the relay) pauses while more than this is queued unsent for it,
+   * so a slow viewer costs bounded memory and stalls only its own stream.
+   */
+  previewStreamBufferBytes: 1024 * 1024,
 } as const;

@@ -299,6 +299,73 @@ export const relayMessageSchemas = {
     reason: str.optional(),
   }),
 
+  // --- dev-server preview tunnel (relay ⇄ daemon; gsd-relay.md "Dev-server preview tunnel") ----
+  /** Daemon → viewers: a server a shared pane's process listens on (channel "*"). */
+  localServerDetected: z.object({
+    sessionId: str,
+    channelId: str,
+    taskId: str.optional(),
+    toolUseId: str.optional(),
+    host: str,
+    port: int,
+    url: str,
+    command: str.optional(),
+    source: str,
+    detectedAt: str,
+    /** Switchboard extension: the pane whose process listens. */
+    terminalId: str.optional(),
+  }),
+  /** Relay → daemon: open a preview of `targetHost:targetPort` until `expiresAt` (RFC 3339). */
+  previewOpen: z.object({
+    requestId: str,
+    previewId: str,
+    sessionId: str,
+    channelId: str,
+    machineId: str,
+    targetHost: str,
+    targetPort: int,
+    expiresAt: str,
+  }),
+  previewOpenResult: z.object({ requestId: str, previewId: str, ok: bool, errorCode: str.optional(), message: str.optional() }),
+  /** Either way: the preview is over (the daemon sends it when the pane exits, the port closes or `expiresAt` passes). */
+  previewClose: z.object({ previewId: str, reason: str }),
+  /** Relay → daemon. `path` is origin-form (`/a?b`). A body follows as previewStreamChunk frames on `streamId` (ours: always, ending with `final`). */
+  previewHttpRequest: z.object({
+    requestId: str,
+    streamId: str,
+    previewId: str,
+    method: str,
+    path: str,
+    headers: z.record(str, z.array(str)).optional(),
+  }),
+  previewHttpResponseHead: z.object({
+    requestId: str,
+    streamId: str,
+    previewId: str,
+    statusCode: int,
+    headers: z.record(str, z.array(str)).optional(),
+  }),
+  /** Either way: body bytes of a stream, `sequence` 1, 2, 3… (a gap, repeat or step back ends the stream); `final` on the last (may be empty). */
+  previewStreamChunk: z.object({ streamId: str, sequence: int, bodyBase64: str, final: bool }),
+  previewStreamCancel: z.object({ streamId: str, reason: str }),
+  previewWebSocketOpen: z.object({
+    streamId: str,
+    previewId: str,
+    path: str,
+    headers: z.record(str, z.array(str)).optional(),
+    protocols: z.array(str).optional(),
+  }),
+  previewWebSocketOpenResult: z.object({
+    streamId: str,
+    previewId: str,
+    ok: bool,
+    protocol: str.optional(),
+    errorCode: str.optional(),
+    message: str.optional(),
+  }),
+  previewWebSocketData: z.object({ streamId: str, sequence: int, isBinary: bool, bodyBase64: str }),
+  previewWebSocketClose: z.object({ streamId: str, code: int.optional(), reason: str.optional() }),
+
   // --- hosted-agent tasks (Switchboard answers `task` with taskError) -------------------------
   task: z.object({
     taskId: str,
@@ -393,6 +460,32 @@ export const daemonToViewerTypes: ReadonlySet<RelayMessageType> = new Set<RelayM
   'taskComplete',
   'taskError',
   'taskCancelled',
+  'localServerDetected',
+]);
+
+/**
+ * The preview tunnel's frames: between the relay itself and a daemon, never a viewer's. A viewer
+ * opens a preview through the relay's HTTP side (`/m/<machine>/preview/…`), which speaks these.
+ */
+export const relayToDaemonPreviewTypes: ReadonlySet<RelayMessageType> = new Set<RelayMessageType>([
+  'previewOpen',
+  'previewClose',
+  'previewHttpRequest',
+  'previewStreamChunk',
+  'previewStreamCancel',
+  'previewWebSocketOpen',
+  'previewWebSocketData',
+  'previewWebSocketClose',
+]);
+export const daemonToRelayPreviewTypes: ReadonlySet<RelayMessageType> = new Set<RelayMessageType>([
+  'previewOpenResult',
+  'previewClose',
+  'previewHttpResponseHead',
+  'previewStreamChunk',
+  'previewStreamCancel',
+  'previewWebSocketOpenResult',
+  'previewWebSocketData',
+  'previewWebSocketClose',
 ]);
 
 /** What a viewer (browser) may send to a daemon through the relay. */
