@@ -97,8 +97,8 @@ describe('relay frame limits (defaults: 1 MiB, depth 32, 256 fields, 4096 items)
   it('refuses a frame without a type, with a type that is not a string, or with an unknown type', () => {
     assert.deepEqual(refusal('{"terminalId":"t"}'), { ok: false, kind: 'missing-type', error: 'envelope: missing type' });
     assert.equal(refusal('{"type":7}').kind, 'bad-type');
-    const unknown = parseEnvelope('{"type":"previewOpen","previewId":"p"}');
-    assert.deepEqual(unknown, { ok: false, kind: 'unknown-type', type: 'previewOpen', error: 'unknown message type: "previewOpen"' });
+    const unknown = parseEnvelope('{"type":"contextStats","sessionId":"s"}');
+    assert.deepEqual(unknown, { ok: false, kind: 'unknown-type', type: 'contextStats', error: 'unknown message type: "contextStats"' });
   });
 
   it('refuses missing required fields and nulls, naming the field', () => {
