@@ -50,6 +50,13 @@ export const HelloCapabilities = z.object({
   previewWebSocketProtocols: bool.optional(),
   localServerDetection: bool.optional(),
   skills: bool.optional(),
+  /**
+   * Switchboard extension: the sender honours `previewStreamAck` — it keeps at most this many body
+   * bytes of one preview stream sent and not yet acknowledged (so a slow viewer stalls only its own
+   * stream, not the link). Absent: the peer sends without waiting and the receiver bounds what it
+   * holds by cancelling a stream that outruns its reader.
+   */
+  previewStreamWindowBytes: int.optional(),
 });
 export type HelloCapabilities = z.infer<typeof HelloCapabilities>;
 
@@ -115,7 +122,8 @@ export const relayMessageSchemas = {
     activeTasks: z.array(str).optional(),
     capabilities: HelloCapabilities.optional(),
   }),
-  welcome: z.object({ latestDaemonVersion: str.optional() }),
+  /** `previewStreamWindowBytes`: Switchboard extension, as in HelloCapabilities (the relay honours `previewStreamAck`). */
+  welcome: z.object({ latestDaemonVersion: str.optional(), previewStreamWindowBytes: int.optional() }),
   heartbeat: z.object({ machineId: str, daemonVersion: str, status: str, timestamp: str }),
   machineStatus: z.object({
     machineId: str,
@@ -348,6 +356,12 @@ export const relayMessageSchemas = {
   /** Either way: body bytes of a stream, `sequence` 1, 2, 3… (a gap, repeat or step back ends the stream); `final` on the last (may be empty). */
   previewStreamChunk: z.object({ streamId: str, sequence: int, bodyBase64: str, final: bool }),
   previewStreamCancel: z.object({ streamId: str, reason: str }),
+  /**
+   * Switchboard extension, either way, only to a peer that advertised `previewStreamWindowBytes`
+   * (a daemon in `hello.capabilities`, a relay in `welcome`): every `previewStreamChunk` / `previewWebSocketData` of `streamId` up to `sequence` has been
+   * handed on to its reader (the viewer's socket, the dev server), so its bytes leave the window.
+   */
+  previewStreamAck: z.object({ streamId: str, sequence: int }),
   previewWebSocketOpen: z.object({
     streamId: str,
     previewId: str,
@@ -473,6 +487,7 @@ export const relayToDaemonPreviewTypes: ReadonlySet<RelayMessageType> = new Set<
   'previewHttpRequest',
   'previewStreamChunk',
   'previewStreamCancel',
+  'previewStreamAck',
   'previewWebSocketOpen',
   'previewWebSocketData',
   'previewWebSocketClose',
@@ -483,6 +498,7 @@ export const daemonToRelayPreviewTypes: ReadonlySet<RelayMessageType> = new Set<
   'previewHttpResponseHead',
   'previewStreamChunk',
   'previewStreamCancel',
+  'previewStreamAck',
   'previewWebSocketOpenResult',
   'previewWebSocketData',
   'previewWebSocketClose',

@@ -22,6 +22,7 @@ const referenceFrames: Record<string, Record<string, unknown>> = {
   previewHttpResponseHead: { requestId: 'r', streamId: 'st', previewId: 'p', statusCode: 200, headers: { 'content-type': ['text/html'] } },
   previewStreamChunk: { streamId: 'st', sequence: 1, bodyBase64: 'aGk=', final: false },
   previewStreamCancel: { streamId: 'st', reason: 'viewer went away' },
+  previewStreamAck: { streamId: 'st', sequence: 4 },
   previewWebSocketOpen: { streamId: 'ws', previewId: 'p', path: '/hmr', headers: { origin: ['http://localhost:5173'] }, protocols: ['vite-hmr'] },
   previewWebSocketOpenResult: { streamId: 'ws', previewId: 'p', ok: true, protocol: 'vite-hmr' },
   previewWebSocketData: { streamId: 'ws', sequence: 3, isBinary: true, bodyBase64: 'AAE=' },
