@@ -24,10 +24,21 @@ import { RelayConstants } from '../../../common/constants.ts';
 import type { IDisposable } from '../../../common/lifecycle.ts';
 import { checkChannelBinding, checkMachineBinding } from '../../../common/protocol/relay/binding.ts';
 import { encodeFrame, rfc3339 } from '../../../common/protocol/relay/frames.ts';
-import { BROADCAST_CHANNEL_ID, daemonToViewerTypes, type RelayMessage, viewerToDaemonTypes } from '../../../common/protocol/relay/messages.ts';
+import {
+  BROADCAST_CHANNEL_ID,
+  daemonToRelayPreviewTypes,
+  daemonToViewerTypes,
+  type HelloCapabilities,
+  type RelayFields,
+  type RelayMessage,
+  viewerToDaemonTypes,
+} from '../../../common/protocol/relay/messages.ts';
 import type { ILogger } from '../../logger.ts';
 import type { RefusalLog } from '../refusalLog.ts';
 import type { PeerSocket } from './peerSocket.ts';
+import { defaultPreviewLimits, type PreviewLimits } from './preview/previewFlow.ts';
+import { PreviewGateway, type PreviewGatewayStats, type PreviewTarget } from './preview/previewGateway.ts';
+import type { PreviewRoom } from './preview/previewRoutes.ts';
 
 /** Bounds of what a room remembers of pending approvals for viewers that join later. */
 export const MachineRoomConstants = {
@@ -47,6 +58,14 @@ export interface MachineRoomOptions {
   viewerLagBytes?: number;
   viewerMaxBufferedBytes?: number;
   maxViewers?: number;
+  /** Dev-server preview limits (default RelayConstants.preview*). */
+  previewLimits?: PreviewLimits;
+}
+
+/** The servers a shared pane announced (`ports`, else `urls`), for opening previews. */
+interface AnnouncedServers {
+  sessionId: string;
+  ports: Array<{ host: string; port: number }>;
 }
 
 interface DaemonPeer {
@@ -55,6 +74,7 @@ interface DaemonPeer {
   helloTimer: NodeJS.Timeout | undefined;
   daemonVersion: string;
   lastHeartbeatAt: number;
+  capabilities: HelloCapabilities;
 }
 
 interface ViewerPeer {
@@ -71,15 +91,19 @@ export interface MachineRoomStats {
   framesToViewers: number;
   framesToDaemon: number;
   outputDroppedForLag: number;
+  previews: PreviewGatewayStats;
 }
 
-export class MachineRoom implements IDisposable {
+export class MachineRoom implements IDisposable, PreviewRoom {
   readonly machineId: string;
+  /** The machine's dev-server previews (their frames never reach viewers). */
+  readonly preview: PreviewGateway;
   readonly #options: MachineRoomOptions;
   readonly #logger: ILogger;
   #daemon: DaemonPeer | undefined;
   readonly #viewers = new Map<string, ViewerPeer>();
   readonly #announcements = new Map<string, { started?: string; updated?: string }>();
+  readonly #servers = new Map<string, AnnouncedServers>();
   /** Pending approvals and questions by requestId: the raw `permissionRequest` / `question` frame. */
   readonly #approvals = new Map<string, string>();
   #approvalBytes = 0;
@@ -91,6 +115,34 @@ export class MachineRoom implements IDisposable {
     this.machineId = options.machineId;
     this.#options = options;
     this.#logger = options.logger;
+    const limits = options.previewLimits ?? defaultPreviewLimits;
+    this.preview = new PreviewGateway({
+      machineId: this.machineId,
+      logger: options.logger,
+      refusals: options.refusals,
+      limits,
+      sendToDaemon: (text) => {
+        const daemon = this.#daemon;
+        if (!daemon || daemon.state !== 'online') return false;
+        this.#framesToDaemon++;
+        return daemon.socket.send(text);
+      },
+      daemonWindowBytes: () => this.#daemon?.capabilities.previewStreamWindowBytes,
+    });
+  }
+
+  /** The daemon advertised the preview tunnel. */
+  get previewSupported(): boolean {
+    return this.#daemon?.state === 'online' && this.#daemon.capabilities.previewTunnel === true;
+  }
+
+  /** The server a shared pane announced on `port`, or why there is none. */
+  previewTarget(terminalId: string, port: number): PreviewTarget | { error: 'terminal' | 'port' } {
+    const servers = this.#servers.get(terminalId);
+    if (!servers) return { error: 'terminal' };
+    const server = servers.ports.find((entry) => entry.port === port);
+    if (!server) return { error: 'port' };
+    return { terminalId, port, host: server.host, sessionId: servers.sessionId };
   }
 
   get daemonOnline(): boolean {
@@ -105,6 +157,7 @@ export class MachineRoom implements IDisposable {
     return {
       daemonOnline: this.daemonOnline,
       viewers: this.#viewers.size,
+      previews: this.preview.stats,
       framesToViewers: this.#framesToViewers,
       framesToDaemon: this.#framesToDaemon,
       outputDroppedForLag: this.#outputDroppedForLag,
@@ -127,7 +180,7 @@ export class MachineRoom implements IDisposable {
       previous.socket.close(4000, 'replaced by a newer connection of this machine');
       if (previous.state === 'online') this.#daemonWentOffline('replaced');
     }
-    const daemon: DaemonPeer = { socket, state: 'hello', helloTimer: undefined, daemonVersion: '', lastHeartbeatAt: Date.now() };
+    const daemon: DaemonPeer = { socket, state: 'hello', helloTimer: undefined, daemonVersion: '', lastHeartbeatAt: Date.now(), capabilities: {} };
     this.#daemon = daemon;
     daemon.helloTimer = setTimeout(() => {
       this.#options.refusals.refuse('daemon:no-hello', `daemon ${this.machineId} sent no hello in time`);
@@ -158,13 +211,25 @@ export class MachineRoom implements IDisposable {
       clearTimeout(daemon.helloTimer);
       daemon.state = 'online';
       daemon.daemonVersion = message.daemonVersion;
-      daemon.socket.send(encodeFrame('welcome', this.#options.latestDaemonVersion ? { latestDaemonVersion: this.#options.latestDaemonVersion } : {}));
+      daemon.capabilities = message.capabilities ?? {};
+      // previewStreamWindowBytes: the relay acknowledges preview chunks (a Switchboard extension, see messages.ts).
+      const previewWindow = (this.#options.previewLimits ?? defaultPreviewLimits).streamBufferBytes;
+      daemon.socket.send(
+        encodeFrame('welcome', {
+          ...(this.#options.latestDaemonVersion ? { latestDaemonVersion: this.#options.latestDaemonVersion } : {}),
+          previewStreamWindowBytes: previewWindow,
+        }),
+      );
       this.#logger.info('daemon online', { machineId: this.machineId, daemonVersion: message.daemonVersion, os: message.os, arch: message.arch });
       this.#broadcastStatus('online', 'offline', 'daemon connected');
       return;
     }
     if (message.type === 'heartbeat') {
       daemon.lastHeartbeatAt = Date.now();
+      return;
+    }
+    if (daemonToRelayPreviewTypes.has(message.type)) {
+      this.preview.onDaemonFrame(message);
       return;
     }
     if (!daemonToViewerTypes.has(message.type)) {
@@ -188,6 +253,8 @@ export class MachineRoom implements IDisposable {
 
   #daemonWentOffline(reason: string): void {
     this.#announcements.clear();
+    this.#servers.clear();
+    this.preview.daemonOffline();
     // The daemon mirrors its pending approvals again when it comes back.
     this.#approvals.clear();
     this.#approvalBytes = 0;
@@ -205,14 +272,20 @@ export class MachineRoom implements IDisposable {
     if (message.type === 'agentTerminalStarted') {
       this.#announcements.delete(message.terminalId);
       this.#announcements.set(message.terminalId, { started: text });
+      this.#servers.set(message.terminalId, { sessionId: message.sessionId, ports: announcedPorts(message) });
     } else if (message.type === 'agentTerminalUpdated') {
       const entry = this.#announcements.get(message.terminalId);
       if (entry) entry.updated = text;
+      const servers = this.#servers.get(message.terminalId);
+      if (servers && (message.ports !== undefined || message.urls !== undefined)) servers.ports = announcedPorts(message);
     } else if (message.type === 'terminalExit') {
       this.#announcements.delete(message.terminalId);
+      this.#servers.delete(message.terminalId);
     }
     while (this.#announcements.size > RelayConstants.relayAnnouncementCacheEntries) {
-      this.#announcements.delete(this.#announcements.keys().next().value!);
+      const oldest = this.#announcements.keys().next().value!;
+      this.#announcements.delete(oldest);
+      this.#servers.delete(oldest);
     }
   }
 
@@ -358,6 +431,7 @@ export class MachineRoom implements IDisposable {
   }
 
   dispose(): void {
+    this.preview.dispose();
     if (this.#daemon) {
       clearTimeout(this.#daemon.helloTimer);
       this.#daemon.socket.close(1001, 'relay shutting down');
@@ -366,7 +440,24 @@ export class MachineRoom implements IDisposable {
     for (const viewer of this.#viewers.values()) viewer.socket.close(1001, 'relay shutting down');
     this.#viewers.clear();
     this.#announcements.clear();
+    this.#servers.clear();
     this.#approvals.clear();
     this.#approvalBytes = 0;
   }
+}
+
+/** The servers of an announcement: its `ports`, else the ports of its `urls` (other daemons may send only those). */
+function announcedPorts(message: Pick<RelayFields<'agentTerminalUpdated'>, 'ports' | 'urls'>): Array<{ host: string; port: number }> {
+  if (message.ports !== undefined) return message.ports.map(({ host, port }) => ({ host, port }));
+  const ports: Array<{ host: string; port: number }> = [];
+  for (const text of message.urls ?? []) {
+    try {
+      const url = new URL(text);
+      const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+      if (url.protocol === 'http:' || url.protocol === 'https:') ports.push({ host: url.hostname.replace(/^\[|\]$/g, ''), port });
+    } catch {
+      // not a URL: nothing to open
+    }
+  }
+  return ports;
 }

@@ -8,7 +8,7 @@
  * proxy in front (docs/relay.md). `GET /healthz` answers `ok` for load balancers.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { RelayConstants } from '../../../common/constants.ts';
@@ -22,6 +22,8 @@ import { RefusalLog } from '../refusalLog.ts';
 import { DAEMON_PATH, MachineId, VIEWER_PATH } from '../relayUrl.ts';
 import { MachineRoom, type MachineRoomStats } from './machineRoom.ts';
 import { PeerSocket } from './peerSocket.ts';
+import { defaultPreviewLimits, type PreviewLimits } from './preview/previewFlow.ts';
+import { PreviewRoutes } from './preview/previewRoutes.ts';
 import type { RelayRole, RelayTokenStore } from './relayTokens.ts';
 import { RemoteViewPages } from './remoteViewPages.ts';
 import { ViewerAccess } from './viewerAccess.ts';
@@ -47,6 +49,8 @@ export interface RelayServerOptions {
    * makes the login cookie Secure.
    */
   publicUrl?: URL;
+  /** Dev-server preview limits; default RelayConstants.preview* (tests inject small ones). */
+  preview?: Partial<PreviewLimits>;
 }
 
 export interface RelayServerAddress {
@@ -67,6 +71,8 @@ export class RelayServer implements IDisposable {
   readonly #rooms = new Map<string, MachineRoom>();
   readonly #access: ViewerAccess;
   readonly #pages: RemoteViewPages;
+  readonly #previewLimits: PreviewLimits;
+  readonly #previews: PreviewRoutes;
   #server: Server | undefined;
   #webSockets: WebSocketServer | undefined;
   #sweep: NodeJS.Timeout | undefined;
@@ -83,6 +89,8 @@ export class RelayServer implements IDisposable {
       port: () => this.#address?.port ?? -1,
     });
     this.#pages = new RemoteViewPages({ access: this.#access, rendererDir: options.rendererDir ?? defaultRendererDir() });
+    this.#previewLimits = { ...defaultPreviewLimits, ...options.preview };
+    this.#previews = new PreviewRoutes({ access: this.#access, room: (machineId) => this.#rooms.get(machineId), refusals: this.#refusals, limits: this.#previewLimits });
   }
 
   get address(): RelayServerAddress | undefined {
@@ -107,22 +115,11 @@ export class RelayServer implements IDisposable {
     if (this.#server) throw new Error('RelayServer.listen() called twice');
     await this.#options.tokens.load();
     const server = createServer((req, res) => {
-      const path = new URL(req.url ?? '/', 'http://relay.invalid').pathname;
-      setSecurityHeaders(res);
-      if (path === '/healthz') {
-        sendText(res, 200, 'ok\n');
-        return;
-      }
-      if (RemoteViewPages.handles(path)) {
-        this.#pages.handle(req, res).catch((error: unknown) => {
-          this.#logger.error('remote view request failed', { error: (error as Error).message });
-          if (!res.headersSent) sendText(res, 500, 'internal error\n');
-          else res.destroy();
-        });
-        return;
-      }
-      const body = `Switchboard relay. Daemons connect to ${DAEMON_PATH}, viewers to ${VIEWER_PATH} (WebSocket); browsers open /m/<machine id>/?token=<viewer token>.\n`;
-      sendText(res, path === '/' ? 200 : 404, path === '/' ? body : 'not found\n');
+      this.#onRequest(req, res).catch((error: unknown) => {
+        this.#logger.error('relay request failed', { error: (error as Error).message });
+        if (!res.headersSent) sendText(res, 500, 'internal error\n');
+        else res.destroy();
+      });
     });
     this.#server = server;
     this.#webSockets = new WebSocketServer({
@@ -149,8 +146,26 @@ export class RelayServer implements IDisposable {
     return this.#address;
   }
 
+  async #onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Previews first: their responses carry the dev server's headers, not the relay's (no CSP of the remote view).
+    if (await this.#previews.handleHttp(req, res)) return;
+    const path = new URL(req.url ?? '/', 'http://relay.invalid').pathname;
+    setSecurityHeaders(res);
+    if (path === '/healthz') {
+      sendText(res, 200, 'ok\n');
+      return;
+    }
+    if (RemoteViewPages.handles(path)) {
+      await this.#pages.handle(req, res);
+      return;
+    }
+    const body = `Switchboard relay. Daemons connect to ${DAEMON_PATH}, viewers to ${VIEWER_PATH} (WebSocket); browsers open /m/<machine id>/?token=<viewer token>.\n`;
+    sendText(res, path === '/' ? 200 : 404, path === '/' ? body : 'not found\n');
+  }
+
   async #onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
     socket.on('error', () => {});
+    if (await this.#previews.handleUpgrade(req, socket, head)) return;
     const url = new URL(req.url ?? '/', 'http://relay.invalid');
     const role: RelayRole | undefined = url.pathname === DAEMON_PATH ? 'daemon' : url.pathname === VIEWER_PATH ? 'viewer' : undefined;
     if (!role) return refuseUpgrade(socket, 404, 'not found');
@@ -212,6 +227,7 @@ export class RelayServer implements IDisposable {
         ...(this.#options.viewerLagBytes !== undefined ? { viewerLagBytes: this.#options.viewerLagBytes } : {}),
         ...(this.#options.viewerMaxBufferedBytes !== undefined ? { viewerMaxBufferedBytes: this.#options.viewerMaxBufferedBytes } : {}),
         ...(this.#options.maxViewersPerMachine !== undefined ? { maxViewers: this.#options.maxViewersPerMachine } : {}),
+        previewLimits: this.#previewLimits,
       });
       this.#rooms.set(machineId, room);
     }
@@ -225,6 +241,7 @@ export class RelayServer implements IDisposable {
     clearInterval(this.#sweep);
     for (const room of this.#rooms.values()) room.dispose();
     this.#rooms.clear();
+    this.#previews.dispose();
     const webSockets = this.#webSockets;
     this.#webSockets = undefined;
     await closeHttpServer(server, webSockets);
