@@ -6,7 +6,8 @@
  *   mirror, then live output; input, resize and close apply to them;
  * - `browseDir` / `readFile` / `mkDir` inside the shared workspace folders (fileAccess.ts);
  * - the prompts of agents in shared panes as `permissionRequest` / `question`, answered through
- *   the app's own answer path (agentPrompts.ts).
+ *   the app's own answer path (agentPrompts.ts);
+ * - previews of the dev servers of shared panes through the relay (preview/previewTunnel.ts).
  * Every frame it cannot use is refused (logged once per kind) and the link and the app carry on.
  * See docs/relay.md for the protocol pieces and the decisions.
  */
@@ -17,7 +18,7 @@ import type { IDisposable } from '../../common/lifecycle.ts';
 import { checkChannelBinding, checkSessionBinding } from '../../common/protocol/relay/binding.ts';
 import type { EnvelopeLimits } from '../../common/protocol/relay/frameLimits.ts';
 import { encodeFrame, isStdBase64, rfc3339 } from '../../common/protocol/relay/frames.ts';
-import { BROADCAST_CHANNEL_ID, type RelayFields, type RelayMessage } from '../../common/protocol/relay/messages.ts';
+import { BROADCAST_CHANNEL_ID, type HelloCapabilities, type RelayFields, type RelayMessage, relayToDaemonPreviewTypes } from '../../common/protocol/relay/messages.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
 import type { PtySession } from '../pty/ptySession.ts';
@@ -25,12 +26,14 @@ import { FileAccess } from './fileAccess.ts';
 import { AgentPrompts, type RelayAgentAnswers } from './agentPrompts.ts';
 import { answerFileRequest, type FileRequest } from './fileRequests.ts';
 import { type BackoffOptions, ReconnectBackoff } from './reconnectBackoff.ts';
-import { RelayConnectError, RelayConnection, type RelayConnectionStats, type RelayConnectionTiming } from './relayConnection.ts';
+import { RelayConnectError, RelayConnection, type RelayConnectionStats, type RelayConnectionTiming, type RelayWelcome } from './relayConnection.ts';
 import { RelayLink } from './relayLink.ts';
 import { daemonUrl } from './relayUrl.ts';
 import { RefusalLog } from './refusalLog.ts';
 import { type RemoteShell, RemoteTerminals } from './remoteTerminals.ts';
 import { SharedTerminals } from './sharedTerminals.ts';
+import type { PreviewLimits } from './preview/previewRules.ts';
+import { PreviewTunnel, type PreviewTunnelStats } from './preview/previewTunnel.ts';
 
 export type RelayStatus =
   | { state: 'stopped' }
@@ -98,6 +101,12 @@ export interface RelayClientOptions {
   maxViewerStreams?: number;
   maxRemoteTerminals?: number;
   limits?: Partial<EnvelopeLimits>;
+  /**
+   * Dev-server previews through the relay (docs/relay.md "Dev-server previews"): on by default
+   * with RelayConstants' limits; tests pass smaller ones; `false` builds a client without them
+   * (not advertised, `previewOpen` answered `not_supported`).
+   */
+  preview?: Partial<PreviewLimits> | false;
 }
 
 export interface RelayClientStats {
@@ -110,6 +119,8 @@ export interface RelayClientStats {
   viewerSkips: number;
   link: RelayConnectionStats | undefined;
   remoteTerminals: number;
+  /** Undefined when the client was built without previews. */
+  preview: PreviewTunnelStats | undefined;
 }
 
 export class RelayClient implements IDisposable {
@@ -125,6 +136,7 @@ export class RelayClient implements IDisposable {
   readonly #remote: RemoteTerminals;
   readonly #shared: SharedTerminals;
   readonly #prompts: AgentPrompts;
+  readonly #preview: PreviewTunnel | undefined;
   readonly #hostListeners: IDisposable[];
   /** Exit listeners of every terminal, so viewers of a shared pane hear that it ended. */
   readonly #exitWatches = new Map<string, IDisposable>();
@@ -179,6 +191,17 @@ export class RelayClient implements IDisposable {
       onAnswered: options.onAgentAnswered,
       logger: options.logger,
     });
+    this.#preview =
+      options.preview === false
+        ? undefined
+        : new PreviewTunnel({
+            ptyHost: options.ptyHost,
+            isShared: (id) => this.#shared.isShared(id),
+            refusals: this.#refusals,
+            logger: options.logger,
+            ...(options.preview ? { limits: options.preview } : {}),
+            ...(options.sendQueueFrames !== undefined ? { sendQueueFrames: options.sendQueueFrames } : {}),
+          });
     // A shared local pane ends: its viewers get their exit after its last output.
     this.#hostListeners = [
       options.ptyHost.onDidAddTerminal((info) => this.#watchExit(info.id)),
@@ -210,6 +233,7 @@ export class RelayClient implements IDisposable {
       viewerSkips: this.#viewerSkips + streams.reduce((sum, stream) => sum + stream.skips, 0),
       link: this.#link?.connection.stats,
       remoteTerminals: this.#remote.count,
+      preview: this.#preview?.stats,
     };
   }
 
@@ -233,6 +257,7 @@ export class RelayClient implements IDisposable {
     this.#shared.setShared(terminalId, shared);
     this.#prompts.refresh(terminalId);
     if (!shared) this.#closeForeignStreams(terminalId);
+    this.#preview?.refresh();
   }
 
   get shareAll(): boolean {
@@ -243,6 +268,7 @@ export class RelayClient implements IDisposable {
     this.#shared.setShareAll(shareAll);
     for (const info of this.#options.ptyHost.list()) this.#prompts.refresh(info.id);
     if (!shareAll) for (const info of this.#options.ptyHost.list()) if (!this.isShared(info.id)) this.#closeForeignStreams(info.id);
+    this.#preview?.refresh();
   }
 
   /** Announce a pending approval to every viewer of the machine; false when no link is up (send it again once connected). */
@@ -282,6 +308,7 @@ export class RelayClient implements IDisposable {
     clearTimeout(this.#retryTimer);
     this.#dialing?.dispose();
     await this.#remote.endAll('daemon_shutdown');
+    this.#preview?.shutdown();
     const link = this.#link;
     if (link) {
       // Let the exit frames leave (bounded).
@@ -309,6 +336,7 @@ export class RelayClient implements IDisposable {
     this.#remote.dispose();
     this.#shared.dispose();
     this.#prompts.dispose();
+    this.#preview?.dispose();
     for (const listener of this.#hostListeners) listener.dispose();
     for (const watch of this.#exitWatches.values()) watch.dispose();
     this.#exitWatches.clear();
@@ -332,7 +360,7 @@ export class RelayClient implements IDisposable {
         os: platform(),
         arch: osArch(),
         activeTasks: [],
-        capabilities: { terminal: true, agentTerminalJobs: true },
+        capabilities: this.#capabilities(),
       }),
       heartbeat: () => encodeFrame('heartbeat', { machineId: this.machineId, daemonVersion: this.#options.version, status: 'online', timestamp: rfc3339() }),
       onMessage: (message) => this.#onMessage(message),
@@ -344,7 +372,7 @@ export class RelayClient implements IDisposable {
       ...(this.#options.limits ? { limits: this.#options.limits } : {}),
     });
     this.#dialing = connection;
-    let welcome: { latestDaemonVersion: string | undefined };
+    let welcome: RelayWelcome;
     try {
       welcome = await connection.open();
     } catch (error) {
@@ -375,6 +403,7 @@ export class RelayClient implements IDisposable {
       link.dispose();
       this.#shared.linkClosed();
       this.#prompts.linkClosed();
+      this.#preview?.linkClosed();
       this.#backoff.connectionEnded(Date.now() - establishedAt);
       if (this.#running) {
         this.#logger.warn('relay connection lost', { reason, livedMs: Date.now() - establishedAt });
@@ -383,8 +412,25 @@ export class RelayClient implements IDisposable {
     });
     this.#logger.info('relay connected', { url: this.url, machineId: this.machineId, ...(welcome.latestDaemonVersion ? { latestDaemonVersion: welcome.latestDaemonVersion } : {}) });
     this.#setStatus({ state: 'connected', since: establishedAt, latestDaemonVersion: welcome.latestDaemonVersion });
+    this.#preview?.linkOpened(connection, welcome.previewStreamWindowBytes);
     this.#shared.announceAll();
     this.#prompts.announceAll();
+  }
+
+  /** What hello says this daemon does (gsd-relay.md; `previewStreamWindowBytes` is our extension). */
+  #capabilities(): HelloCapabilities {
+    const preview = this.#preview;
+    if (!preview) return { terminal: true, agentTerminalJobs: true };
+    return {
+      terminal: true,
+      agentTerminalJobs: true,
+      previewTunnel: true,
+      previewMaxFrameBytes: this.#options.limits?.maxFrameBytes || RelayConstants.previewMaxFrameBytes,
+      previewChunkBytes: preview.limits.chunkBytes,
+      previewWebSocketProtocols: true,
+      localServerDetection: true,
+      previewStreamWindowBytes: preview.limits.bufferBytes,
+    };
   }
 
   #scheduleReconnect(reason: string, refused: boolean): void {
@@ -410,6 +456,7 @@ export class RelayClient implements IDisposable {
   // --- inbound frames -------------------------------------------------------------------------
 
   #onMessage(message: RelayMessage): void {
+    if (relayToDaemonPreviewTypes.has(message.type)) return this.#onPreviewFrame(message);
     switch (message.type) {
       case 'terminalOpen':
         void this.#remote.open(message).catch((error: unknown) => this.#logger.error('terminalOpen failed', { error }));
@@ -513,6 +560,18 @@ export class RelayClient implements IDisposable {
       return undefined;
     }
     return session;
+  }
+
+  #onPreviewFrame(message: RelayMessage): void {
+    if (this.#preview) return this.#preview.handle(message);
+    if (message.type === 'previewOpen') {
+      this.#refusals.refuse('unsupported', 'previewOpen: this client was built without previews');
+      this.#openLink()?.send(
+        encodeFrame('previewOpenResult', { requestId: message.requestId, previewId: message.previewId, ok: false, errorCode: 'not_supported', message: 'this machine does not serve previews' }),
+      );
+      return;
+    }
+    this.#refusals.refuse('unsupported', `${message.type}: this client was built without previews`);
   }
 
   #onInput(message: RelayFields<'terminalInput'>): void {

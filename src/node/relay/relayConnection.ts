@@ -28,6 +28,13 @@ export interface OutputSource {
   nextFrame(): string | undefined;
 }
 
+/** What the relay's `welcome` told us. */
+export interface RelayWelcome {
+  latestDaemonVersion: string | undefined;
+  /** The relay honours `previewStreamAck` with this window per stream (undefined: it does not). */
+  previewStreamWindowBytes: number | undefined;
+}
+
 export type RelayConnectFailure = 'refused' | 'timeout' | 'protocol' | 'network';
 
 /** The link could not be established; `kind` decides how RelayClient backs off. */
@@ -100,7 +107,7 @@ export class RelayConnection implements IDisposable {
   #framesSent = 0;
   #framesReceived = 0;
   #closeReason = '';
-  #settleOpen: { resolve: (welcome: { latestDaemonVersion: string | undefined }) => void; reject: (error: RelayConnectError) => void } | undefined;
+  #settleOpen: { resolve: (welcome: RelayWelcome) => void; reject: (error: RelayConnectError) => void } | undefined;
 
   readonly #onDidClose = new Emitter<{ code: number; reason: string }>();
   /** Fires once, when the link is gone (whatever the cause). */
@@ -140,10 +147,10 @@ export class RelayConnection implements IDisposable {
   }
 
   /** Dial, send `hello`, and resolve once the relay answered `welcome`. Rejects with a RelayConnectError. */
-  open(): Promise<{ latestDaemonVersion: string | undefined }> {
+  open(): Promise<RelayWelcome> {
     if (this.#state !== 'new') throw new Error('RelayConnection.open() called twice');
     this.#state = 'connecting';
-    const promise = new Promise<{ latestDaemonVersion: string | undefined }>((resolve, reject) => (this.#settleOpen = { resolve, reject }));
+    const promise = new Promise<RelayWelcome>((resolve, reject) => (this.#settleOpen = { resolve, reject }));
     let ws: WebSocket;
     try {
       ws = new WebSocket(this.#options.url, {
@@ -229,7 +236,7 @@ export class RelayConnection implements IDisposable {
     }, this.#timing.welcomeTimeoutMs);
   }
 
-  #onWelcome(latestDaemonVersion: string | undefined): void {
+  #onWelcome(welcome: RelayWelcome): void {
     clearTimeout(this.#welcomeTimer);
     this.#state = 'open';
     const interval = setInterval(() => this.#beat(), this.#timing.heartbeatIntervalMs);
@@ -239,7 +246,7 @@ export class RelayConnection implements IDisposable {
     this.#timers.push(interval, watchdog);
     const settle = this.#settleOpen;
     this.#settleOpen = undefined;
-    settle?.resolve({ latestDaemonVersion });
+    settle?.resolve(welcome);
   }
 
   // --- inbound --------------------------------------------------------------------------------
@@ -260,7 +267,7 @@ export class RelayConnection implements IDisposable {
 
     if (this.#state === 'handshaking') {
       if (parsed.ok && parsed.message.type === 'welcome') {
-        this.#onWelcome(parsed.message.latestDaemonVersion);
+        this.#onWelcome({ latestDaemonVersion: parsed.message.latestDaemonVersion, previewStreamWindowBytes: parsed.message.previewStreamWindowBytes });
         return;
       }
       const what = parsed.ok ? JSON.stringify(parsed.message.type) : `(${parsed.error})`;

@@ -8,11 +8,16 @@
  * - `agentTerminalUpdated` when its status changes (at most every `announceThrottleMs`): the
  *   terminal's, or the state of the agent CLI running in it — `readiness` says what the agent is
  *   doing and the `agent` extension field carries its whole state (see docs/relay.md);
- * - `terminalExit` when it stops being visible (unshared: `closed_by_user`; closed: `process_exit`).
+ * - `terminalExit` when it stops being visible (unshared: `closed_by_user`; closed: `process_exit`);
+ * - its dev servers (ServerMonitor's `servers` whose process is the pane's own, the ones a preview
+ *   may open) as `ports` / `urls` of those frames, readiness `{state: 'ready', source: 'port'}` while
+ *   it has one (an agent's readiness wins: its state says more), and `localServerDetected` once for
+ *   each server that appears (again on a new link, whose viewers start from nothing).
  */
 import { basename, relative, isAbsolute } from 'node:path';
 import type { AgentStatus } from '../../common/api/agentContract.ts';
 import type { TerminalInfo } from '../../common/api/contract.ts';
+import type { DevServer } from '../../common/api/devServerContract.ts';
 import { RelayConstants } from '../../common/constants.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import { encodeFrame, rfc3339 } from '../../common/protocol/relay/frames.ts';
@@ -37,6 +42,8 @@ interface Announced {
   state: string;
   timer: NodeJS.Timeout | undefined;
   lastUpdateAt: number;
+  /** Ports told with localServerDetected on this link (a server that goes and comes back is told again). */
+  servers: Set<number>;
 }
 
 export class SharedTerminals implements IDisposable {
@@ -127,10 +134,12 @@ export class SharedTerminals implements IDisposable {
         announced.identity = identity;
         announced.state = state;
       } else {
-        this.#announced.set(info.id, { identity, state, timer: undefined, lastUpdateAt: 0 });
+        this.#announced.set(info.id, { identity, state, timer: undefined, lastUpdateAt: 0, servers: new Set() });
       }
+      this.#detectServers(link, info);
       return;
     }
+    this.#detectServers(link, info);
     if (announced.state === state) return;
     // Throttled: a terminal flapping between states costs one frame per interval.
     const wait = announced.lastUpdateAt + this.#throttleMs - Date.now();
@@ -154,6 +163,32 @@ export class SharedTerminals implements IDisposable {
         updatedAt: rfc3339(),
       }),
     );
+  }
+
+  /** localServerDetected for each server of the pane not told yet on this link. */
+  #detectServers(link: RelayLink, info: TerminalInfo): void {
+    const announced = this.#announced.get(info.id);
+    if (!announced) return;
+    const servers = previewableServers(info);
+    const ports = new Set(servers.map((server) => server.port));
+    for (const port of announced.servers) if (!ports.has(port)) announced.servers.delete(port);
+    for (const server of servers) {
+      if (announced.servers.has(server.port)) continue;
+      announced.servers.add(server.port);
+      link.send(
+        encodeFrame('localServerDetected', {
+          sessionId: this.#options.sessionId,
+          channelId: BROADCAST_CHANNEL_ID,
+          host: server.host,
+          port: server.port,
+          url: server.url,
+          command: commandPreview(info),
+          source: 'port',
+          detectedAt: rfc3339(server.since),
+          terminalId: info.id,
+        }),
+      );
+    }
   }
 
   #withdraw(id: string, reason: TerminalExitReason): void {
@@ -205,11 +240,22 @@ export class SharedTerminals implements IDisposable {
   }
 }
 
-/** A terminal's status, readiness and agent as `agentTerminalStarted|Updated` carry them. */
+/** A terminal's status, readiness, servers and agent as `agentTerminalStarted|Updated` carry them. */
 interface AnnouncedState {
   status: AgentTerminalStatus;
   readiness: { state: string; source?: string; matchedText?: string; readyAt?: string };
+  ports: Array<{ host: string; port: number; url: string }>;
+  urls: string[];
   agent: AgentStatus | null;
+}
+
+/**
+ * The servers a preview may open: those a process of the pane holds (a printed URL whose port
+ * only something outside the pane listens on is shown locally, not offered to viewers).
+ */
+export function previewableServers(info: TerminalInfo): DevServer[] {
+  if (info.state !== 'running') return [];
+  return (info.servers ?? []).filter((server) => server.pid !== null);
 }
 
 /**
@@ -222,11 +268,18 @@ interface AnnouncedState {
 export function announcedStateOf(info: TerminalInfo): AnnouncedState {
   const agent = info.agent ?? null;
   if (info.state !== 'running') {
-    return { status: info.signal ? 'killed' : info.exitCode === 0 ? 'exited' : 'failed', readiness: { state: 'stopped' }, agent };
+    return { status: info.signal ? 'killed' : info.exitCode === 0 ? 'exited' : 'failed', readiness: { state: 'stopped' }, ports: [], urls: [], agent };
   }
-  if (!agent || agent.state === 'exited') return { status: 'running', readiness: { state: 'ready' }, agent };
+  const servers = previewableServers(info);
+  const ports = servers.map((server) => ({ host: server.host, port: server.port, url: server.url }));
+  const urls = servers.map((server) => server.url);
+  if (!agent || agent.state === 'exited') {
+    if (servers.length === 0) return { status: 'running', readiness: { state: 'ready' }, ports, urls, agent };
+    const readyAt = rfc3339(Math.min(...servers.map((server) => server.since)));
+    return { status: 'running', readiness: { state: 'ready', source: 'port', readyAt }, ports, urls, agent };
+  }
   const readiness = { state: agent.state, source: `agent:${agent.kind}`, ...(agent.reason ? { matchedText: agent.reason } : {}), readyAt: rfc3339(agent.since) };
-  return { status: agent.state === 'working' ? 'running' : 'ready', readiness, agent };
+  return { status: agent.state === 'working' ? 'running' : 'ready', readiness, ports, urls, agent };
 }
 
 function commandPreview(info: TerminalInfo): string {

@@ -58,7 +58,16 @@ describe('relay client against a misbehaving relay', () => {
       os: 'string',
       arch: 'string',
       activeTasks: [],
-      capabilities: { terminal: true, agentTerminalJobs: true },
+      capabilities: {
+        terminal: true,
+        agentTerminalJobs: true,
+        previewTunnel: true,
+        previewMaxFrameBytes: 1 << 20,
+        previewChunkBytes: 256 * 1024,
+        previewWebSocketProtocols: true,
+        localServerDetection: true,
+        previewStreamWindowBytes: 1024 * 1024,
+      },
     });
     assert.equal(heartbeat.machineId, 'm1');
     assert.equal(heartbeat.status, 'online');
@@ -147,7 +156,7 @@ describe('relay client against a misbehaving relay', () => {
       ['root', '[{"type":"hello"}]'],
       ['missing-type', '{"terminalId":"t"}'],
       ['bad-type', '{"type":42}'],
-      ['unknown-type', '{"type":"previewOpen","previewId":"p"}'],
+      ['unknown-type', '{"type":"tunnelOpen","tunnelId":"p"}'],
       ['schema', '{"type":"terminalInput","terminalId":"x","channelId":"c","dataBase64":123}'],
       ['schema', '{"type":"terminalOpen","requestId":"r","sessionId":"s","channelId":"c","cols":"120","rows":32}'],
       ['depth', `{"type":"terminalClose","terminalId":"t","channelId":"c","x":${'['.repeat(40)}${']'.repeat(40)}}`],
@@ -183,7 +192,7 @@ describe('relay client against a misbehaving relay', () => {
       const lines = log.lines.filter((line) => line.includes(`refused a relay frame (${kind})`));
       assert.equal(lines.length, 1, `kind ${kind} is logged exactly once, got ${lines.length}`);
     }
-    assert.ok(log.lines.some((line) => line.includes('refused a relay frame (unknown-type): unknown message type: "previewOpen"')), 'the exact envelope error is in the log');
+    assert.ok(log.lines.some((line) => line.includes('refused a relay frame (unknown-type): unknown message type: "tunnelOpen"')), 'the exact envelope error is in the log');
     assert.equal(cli.stats.connections, 1, 'no bad frame took the connection down');
     assert.equal(cli.status.state, 'connected');
     assert.ok(!(await session.readScreen()).lines.join('\n').includes('leaked'), 'input for an unshared pane never reached it');

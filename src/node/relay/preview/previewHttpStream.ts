@@ -1,0 +1,164 @@
+/**
+ * One `previewHttpRequest` carried to the dev server with node:http and its response streamed back
+ * (docs/relay.md "Dev-server previews").
+ *
+ * - The request starts with the body's first `previewStreamChunk` (sequence 1; a GET sends one
+ *   empty final chunk). A body that arrives whole in that chunk gets a `content-length` when the
+ *   relay sent none, so servers that cannot read a chunked body (python's http.server) get it too.
+ * - Request body chunks are acknowledged once the dev server's socket took them (write returned
+ *   true, or 'drain'); more held than `bufferBytes` + one chunk (a relay that ignores the window)
+ *   ends the stream (`reader too slow`). Over `maxRequestBodyBytes` ends it too.
+ * - The response: `previewHttpResponseHead`, then its body cut in chunks of at most `chunkBytes`,
+ *   the last `final` (empty when the body ended on a chunk boundary). The dev server's response is
+ *   paused while `bufferBytes` wait here for the link, so a slow relay costs bounded memory.
+ * - Failures end the stream with `previewStreamCancel` and a reason, whether or not the head was
+ *   sent: the relay answers 502 when it had no head yet, and cuts the response when it had. One
+ *   rule for both cases (a dev server that refuses, resets mid-body, or hangs) keeps the daemon's
+ *   side simple and leaves what the viewer sees to the side that talks to the viewer.
+ * - No redirect is ever followed (node:http does not); only target host:port is dialled.
+ */
+import { type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
+import { encodeFrame, isStdBase64 } from '../../../common/protocol/relay/frames.ts';
+import type { RelayFields } from '../../../common/protocol/relay/messages.ts';
+import { dialHost, requestHeaders, responseHeaders } from './previewRules.ts';
+import { PreviewStream, type StreamHost, type StreamTarget } from './previewStream.ts';
+
+/** Methods that send no body when theirs is empty (no `content-length: 0` added). */
+const bodilessMethods = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+
+export class PreviewHttpStream extends PreviewStream {
+  readonly #request: RelayFields<'previewHttpRequest'>;
+  #upstream: ClientRequest | undefined;
+  #response: IncomingMessage | undefined;
+  #requestBodyBytes = 0;
+  #responseBodyBytes = 0;
+  #waitingDrain = false;
+  #drainSequence = 0;
+  #paused = false;
+  readonly #totalTimer: NodeJS.Timeout;
+
+  constructor(host: StreamHost, target: StreamTarget, request: RelayFields<'previewHttpRequest'>) {
+    super(host, request.streamId, target, (sequence, item) =>
+      encodeFrame('previewStreamChunk', { streamId: request.streamId, sequence, bodyBase64: item.body.toString('base64'), final: item.final ?? false }),
+    );
+    this.#request = request;
+    const declared = request.headers?.['content-length']?.[0];
+    this.#totalTimer = setTimeout(() => this.cancel(`no answer within ${host.limits.totalTimeoutMs} ms (total timeout)`), host.limits.totalTimeoutMs);
+    if (declared !== undefined && (!/^\d{1,16}$/.test(declared) || Number(declared) > host.limits.maxRequestBodyBytes)) {
+      queueMicrotask(() => this.refuse('preview-body', /^\d{1,16}$/.test(declared) ? `request body over ${host.limits.maxRequestBodyBytes} bytes (content-length ${declared})` : `bad content-length ${JSON.stringify(declared)}`));
+    }
+  }
+
+  /** A piece of the request body. */
+  onChunk(chunk: RelayFields<'previewStreamChunk'>): void {
+    if (this.ended) return;
+    if (!this.acceptSequence(chunk.sequence, chunk.final, 'previewStreamChunk')) return;
+    if (!isStdBase64(chunk.bodyBase64)) return this.refuse('bad-base64', `previewStreamChunk ${chunk.sequence}: bodyBase64 is not standard base64`);
+    const body = Buffer.from(chunk.bodyBase64, 'base64');
+    const limits = this.host.limits;
+    if (body.length > limits.chunkBytes) return this.refuse('preview-body', `chunk ${chunk.sequence} of ${body.length} bytes is over ${limits.chunkBytes}`);
+    this.#requestBodyBytes += body.length;
+    if (this.#requestBodyBytes > limits.maxRequestBodyBytes) return this.refuse('preview-body', `request body over ${limits.maxRequestBodyBytes} bytes`);
+    const upstream = this.#upstream ?? this.#start(chunk.final ? body.length : undefined);
+    if (!upstream) return;
+    if (body.length > 0) {
+      if (upstream.writableLength > limits.bufferBytes + limits.chunkBytes) return this.refuse('preview-flow', 'reader too slow: the dev server is not taking the request body');
+      const room = upstream.write(body);
+      if (room) this.output.ack(chunk.sequence);
+      else this.#ackOnDrain(upstream, chunk.sequence);
+    } else if (!this.#waitingDrain) {
+      this.output.ack(chunk.sequence);
+    } else {
+      this.#drainSequence = chunk.sequence;
+    }
+    if (chunk.final) {
+      upstream.end();
+    }
+  }
+
+  protected override drained(): void {
+    if (this.#paused && this.output.pendingBytes < this.host.limits.bufferBytes) {
+      this.#paused = false;
+      this.#response?.resume();
+    }
+  }
+
+  protected override release(): void {
+    clearTimeout(this.#totalTimer);
+    // The dev server sees its request closed (an aborted upload, a download nobody reads any more).
+    this.#response?.destroy();
+    this.#upstream?.destroy();
+  }
+
+  #ackOnDrain(upstream: ClientRequest, sequence: number): void {
+    this.#drainSequence = sequence;
+    if (this.#waitingDrain) return;
+    this.#waitingDrain = true;
+    upstream.once('drain', () => {
+      this.#waitingDrain = false;
+      if (!this.ended) this.output.ack(this.#drainSequence);
+    });
+  }
+
+  #start(wholeBodyBytes: number | undefined): ClientRequest | undefined {
+    const { host, port } = this.target;
+    const headers = requestHeaders(this.#request.headers, port);
+    if (headers['content-length'] === undefined && wholeBodyBytes !== undefined && !(wholeBodyBytes === 0 && bodilessMethods.has(this.#request.method))) {
+      headers['content-length'] = String(wholeBodyBytes);
+    }
+    let upstream: ClientRequest;
+    try {
+      upstream = httpRequest({ host: dialHost(host), port, method: this.#request.method, path: this.#request.path, headers, agent: false, setHost: false });
+    } catch (error) {
+      // node:http refuses what it cannot send (a header value it rejects): the relay's input, not a crash.
+      this.refuse('preview-request', `cannot send the request: ${(error as Error).message}`);
+      return undefined;
+    }
+    this.#upstream = upstream;
+    upstream.on('response', (response) => this.#onResponse(response));
+    upstream.on('error', (error: NodeJS.ErrnoException) => {
+      if (!this.ended) this.cancel(`dev server: ${error.code ?? error.message}`);
+    });
+    return upstream;
+  }
+
+  #onResponse(response: IncomingMessage): void {
+    if (this.ended) {
+      response.destroy();
+      return;
+    }
+    this.#response = response;
+    this.touch();
+    this.output.pushFrame(
+      encodeFrame('previewHttpResponseHead', {
+        requestId: this.#request.requestId,
+        streamId: this.streamId,
+        previewId: this.target.previewId,
+        statusCode: response.statusCode ?? 502,
+        headers: responseHeaders(response.headersDistinct),
+      }),
+    );
+    const { chunkBytes, bufferBytes, maxResponseBodyBytes } = this.host.limits;
+    response.on('data', (data: Buffer) => {
+      if (this.ended) return;
+      this.touch();
+      this.#responseBodyBytes += data.length;
+      if (this.#responseBodyBytes > maxResponseBodyBytes) {
+        this.cancel(`response body over ${maxResponseBodyBytes} bytes`);
+        return;
+      }
+      for (let offset = 0; offset < data.length; offset += chunkBytes) this.output.pushBody({ body: data.subarray(offset, offset + chunkBytes) });
+      if (!this.#paused && this.output.pendingBytes >= bufferBytes) {
+        this.#paused = true;
+        response.pause();
+      }
+    });
+    response.on('end', () => {
+      if (!this.ended) this.output.pushBody({ body: Buffer.alloc(0), final: true });
+    });
+    response.on('close', () => {
+      // Closed before its end: the dev server reset the connection (or died) mid-body.
+      if (!this.ended && !response.complete) this.cancel('dev server closed the connection before the response ended');
+    });
+  }
+}
