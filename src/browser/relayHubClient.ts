@@ -16,7 +16,10 @@
  * - agents: the `agent` extension of `agentTerminalStarted|Updated` is `TerminalInfo.agent`, and
  *   `agent.answer` answers an agent's prompt (`permissionRequest` / `question`) with
  *   `permissionResponse` / `questionResponse`, resolved by the machine's result (relayAgentPrompts.ts);
- * - `layout.set` is kept in the tab (sessionStorage): the window's tabs are this viewer's own.
+ * - `layout.set` is kept in the tab (sessionStorage): the window's tabs are this viewer's own;
+ * - dev servers: the `ports` (else `urls`) of the announcements are `TerminalInfo.servers`, each
+ *   with the relay's preview link (`<origin>/m/<machine>/preview/open?terminalId=…&port=…`) as its
+ *   `url`, so the server chips open the preview through the relay in a new tab.
  *
  * Connecting resolves only once the machine is online and everything it announced before has
  * arrived (a `browseDir` round trip through the daemon serves as the barrier), so the first
@@ -24,6 +27,7 @@
  * client (`onDidDisconnect`); the app's HubConnection then reconnects with a fresh one.
  */
 import { AgentStatus } from '../common/api/agentContract.ts';
+import type { DevServer } from '../common/api/devServerContract.ts';
 import { hubMethods, isHubMethod, Layout, type LayoutNode, type MethodResult, type ParsedParams, type TerminalInfo, TerminalId, defaultSettings } from '../common/api/contract.ts';
 import { ApiError } from '../common/api/errors.ts';
 import type { CallOutcome } from '../common/api/wire.ts';
@@ -120,6 +124,8 @@ export class RelayHubClient extends HubClientBase {
   readonly #projects = new Set<string>();
   #nextRequest = 1;
   readonly #warned = new Set<string>();
+  /** The relay's origin as this page reaches it (preview links are absolute: the chips open http(s) URLs only). */
+  readonly #relayOrigin: string;
 
   /** Open a client: resolves once the machine is online and its terminal list complete. */
   static async connect(options: RelayHubClientOptions): Promise<RelayHubClient> {
@@ -141,6 +147,7 @@ export class RelayHubClient extends HubClientBase {
     this.#storage = options.storage;
     this.#channelId = options.channelId ?? tabChannelId(this.#storage, this.machineId);
     this.#sessionId = `view:${this.#channelId}`;
+    this.#relayOrigin = relayOriginOf(options.target);
     this.approvals = new RelayApprovals({
       respond: ({ requestId, sessionId, approved }) => this.#send('permissionResponse', { channelId: this.#channelId, sessionId, requestId, approved }),
     });
@@ -569,6 +576,7 @@ export class RelayHubClient extends HubClientBase {
       createdAt: existing ? previous.createdAt : parseTime(message.startedAt),
       ...stateOf(message.status, previous),
       ...this.#agentOf(message.agent, previous),
+      ...this.#serversOf(message, previous),
     };
     const terminal = existing ?? this.#newTerminal(info);
     terminal.info = info;
@@ -581,8 +589,15 @@ export class RelayHubClient extends HubClientBase {
     const terminal = this.#terminals.get(message.terminalId);
     if (!terminal) return;
     const previous = terminal.info;
-    const next = { ...previous, ...stateOf(message.status, previous), ...this.#agentOf(message.agent, previous) };
-    if (next.state === previous.state && next.exitCode === previous.exitCode && JSON.stringify(next.agent) === JSON.stringify(previous.agent)) return;
+    const next = { ...previous, ...stateOf(message.status, previous), ...this.#agentOf(message.agent, previous), ...this.#serversOf(message, previous) };
+    if (
+      next.state === previous.state &&
+      next.exitCode === previous.exitCode &&
+      JSON.stringify(next.agent) === JSON.stringify(previous.agent) &&
+      JSON.stringify(next.servers) === JSON.stringify(previous.servers)
+    ) {
+      return;
+    }
     terminal.info = next;
     this.dispatchEvent('terminal.changed', next);
   }
@@ -595,6 +610,30 @@ export class RelayHubClient extends HubClientBase {
     if (parsed.success) return { agent: parsed.data };
     this.#warnOnce('agent', `[switchboard] ignored an agent state the app does not know: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
     return { agent: null };
+  }
+
+  /**
+   * The dev servers an announcement names (`ports`, else the ports of `urls`; neither: unchanged),
+   * each opened through the relay's preview of that pane and port. `since` stays what it was for a
+   * port seen before; `pid` is the machine's business (null).
+   */
+  #serversOf(message: Pick<RelayFields<'agentTerminalUpdated'>, 'terminalId' | 'ports' | 'urls' | 'readiness'>, previous: TerminalInfo): Pick<TerminalInfo, 'servers'> {
+    const announced = message.ports ?? (message.urls ? portsOfUrls(message.urls) : undefined);
+    if (announced === undefined) return previous.servers === undefined ? {} : { servers: previous.servers };
+    const readyAt = message.readiness?.readyAt ? Date.parse(message.readiness.readyAt) : NaN;
+    const servers: DevServer[] = [];
+    for (const { host, port } of announced) {
+      if (!Number.isInteger(port) || port < 1 || port > 65_535 || servers.some((server) => server.port === port)) continue;
+      const query = new URLSearchParams({ terminalId: message.terminalId, port: String(port) });
+      servers.push({
+        host,
+        port,
+        url: `${this.#relayOrigin}/m/${encodeURIComponent(this.machineId)}/preview/open?${query}`,
+        pid: null,
+        since: previous.servers?.find((server) => server.port === port)?.since ?? (Number.isFinite(readyAt) ? readyAt : Date.now()),
+      });
+    }
+    return { servers };
   }
 
   /** The machine stopped sharing a terminal (unshared, or its pane closed). */
@@ -759,6 +798,32 @@ function stateOf(status: string, previous: TerminalInfo): Pick<TerminalInfo, 'st
     return { state: 'exited', exitCode: status === 'exited' ? 0 : null, signal: null, endedAt: Date.now() };
   }
   return { state: 'running', exitCode: null, signal: null, endedAt: null };
+}
+
+/** `http(s)://<relay>` from the page's address, else from the socket's (`ws` → `http`, `wss` → `https`). */
+function relayOriginOf(target: RelayHubClientOptions['target']): string {
+  try {
+    if (target.pageUrl) return new URL(target.pageUrl).origin;
+    const socket = new URL(target.socketUrl);
+    return `${socket.protocol === 'wss:' ? 'https:' : 'http:'}//${socket.host}`;
+  } catch {
+    return '';
+  }
+}
+
+/** Host and port of announced URLs (a daemon that sends `urls` but no `ports`). */
+function portsOfUrls(urls: readonly string[]): Array<{ host: string; port: number }> {
+  const ports: Array<{ host: string; port: number }> = [];
+  for (const text of urls) {
+    try {
+      const url = new URL(text);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') continue;
+      ports.push({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) });
+    } catch {
+      // not a URL: nothing to open
+    }
+  }
+  return ports;
 }
 
 function paneIds(node: LayoutNode): string[] {
