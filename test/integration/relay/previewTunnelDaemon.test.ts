@@ -98,6 +98,8 @@ const limits = {
   bufferBytes: 256 * 1024,
   maxOpenPreviews: 4,
   maxRequestBodyBytes: 300 * 1024,
+  maxStreamsPerPreview: 10,
+  maxStreamsPerMachine: 14,
   idleTimeoutMs: 1_500,
 };
 
@@ -596,6 +598,31 @@ describe('preview tunnel, daemon side (real Hub, real panes, real dev server, sc
     assert.equal(client.status.state, 'connected');
     assert.ok((client.stats.refusals['preview-sequence'] ?? 0) >= 3);
     relay.send('previewClose', { previewId, reason: 'done' });
+  });
+
+  it('too many streams: per preview and per machine, HTTP cancelled and WebSocket refused; room again once they end', async () => {
+    const first = await openOk();
+    const second = await openOk();
+    const stall = async (previewId: string) => {
+      const streamId = request(previewId, 'GET', '/stall');
+      await relay.waitFor('previewHttpResponseHead', { streamId });
+      return streamId;
+    };
+    const open: string[] = [];
+    for (let i = 0; i < limits.maxStreamsPerPreview; i++) open.push(await stall(first));
+    const overPreview = request(first, 'GET', '/hello');
+    assert.match((await relay.waitFor('previewStreamCancel', { streamId: overPreview })).reason, /^too many streams \(10 on this preview, 10 on this machine\)$/);
+    const wsId = nextId('ws');
+    relay.send('previewWebSocketOpen', { streamId: wsId, previewId: first, path: '/hmr' });
+    assert.equal((await relay.waitFor('previewWebSocketOpenResult', { streamId: wsId })).errorCode, 'too_many_streams');
+    for (let i = 0; i < limits.maxStreamsPerMachine - limits.maxStreamsPerPreview; i++) open.push(await stall(second));
+    const overMachine = request(second, 'GET', '/hello');
+    assert.match((await relay.waitFor('previewStreamCancel', { streamId: overMachine })).reason, /^too many streams \(4 on this preview, 14 on this machine\)$/);
+    for (const streamId of open) relay.send('previewStreamCancel', { streamId, reason: 'done' });
+    await pollUntil(() => client.stats.preview!.streams === 0, { what: 'every stream ended' });
+    assert.equal((await response(request(first, 'GET', '/hello'))).body.text, 'hello from the dev server');
+    relay.send('previewClose', { previewId: first, reason: 'done' });
+    relay.send('previewClose', { previewId: second, reason: 'done' });
   });
 
   it('WebSockets: the chosen sub-protocol comes back, text and binary echo, close either way, a refused upgrade', async () => {

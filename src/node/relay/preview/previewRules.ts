@@ -120,8 +120,9 @@ export type HeaderRecord = Record<string, string[]>;
 
 /**
  * Headers of a request to the dev server: lower-case names, hop-by-hop ones (and those `Connection`
- * names) dropped, invalid names and values dropped; `host` defaults to `localhost:<port>`. For a
- * WebSocket the handshake's own `sec-websocket-*` headers are dropped too (the client makes them).
+ * names) dropped, invalid names and values dropped; `host` defaults to `localhost:<port>` (the relay
+ * rewrites it so; one it sent is kept). For a WebSocket the handshake's own `sec-websocket-*`
+ * headers are dropped too (the client makes them).
  */
 export function requestHeaders(headers: HeaderRecord | undefined, port: number, options: { webSocket?: boolean } = {}): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
@@ -132,12 +133,12 @@ export function requestHeaders(headers: HeaderRecord | undefined, port: number, 
   for (const [rawName, values] of Object.entries(headers ?? {})) {
     const name = rawName.toLowerCase();
     if (!isHttpToken(name) || hopByHop.has(name) || named.has(name)) continue;
-    if (options.webSocket && (name.startsWith('sec-websocket-') || name === 'host')) continue;
+    if (options.webSocket && name.startsWith('sec-websocket-')) continue;
     const kept = values.filter((value) => !badValue.test(value));
     if (kept.length === 0) continue;
     out[name] = name === 'host' || name === 'content-length' ? kept[0]! : kept;
   }
-  if (!options.webSocket && out['host'] === undefined) out['host'] = `localhost:${port}`;
+  if (out['host'] === undefined) out['host'] = `localhost:${port}`;
   return out;
 }
 

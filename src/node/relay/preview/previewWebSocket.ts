@@ -41,7 +41,7 @@ export class PreviewWebSocket extends PreviewStream {
     const authority = hostName.includes(':') ? `[${hostName}]:${target.port}` : `${hostName}:${target.port}`;
     const headers = requestHeaders(open.headers, target.port, { webSocket: true });
     const socket = new WebSocket(`ws://${authority}${open.path}`, protocols, {
-      headers: { ...flatten(headers), host: `localhost:${target.port}` },
+      headers: flatten(headers),
       followRedirects: false,
       perMessageDeflate: false,
       maxPayload: host.limits.chunkBytes,

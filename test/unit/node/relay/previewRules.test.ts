@@ -60,7 +60,8 @@ describe('preview rules', () => {
     );
     assert.deepEqual(out, { accept: ['text/html', 'application/json'], 'content-length': '12', host: 'localhost:5173' });
     assert.deepEqual(requestHeaders({ host: ['relay.example'] }, 5173), { host: 'relay.example' });
-    assert.deepEqual(requestHeaders({ 'sec-websocket-key': ['k'], 'sec-websocket-protocol': ['a'], host: ['x'], origin: ['http://localhost:5173'] }, 5173, { webSocket: true }), { origin: ['http://localhost:5173'] });
+    assert.deepEqual(requestHeaders({ 'sec-websocket-key': ['k'], 'sec-websocket-protocol': ['a'], host: ['x'], origin: ['http://localhost:5173'] }, 5173, { webSocket: true }), { host: 'x', origin: ['http://localhost:5173'] });
+    assert.deepEqual(requestHeaders({ 'sec-websocket-key': ['k'] }, 5173, { webSocket: true }), { host: 'localhost:5173' });
     assert.deepEqual(responseHeaders({ connection: ['close, x-hop'], 'x-hop': ['1'], 'transfer-encoding': ['chunked'], 'set-cookie': ['a=1; Path=/', 'b=2'], 'content-type': ['text/html'] }), {
       'set-cookie': ['a=1; Path=/', 'b=2'],
       'content-type': ['text/html'],
