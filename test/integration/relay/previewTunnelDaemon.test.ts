@@ -551,6 +551,8 @@ describe('preview tunnel, daemon side (real Hub, real panes, real dev server, sc
     // A body over the limit (300 KiB), in 64 KiB chunks.
     const overId = request(previewId, 'POST', '/echo', Array.from({ length: 6 }, () => Buffer.alloc(64 * 1024, 'o')));
     const declaredId = request(previewId, 'POST', '/echo', [Buffer.from('x')], { 'content-length': [String(10 * 1024 * 1024)] });
+    const longerId = request(previewId, 'POST', '/echo', [Buffer.from('01234'), Buffer.from('56789')], { 'content-length': ['5'] });
+    const shorterId = request(previewId, 'POST', '/echo', [Buffer.from('012')], { 'content-length': ['5'] });
     sendGood();
     // A stream id reused while open (the /stall stream stays open until cancelled), and a chunk for a cancelled stream.
     const reusedId = request(previewId, 'GET', '/stall');
@@ -577,6 +579,8 @@ describe('preview tunnel, daemon side (real Hub, real panes, real dev server, sc
     assert.match((await cancelOf(closedId)).reason, /^unknown preview/);
     assert.equal((await cancelOf(overId)).reason, `request body over ${limits.maxRequestBodyBytes} bytes`);
     assert.match((await cancelOf(declaredId)).reason, /request body over 307200 bytes \(content-length 10485760\)/);
+    assert.match((await cancelOf(longerId)).reason, /^request body: .*content-length/i);
+    assert.match((await cancelOf(shorterId)).reason, /^request body: .*content-length/i);
     assert.equal((await cancelOf(reusedId)).reason, 'stream id reused');
     assert.match((await cancelOf(cancelledId)).reason, /for an ended stream/);
     assert.match((await cancelOf(badBase64Id)).reason, /not standard base64/);

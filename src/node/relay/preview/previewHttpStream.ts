@@ -42,11 +42,7 @@ export class PreviewHttpStream extends PreviewStream {
       encodeFrame('previewStreamChunk', { streamId: request.streamId, sequence, bodyBase64: item.body.toString('base64'), final: item.final ?? false }),
     );
     this.#request = request;
-    const declared = request.headers?.['content-length']?.[0];
     this.#totalTimer = setTimeout(() => this.cancel(`no answer within ${host.limits.totalTimeoutMs} ms (total timeout)`), host.limits.totalTimeoutMs);
-    if (declared !== undefined && (!/^\d{1,16}$/.test(declared) || Number(declared) > host.limits.maxRequestBodyBytes)) {
-      queueMicrotask(() => this.refuse('preview-body', /^\d{1,16}$/.test(declared) ? `request body over ${host.limits.maxRequestBodyBytes} bytes (content-length ${declared})` : `bad content-length ${JSON.stringify(declared)}`));
-    }
   }
 
   /** A piece of the request body. */
@@ -63,7 +59,13 @@ export class PreviewHttpStream extends PreviewStream {
     if (!upstream) return;
     if (body.length > 0) {
       if (upstream.writableLength > limits.bufferBytes + limits.chunkBytes) return this.refuse('preview-flow', 'reader too slow: the dev server is not taking the request body');
-      const room = upstream.write(body);
+      let room: boolean;
+      try {
+        room = upstream.write(body);
+      } catch (error) {
+        // node:http throws when the body outgrows the content-length the relay declared.
+        return this.refuse('preview-body', `request body: ${(error as Error).message}`);
+      }
       if (room) this.output.ack(chunk.sequence);
       else this.#ackOnDrain(upstream, chunk.sequence);
     } else if (!this.#waitingDrain) {
@@ -72,7 +74,11 @@ export class PreviewHttpStream extends PreviewStream {
       this.#drainSequence = chunk.sequence;
     }
     if (chunk.final) {
-      upstream.end();
+      try {
+        upstream.end();
+      } catch (error) {
+        this.refuse('preview-body', `request body: ${(error as Error).message}`);
+      }
     }
   }
 
@@ -114,6 +120,8 @@ export class PreviewHttpStream extends PreviewStream {
       this.refuse('preview-request', `cannot send the request: ${(error as Error).message}`);
       return undefined;
     }
+    // A body longer or shorter than its content-length is refused, never sent on (the rest would read as another request).
+    (upstream as ClientRequest & { strictContentLength: boolean }).strictContentLength = true; // Node ≥ 18.10; not in our @types/node yet
     this.#upstream = upstream;
     upstream.on('response', (response) => this.#onResponse(response));
     upstream.on('error', (error: NodeJS.ErrnoException) => {

@@ -113,8 +113,8 @@ export function isForwardableMethod(method: string): boolean {
 /** RFC 9110 §7.6.1, plus the proxy-era ones: never forwarded either way. */
 const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'http2-settings']);
 
-/** Header values node:http accepts: no CR, LF or NUL. */
-const badValue = /[\r\n\0]/;
+/** Header values node:http accepts (its checkInvalidHeaderChar): tab, visible ASCII, and obs-text. */
+const badValue = /[^\t\u0020-\u007e\u0080-\u00ff]/;
 
 export type HeaderRecord = Record<string, string[]>;
 

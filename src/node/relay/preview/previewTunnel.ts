@@ -333,6 +333,11 @@ export class PreviewTunnel implements IDisposable {
       host.send(encodeFrame('previewStreamCancel', { streamId: message.streamId, reason }));
     };
     if (!isForwardableMethod(message.method)) return refuse(`method ${JSON.stringify(message.method.slice(0, 40))} is not forwarded`);
+    const declared = Object.entries(message.headers ?? {}).find(([name]) => name.toLowerCase() === 'content-length')?.[1];
+    if (declared !== undefined) {
+      if (declared.length !== 1 || !/^\d{1,16}$/.test(declared[0]!)) return refuse(`bad content-length ${JSON.stringify(declared)}`);
+      if (Number(declared[0]) > this.limits.maxRequestBodyBytes) return refuse(`request body over ${this.limits.maxRequestBodyBytes} bytes (content-length ${declared[0]})`);
+    }
     const preview = this.#admit(message, refuse);
     if (!preview) return;
     this.#register(preview, new PreviewHttpStream(host, { previewId: preview.previewId, host: preview.host, port: preview.port }, message));

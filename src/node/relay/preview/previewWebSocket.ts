@@ -40,13 +40,21 @@ export class PreviewWebSocket extends PreviewStream {
     const hostName = dialHost(target.host);
     const authority = hostName.includes(':') ? `[${hostName}]:${target.port}` : `${hostName}:${target.port}`;
     const headers = requestHeaders(open.headers, target.port, { webSocket: true });
-    const socket = new WebSocket(`ws://${authority}${open.path}`, protocols, {
-      headers: flatten(headers),
-      followRedirects: false,
-      perMessageDeflate: false,
-      maxPayload: host.limits.chunkBytes,
-      handshakeTimeout: host.limits.openTimeoutMs,
-    });
+    let socket: WebSocket;
+    try {
+      socket = new WebSocket(`ws://${authority}${open.path}`, protocols, {
+        headers: flatten(headers),
+        followRedirects: false,
+        perMessageDeflate: false,
+        maxPayload: host.limits.chunkBytes,
+        handshakeTimeout: host.limits.openTimeoutMs,
+      });
+    } catch (error) {
+      // What ws or node:http will not send (a header value they reject): the relay's input, not a crash.
+      this.#socket = undefined;
+      queueMicrotask(() => this.#fail('bad_request', `cannot open the socket: ${(error as Error).message}`));
+      return;
+    }
     this.#socket = socket;
     socket.on('open', () => {
       if (this.ended) return;

@@ -54,6 +54,8 @@ describe('preview rules', () => {
         accept: ['text/html', 'application/json'],
         'content-length': ['12'],
         'x-bad': ['a\r\nInjected: 1'],
+        'x-ctl': ['a\u0001b'],
+        'x-wide': ['✓'],
         'bad name': ['x'],
       },
       5173,
