@@ -371,19 +371,23 @@ function samePromptShape(a: AgentStatus['prompt'], b: AgentStatus['prompt']): bo
   return a.kind === b.kind && a.toolName === b.toolName && a.options.length === b.options.length;
 }
 
-/** The keys Claude Code's dialogs take: an option's digit picks it at once. */
+/**
+ * The keys an agent's dialog takes: an option's digit picks it at once (Claude Code's permission
+ * dialogs; Codex's and Gemini CLI's dialogs and questions), or the selector is moved to it
+ * (Claude Code's questions, which number no options).
+ */
 function answerKeys(reading: ScreenReading, answer: AgentAnswerParams['answer'], terminalId: string): string {
   const prompt = reading.prompt!;
   if (typeof answer === 'object') {
     if (answer.option > prompt.options.length) throw new ApiError('INVALID_PARAMS', `the prompt in terminal ${terminalId} has ${prompt.options.length} options, not ${answer.option}`);
-    if (prompt.kind === 'question') return questionKeys(reading, answer.option);
+    if (reading.answerBy === 'selector') return questionKeys(reading, answer.option);
     if (answer.option > 9) throw new ApiError('INVALID_PARAMS', `option ${answer.option} cannot be typed as one key; answer in the pane`);
     return String(answer.option);
   }
   if (prompt.kind !== 'permission' || !reading.answers) throw new ApiError('INVALID_PARAMS', `the prompt in terminal ${terminalId} is a question: answer it with an option number`);
   const number = answer === 'approve' ? reading.answers.approve : reading.answers.deny;
   if (number !== null && number <= 9) return String(number);
-  // Every Claude Code dialog cancels (denies) on Escape.
+  // Every permission dialog of Claude Code, Codex and Gemini CLI cancels (denies) on Escape.
   if (answer === 'deny') return '\x1b';
   throw new ApiError('INVALID_PARAMS', `the prompt in terminal ${terminalId} has no plain "Yes" option; pick an option number`);
 }

@@ -14,13 +14,37 @@ import type { AgentDefinitionSetting } from '../../common/api/agentContract.ts';
 
 /** How a permission dialog names its tool and what it asks (see screenRules.ts). */
 export interface PermissionToolRule {
-  /** The dialog's title line (trimmed), e.g. `Bash command`. */
+  /**
+   * The line that names the tool: the dialog's title (the line under `titleRule`, the default),
+   * the ask itself, or the nearest line above the ask that matches.
+   */
+  at?: 'title' | 'ask' | 'above';
+  /** That line (trimmed), e.g. `Bash command`; its `detail` group, if any, is the detail for `detail: 'header'`. */
   header: RegExp;
   tool: string;
-  /** Where the detail is: between the dialog's dashed frame lines (a command), or the line after the title (a file). */
-  detail: 'framed' | 'nextLine';
+  /**
+   * Where the detail is: between the dialog's dashed frame lines (a command), the line after the
+   * title (a file), the header's `detail` group, or the first line between the ask and the options
+   * that matches this pattern (its `detail` group; the lines under it up to a blank one go on with it).
+   */
+  detail: 'framed' | 'nextLine' | 'header' | RegExp;
   /** `{tool}` and `{detail}` are replaced: `{tool}: {detail}` → `Bash: touch marker.txt`. */
   reason: string;
+}
+
+/** A dialog of numbered options: a permission prompt, or a question whose options the agent numbers. */
+export interface NumberedDialogRule {
+  /** The dialog's question (group `ask`): the nearest matching line above the first option, at most `askWithin` lines up. */
+  ask: RegExp;
+  askWithin: number;
+  /** An option line (groups `number` and `label`); the options start at 1. */
+  option: RegExp;
+  /** Lines under an option indented at least to its label: its text wrapped at the pane's width (`join`), or its description (`skip`). */
+  continuation: 'join' | 'skip';
+  /** The dialog's footer, under the options (a blank line may come between): without it, numbered lines are text (an `echo`), not the dialog. */
+  footer: RegExp;
+  /** The dialog stands at the bottom of the screen: nothing but footer lines under its footer (text above an input box is the transcript). */
+  last?: boolean;
 }
 
 export interface ScreenRules {
@@ -34,24 +58,29 @@ export interface ScreenRules {
   /** A line of the status area that shows a turn is running. Read in the last `statusLines` lines. */
   working: RegExp[];
   statusLines: number;
-  /** The permission dialog: the question line, then numbered options. */
-  permission?: {
-    ask: RegExp;
-    option: RegExp;
-    /** The line the dialog's title follows (the rule above it). */
-    titleRule: RegExp;
-    frame: RegExp;
+  /** Dialogs drawn in a box: a line matching this is read as its `inside` group (the box's sides dropped). */
+  boxSide?: RegExp;
+  /** The permission dialog: the question, then numbered options. */
+  permission?: NumberedDialogRule & {
+    /** The line the dialog's title follows (the rule above it), for tools named `at: 'title'`. */
+    titleRule?: RegExp;
+    /** The dashed lines around a command, for `detail: 'framed'`. */
+    frame?: RegExp;
     tools: PermissionToolRule[];
-    /** The dialog's footer, right under the options: without it, numbered lines are text (an `echo`), not the dialog. */
-    footer: RegExp;
     /** Options that mean yes / no (for approve and deny). */
     approve: RegExp;
     deny: RegExp;
   };
-  /** A question with a selector (`❯`) over its options and no input box. */
+  /** A question with a selector (`❯`) over its options and no input box; answered by moving the selector. */
   question?: { ask: RegExp; selected: RegExp };
-  /** The empty (or half-typed) input box right under a rule line: the turn is over. */
-  idle?: { inputLine: RegExp; rule: RegExp };
+  /** A question with numbered options; answered by the option's digit. `selected` marks the option the selector stands on. */
+  numberedQuestion?: NumberedDialogRule & { selected: RegExp };
+  /**
+   * The empty (or half-typed) input box: the turn is over. Its line is right under `rule` if given,
+   * among the last `withinLast` lines if given (the transcript above may show earlier prompts
+   * alike), and over a line matching `below` (the agent's status line) if given.
+   */
+  idle?: { inputLine: RegExp; rule?: RegExp; withinLast?: number; below?: RegExp };
   /** Simple rules (from settings): a bottom line matching one of these means needs-input (the line is the reason) or idle. */
   needsInputLines?: RegExp[];
   idleLines?: RegExp[];
@@ -74,7 +103,9 @@ export const claudeCodeScreen: ScreenRules = {
   statusLines: 3,
   permission: {
     ask: /^\s*(?<ask>Do you want to .+\?)\s*$/,
+    askWithin: 1,
     option: /^\s*(?:❯\s*)?(?<number>\d+)\.\s+(?<label>\S.*?)\s*$/,
+    continuation: 'join',
     titleRule: /^─{20,}$/,
     frame: /^╌{20,}$/,
     tools: [
@@ -91,10 +122,92 @@ export const claudeCodeScreen: ScreenRules = {
   idle: { inputLine: /^❯(?:\s.*)?$/, rule: /^─{20,}$/ },
 };
 
+/**
+ * Codex CLI (test/fixtures/agents/codex/). Its input box (`› `) stays at the bottom in every state,
+ * under a "Working (4s • esc to interrupt)" line while a turn runs; earlier prompts in the
+ * transcript start with `› ` too, so only the box near the bottom counts. A command approval asks
+ * "Would you like to run the following command?" above the command (`$ …`) and numbered options
+ * that take their digit; a question (request_user_input, Plan mode) numbers its options too.
+ */
+export const codexScreen: ScreenRules = {
+  capturedFrom: '0.171.0',
+  bottomLines: 30,
+  working: [/\(\d[\dhms ]* • esc to interrupt\)\s*$/],
+  statusLines: 12,
+  permission: {
+    ask: /^\s*(?<ask>Would you like to .+\?)\s*$/,
+    // The reason and the command stand between the question and the options.
+    askWithin: 20,
+    // An option's label, without the description a question sets beside it (two spaces on).
+    option: /^\s*(?:›\s*)?(?<number>\d+)\.\s+(?<label>\S.*?)(?:\s{2,}\S.*)?\s*$/,
+    continuation: 'join',
+    tools: [{ at: 'ask', header: /^Would you like to run the following command\?$/, tool: 'Shell', detail: /^\$ (?<detail>.+)$/, reason: '{tool}: {detail}' }],
+    footer: /^\s*Press enter to confirm or esc to cancel\b/,
+    last: true,
+    approve: /^Yes, proceed\b/,
+    deny: /^No\b/,
+  },
+  numberedQuestion: {
+    ask: /^\s*(?<ask>\S.*\?)\s*$/,
+    askWithin: 2,
+    option: /^\s*(?:›\s*)?(?<number>\d+)\.\s+(?<label>\S.*?)(?:\s{2,}\S.*)?\s*$/,
+    continuation: 'join',
+    footer: /\benter to submit answer\b/,
+    last: true,
+    selected: /^\s*›\s*\d+\./,
+  },
+  // `› ` then the draft (or the placeholder), not a numbered option, over its status line
+  // (`  gpt-5 default · ~/project`, or `  ? for shortcuts` while the session starts).
+  idle: { inputLine: /^›(?!\s+\d+\.\s)(?:\s.*)?$/, withinLast: 6, below: /^ {2}(?:\S.* · \S|\? for shortcuts)/ },
+};
+
+/**
+ * Gemini CLI (test/fixtures/agents/gemini/). Its input box (` > `) stays at the bottom while a turn
+ * runs, under a "⠴ Thinking... (esc to cancel, 3s)" line; earlier prompts in the transcript look
+ * alike, so only the box near the bottom counts. Its dialogs are drawn in a box: a tool approval
+ * names the tool and its subject (`? Shell  touch marker.txt`), asks ("Allow execution of
+ * [Shell]?", "Apply this change?") and numbers its options; its questions (ask_user, the first
+ * run's folder trust) number theirs. Every option takes its digit.
+ */
+export const geminiScreen: ScreenRules = {
+  capturedFrom: '0.61.0',
+  bottomLines: 30,
+  working: [/\(esc to cancel, \d[\dhms ]*\)/],
+  statusLines: 12,
+  boxSide: /^\s?│ ?(?<inside>.*?)\s*│\s*$/,
+  permission: {
+    ask: /^(?<ask>(?:Allow execution of .+|Apply this change)\?)$/,
+    askWithin: 2,
+    option: /^(?:●\s*)?\s*(?<number>\d+)\.\s+(?<label>\S.*?)\s*$/,
+    continuation: 'join',
+    tools: [
+      { at: 'above', header: /^\? Shell\s+(?<detail>.+)$/, tool: 'Shell', detail: 'header', reason: '{tool}: {detail}' },
+      { at: 'above', header: /^\? Edit\s+(?<detail>.+?)(?::\s.*)?$/, tool: 'Edit', detail: 'header', reason: '{tool} {detail}' },
+    ],
+    // The box's bottom edge, right under the options.
+    footer: /^\s?╰─{10,}╯\s*$/,
+    last: true,
+    approve: /^Allow once$/,
+    deny: /^No\b/,
+  },
+  numberedQuestion: {
+    ask: /^(?<ask>\S.*\?)$/,
+    // The folder-trust question explains itself between the question and the options.
+    askWithin: 8,
+    option: /^(?:●\s*)?\s*(?<number>\d+)\.\s+(?<label>\S.*?)\s*$/,
+    // Each option's description stands under it.
+    continuation: 'skip',
+    footer: /^\s?╰─{10,}╯\s*$|^Enter to select\b/,
+    last: true,
+    selected: /^●\s*\d+\./,
+  },
+  idle: { inputLine: /^ > /, withinLast: 6 },
+};
+
 export const builtInAgents: readonly AgentDefinition[] = [
   { kind: 'claude-code', label: 'Claude Code', commands: ['claude'], scripts: [/@anthropic-ai\/claude-code\//], screen: claudeCodeScreen },
-  { kind: 'codex', label: 'Codex', commands: ['codex'], scripts: [/@openai\/codex\//], screen: null },
-  { kind: 'gemini', label: 'Gemini CLI', commands: ['gemini'], scripts: [/@google\/gemini-cli\//], screen: null },
+  { kind: 'codex', label: 'Codex', commands: ['codex'], scripts: [/@openai\/codex\//], screen: codexScreen },
+  { kind: 'gemini', label: 'Gemini CLI', commands: ['gemini'], scripts: [/@google\/gemini-cli\//], screen: geminiScreen },
   { kind: 'aider', label: 'Aider', commands: ['aider'], scripts: [/\/aider\/__main__\.py$/, /\/aider\/main\.py$/], screen: null },
   { kind: 'opencode', label: 'OpenCode', commands: ['opencode'], scripts: [/\/opencode-ai\//], screen: null },
   { kind: 'copilot', label: 'GitHub Copilot CLI', commands: ['copilot'], scripts: [/@github\/copilot\//], screen: null },

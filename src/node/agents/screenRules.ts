@@ -4,7 +4,7 @@
  * person: a permission dialog, a question, a running turn, the empty input box.
  */
 import type { AgentPrompt } from '../../common/api/agentContract.ts';
-import type { ScreenRules } from './agentTable.ts';
+import type { NumberedDialogRule, PermissionToolRule, ScreenRules } from './agentTable.ts';
 
 export interface ScreenReading {
   state: 'working' | 'needs-input' | 'idle';
@@ -14,6 +14,8 @@ export interface ScreenReading {
   answers: { approve: number | null; deny: number | null } | null;
   /** For a question: the option (1-based) the selector stands on. */
   selected?: number;
+  /** For a prompt: how an option is picked — its digit, or moving the selector to it and Enter. */
+  answerBy?: 'digit' | 'selector';
 }
 
 const maxReasonChars = 2000;
@@ -21,77 +23,134 @@ const maxReasonChars = 2000;
 export function readAgentScreen(rules: ScreenRules, screenLines: readonly string[]): ScreenReading | null {
   let end = screenLines.length;
   while (end > 0 && screenLines[end - 1]!.trim() === '') end--;
-  const lines = screenLines.slice(Math.max(0, end - rules.bottomLines), end);
-  return readPermission(rules, lines) ?? readQuestion(rules, lines) ?? readWorking(rules, lines) ?? readLines(rules, lines);
+  let lines = screenLines.slice(Math.max(0, end - rules.bottomLines), end);
+  const boxSide = rules.boxSide;
+  if (boxSide) lines = lines.map((line) => boxSide.exec(line)?.groups?.inside?.trimEnd() ?? line);
+  return readPermission(rules, lines) ?? readQuestion(rules, lines) ?? readNumberedQuestion(rules, lines) ?? readWorking(rules, lines) ?? readLines(rules, lines);
+}
+
+interface NumberedDialog {
+  ask: string;
+  askIndex: number;
+  /** The line of option 1. */
+  firstIndex: number;
+  options: Array<{ number: number; label: string; column: number; index: number }>;
+}
+
+/** The last dialog of numbered options on screen: option 1, the options after it, the footer under them, the question above. */
+function readNumberedDialog(rule: NumberedDialogRule, lines: readonly string[]): NumberedDialog | null {
+  for (let index = lines.length - 1; index >= 0; index--) {
+    const first = rule.option.exec(lines[index]!)?.groups;
+    if (!first || Number(first.number) !== 1) continue;
+    // The last dialog on screen decides: an older answered one may still stand above it.
+    const options = [{ number: 1, label: first.label!, column: lines[index]!.indexOf(first.label!), index }];
+    let at = index + 1;
+    for (; at < lines.length; at++) {
+      const line = lines[at]!;
+      const groups = rule.option.exec(line)?.groups;
+      if (groups && Number(groups.number) === options.length + 1) {
+        options.push({ number: options.length + 1, label: groups.label!, column: line.indexOf(groups.label!), index: at });
+        continue;
+      }
+      // An option too long for the pane's width goes on under its own text (the same option, so
+      // the prompt reads the same at any width), or a description stands there.
+      const last = options.at(-1)!;
+      const indent = line.length - line.trimStart().length;
+      if (line.trim() === '' || indent < last.column) break;
+      if (rule.continuation === 'join') last.label = `${last.label} ${line.trim()}`;
+    }
+    // Without numbered options and the dialog's footer under them, the lines are text (a file, an `echo`), not the dialog.
+    if (lines[at]?.trim() === '') at++;
+    if (options.length < 2 || !rule.footer.test(lines[at] ?? '')) return null;
+    if (rule.last && lines.slice(at + 1).some((line) => line.trim() !== '' && !rule.footer.test(line))) return null;
+    for (let above = index - 1; above >= Math.max(0, index - rule.askWithin); above--) {
+      const ask = rule.ask.exec(lines[above]!)?.groups?.ask;
+      if (ask) return { ask, askIndex: above, firstIndex: index, options };
+    }
+    return null;
+  }
+  return null;
 }
 
 function readPermission(rules: ScreenRules, lines: readonly string[]): ScreenReading | null {
   const permission = rules.permission;
   if (!permission) return null;
-  // The last question on screen: an older answered one may still stand above it.
-  for (let index = lines.length - 1; index >= 0; index--) {
-    const ask = permission.ask.exec(lines[index]!)?.groups?.ask;
-    if (!ask) continue;
-    const options: Array<{ number: number; label: string; column: number }> = [];
-    let at = index + 1;
-    for (; at < lines.length; at++) {
-      const line = lines[at]!;
-      const groups = permission.option.exec(line)?.groups;
-      if (groups) {
-        options.push({ number: Number(groups.number), label: groups.label!, column: line.indexOf(groups.label!) });
-        continue;
-      }
-      // An option too long for the pane's width goes on under its own text: the same option, so
-      // the prompt reads the same at any width (a resize must not make it another prompt).
-      const last = options.at(-1);
-      const indent = line.length - line.trimStart().length;
-      if (!last || line.trim() === '' || indent < last.column) break;
-      last.label = `${last.label} ${line.trim()}`;
-    }
-    // Without numbered options and the dialog's footer under it, the question is text (a file, an `echo`), not the dialog.
-    if (lines[at]?.trim() === '') at++;
-    if (options.length < 2 || options[0]!.number !== 1 || !permission.footer.test(lines[at] ?? '')) return null;
-    const { toolName, reason } = permissionReason(permission, lines, index, ask);
-    return {
-      state: 'needs-input',
-      reason: reason.slice(0, maxReasonChars),
-      prompt: { kind: 'permission', toolName, options: options.map((option) => `${option.number}. ${option.label}`.slice(0, 500)) },
-      answers: {
-        approve: options.find((option) => permission.approve.test(option.label))?.number ?? null,
-        deny: options.find((option) => permission.deny.test(option.label))?.number ?? null,
-      },
-    };
-  }
-  return null;
+  const dialog = readNumberedDialog(permission, lines);
+  if (!dialog) return null;
+  const { toolName, reason } = permissionReason(permission, lines, dialog);
+  const { options } = dialog;
+  return {
+    state: 'needs-input',
+    reason: reason.slice(0, maxReasonChars),
+    prompt: { kind: 'permission', toolName, options: options.map((option) => `${option.number}. ${option.label}`.slice(0, 500)) },
+    answers: {
+      approve: options.find((option) => permission.approve.test(option.label))?.number ?? null,
+      deny: options.find((option) => permission.deny.test(option.label))?.number ?? null,
+    },
+    answerBy: 'digit',
+  };
 }
 
-function permissionReason(permission: NonNullable<ScreenRules['permission']>, lines: readonly string[], askIndex: number, ask: string): { toolName: string | null; reason: string } {
+function permissionReason(permission: NonNullable<ScreenRules['permission']>, lines: readonly string[], dialog: NumberedDialog): { toolName: string | null; reason: string } {
+  const { ask, askIndex } = dialog;
   let titleIndex = -1;
-  for (let index = askIndex - 1; index >= 0; index--) {
-    if (permission.titleRule.test(lines[index]!.trim())) {
-      titleIndex = index + 1;
-      break;
+  const titleRule = permission.titleRule;
+  if (titleRule) {
+    for (let index = askIndex - 1; index >= 0; index--) {
+      if (titleRule.test(lines[index]!.trim())) {
+        titleIndex = index + 1;
+        break;
+      }
     }
   }
   const title = titleIndex >= 0 ? (lines[titleIndex] ?? '').trim() : '';
-  const tool = permission.tools.find((candidate) => candidate.header.test(title));
-  if (!tool) return { toolName: null, reason: title ? `${title}: ${ask}` : ask };
+  // The tool whose header stands nearest above the options (a title, the ask, or a line above the ask).
+  let found: { tool: PermissionToolRule; index: number; match: RegExpExecArray } | null = null;
+  for (const tool of permission.tools) {
+    const at = tool.at ?? 'title';
+    let index = -1;
+    let match: RegExpExecArray | null = null;
+    if (at === 'title') {
+      match = titleIndex >= 0 ? tool.header.exec(title) : null;
+      index = titleIndex;
+    } else if (at === 'ask') {
+      match = tool.header.exec(ask);
+      index = askIndex;
+    } else {
+      for (index = askIndex - 1; index >= 0 && !match; index--) match = tool.header.exec(lines[index]!.trim());
+      index++;
+    }
+    if (match && (!found || index > found.index)) found = { tool, index, match };
+  }
+  if (!found) return { toolName: null, reason: title ? `${title}: ${ask}` : ask };
+  const { tool, index: headerIndex, match } = found;
   let detail = '';
   if (tool.detail === 'nextLine') {
-    detail = (lines[titleIndex + 1] ?? '').trim();
-  } else {
+    detail = (lines[headerIndex + 1] ?? '').trim();
+  } else if (tool.detail === 'header') {
+    detail = match.groups?.detail?.trim() ?? '';
+  } else if (tool.detail === 'framed') {
     const frames: number[] = [];
-    for (let index = titleIndex; index < askIndex && frames.length < 2; index++) if (permission.frame.test(lines[index]!.trim())) frames.push(index);
-    if (frames.length === 2) {
-      detail = lines
-        .slice(frames[0]! + 1, frames[1])
-        .map((line) => line.trim())
-        .filter((line) => line !== '')
-        .join(' ');
+    for (let index = headerIndex; index < askIndex && frames.length < 2; index++) if (permission.frame?.test(lines[index]!.trim())) frames.push(index);
+    if (frames.length === 2) detail = joinLines(lines.slice(frames[0]! + 1, frames[1]));
+  } else {
+    for (let index = askIndex + 1; index < dialog.firstIndex && !detail; index++) {
+      const first = tool.detail.exec(lines[index]!.trim())?.groups?.detail;
+      if (first === undefined) continue;
+      let last = index + 1;
+      while (last < dialog.firstIndex && lines[last]!.trim() !== '') last++;
+      detail = joinLines([first, ...lines.slice(index + 1, last)]);
     }
   }
   if (!detail) return { toolName: tool.tool, reason: `${tool.tool}: ${ask}` };
   return { toolName: tool.tool, reason: tool.reason.replace('{tool}', tool.tool).replace('{detail}', detail) };
+}
+
+function joinLines(lines: readonly string[]): string {
+  return lines
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join(' ');
 }
 
 function readQuestion(rules: ScreenRules, lines: readonly string[]): ScreenReading | null {
@@ -106,11 +165,21 @@ function readQuestion(rules: ScreenRules, lines: readonly string[]): ScreenReadi
       if (!ask) continue;
       const { options, selected } = optionsFrom(lines, above + 1);
       if (options.length < 2) return null;
-      return { state: 'needs-input', reason: ask.slice(0, maxReasonChars), prompt: { kind: 'question', toolName: null, options }, answers: null, selected };
+      return { state: 'needs-input', reason: ask.slice(0, maxReasonChars), prompt: { kind: 'question', toolName: null, options }, answers: null, selected, answerBy: 'selector' };
     }
     return null;
   }
   return null;
+}
+
+function readNumberedQuestion(rules: ScreenRules, lines: readonly string[]): ScreenReading | null {
+  const question = rules.numberedQuestion;
+  if (!question) return null;
+  const dialog = readNumberedDialog(question, lines);
+  if (!dialog) return null;
+  const selected = dialog.options.find((option) => question.selected.test(lines[option.index]!))?.number ?? 1;
+  const options = dialog.options.map((option) => `${option.number}. ${option.label}`.slice(0, 500));
+  return { state: 'needs-input', reason: dialog.ask.slice(0, maxReasonChars), prompt: { kind: 'question', toolName: null, options }, answers: null, selected, answerBy: 'digit' };
 }
 
 /** The option lines of a selector list: from its first option to the first blank line, at the options' indent. */
@@ -154,8 +223,12 @@ function readLines(rules: ScreenRules, lines: readonly string[]): ScreenReading 
 function hasInputBox(rules: ScreenRules, lines: readonly string[]): boolean {
   const idle = rules.idle;
   if (!idle) return false;
-  for (let index = lines.length - 1; index > 0; index--) {
-    if (idle.inputLine.test(lines[index]!) && idle.rule.test(lines[index - 1]!.trim())) return true;
+  const from = idle.withinLast === undefined ? 0 : Math.max(0, lines.length - idle.withinLast);
+  for (let index = lines.length - 1; index >= from; index--) {
+    if (!idle.inputLine.test(lines[index]!)) continue;
+    if (idle.rule && !(index > 0 && idle.rule.test(lines[index - 1]!.trim()))) continue;
+    const below = idle.below;
+    if (!below || lines.slice(index + 1).some((line) => below.test(line))) return true;
   }
   return false;
 }

@@ -2,7 +2,8 @@
  * Agent state for agents and scripts, over the real control socket: `list` entries carry `agent`,
  * the bus publishes `agent.<id>.state`, `switchboard agents` (a child process) lists the agent
  * panes, and the MCP tool agent_status (over stdio) reports them. The agent is a real process whose
- * argv[0] is `codex` (a node script under that name), in a real bash pane.
+ * argv[0] is `aider` (a node script under that name: an agent without screen rules, so its state
+ * follows its output), in a real bash pane.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,7 +20,7 @@ import { type Frame, type NdjsonClient, startTestHub, type TestHub, waitForInteg
 
 const run = promisify(execFile);
 /** Prints for a moment (working), then waits quietly (idle); a line ends it with exit 5. */
-const fakeCodex = `#!/usr/bin/env node
+const fakeAgent = `#!/usr/bin/env node
 let n = 0;
 const timer = setInterval(() => { process.stdout.write('step ' + n++ + '\\n'); if (n >= 4) clearInterval(timer); }, 100);
 process.stdin.once('data', () => process.exit(5));
@@ -34,8 +35,8 @@ describe('agent state on the control socket, the CLI and MCP', () => {
     app = await startTestHub({ clawsCompatSockets: false });
     const bin = join(app.home, 'bin');
     mkdirSync(bin);
-    writeFileSync(join(bin, 'codex'), fakeCodex);
-    chmodSync(join(bin, 'codex'), 0o755);
+    writeFileSync(join(bin, 'aider'), fakeAgent);
+    chmodSync(join(bin, 'aider'), 0o755);
     client = await app.connect();
     const created = await client.request({ cmd: 'create', name: 'worker', shellPath: '/bin/bash', env: { ...app.env, PATH: `${bin}:${app.env.PATH}` }, show: false });
     assert.equal(created.ok, true, created.error);
@@ -57,11 +58,11 @@ describe('agent state on the control socket, the CLI and MCP', () => {
 
   it('list says null for a plain shell, then the agent and its state; the bus tells each change', async () => {
     assert.equal((await listed()).agent, null);
-    const sent = await client.request({ cmd: 'send', terminalId, text: 'codex\r' });
+    const sent = await client.request({ cmd: 'send', terminalId, text: 'aider\r' });
     assert.equal(sent.ok, true, sent.error);
     const idle = await pollUntil(async () => ((await listed()).agent?.state === 'idle' ? (await listed()).agent : null), { what: 'idle in list', timeoutMs: 8000 });
-    assert.equal(idle.kind, 'codex');
-    assert.equal(idle.label, 'Codex');
+    assert.equal(idle.kind, 'aider');
+    assert.equal(idle.label, 'Aider');
     assert.equal(idle.reason, null);
     assert.equal(typeof idle.since, 'number');
 
@@ -86,7 +87,7 @@ describe('agent state on the control socket, the CLI and MCP', () => {
     const lines = table.stdout.trimEnd().split('\n');
     assert.match(lines[0]!, /^ID\s+NAME\s+AGENT\s+STATE\s+FOR\s+REASON$/);
     assert.equal(lines.length, 2, table.stdout);
-    assert.match(lines[1]!, new RegExp(`^${terminalId}\\s+worker\\s+Codex\\s+idle\\s+\\d+s$`));
+    assert.match(lines[1]!, new RegExp(`^${terminalId}\\s+worker\\s+Aider\\s+idle\\s+\\d+s$`));
     const json = JSON.parse((await run(process.execPath, [cliMain, 'agents', '--json', '--socket', app.socketPath], { env: app.env })).stdout);
     assert.equal(json.length, 1);
     assert.equal(json[0].agent.state, 'idle');
@@ -99,9 +100,9 @@ describe('agent state on the control socket, the CLI and MCP', () => {
     try {
       const textOf = (result: unknown) => (result as CallToolResult).content.map((part) => (part.type === 'text' ? part.text : '')).join('');
       const all = await mcp.callTool({ name: 'agent_status', arguments: {} });
-      assert.match(textOf(all), new RegExp(`${terminalId}\\s+worker\\s+Codex\\s+idle`));
+      assert.match(textOf(all), new RegExp(`${terminalId}\\s+worker\\s+Aider\\s+idle`));
       const one = await mcp.callTool({ name: 'agent_status', arguments: { terminal: 'worker' } });
-      assert.match(textOf(one), /Codex\s+idle/);
+      assert.match(textOf(one), /Aider\s+idle/);
       const none = await mcp.callTool({ name: 'agent_status', arguments: { terminal: 'no-such-pane' } });
       assert.equal(none.isError, true, textOf(none));
     } finally {
@@ -114,7 +115,7 @@ describe('agent state on the control socket, the CLI and MCP', () => {
     assert.equal(now.ok, true, now.error);
     assert.equal(now.matched, 'agentState');
     assert.equal(now.agent.state, 'idle');
-    assert.equal(now.agent.kind, 'codex');
+    assert.equal(now.agent.kind, 'aider');
     const either = await client.request({ cmd: 'wait', terminalId, agentState: ['needs-input', 'idle'], timeoutMs: 2000 });
     assert.equal(either.agent.state, 'idle');
     const bad = await client.request({ cmd: 'wait', terminalId, agentState: 'asleep' });
@@ -134,7 +135,7 @@ describe('agent state on the control socket, the CLI and MCP', () => {
       const agent = (await listed()).agent;
       return agent?.state === 'exited' && agent.reason === 'exit 5' ? agent : null;
     }, { what: 'exited with 5', timeoutMs: 8000 });
-    assert.equal(exited.kind, 'codex');
+    assert.equal(exited.kind, 'aider');
     const push = await client.waitFor((frame) => frame.push === 'message' && frame.topic === `agent.${terminalId}.state` && frame.payload.state === 'exited');
     assert.equal(push.payload.previous, 'idle');
   });

@@ -1,9 +1,9 @@
 /**
  * Agent detection and state in a real Hub with real processes: a plain shell running commands
  * (even one printing Claude Code's question) is never an agent; a program whose argv names an
- * agent (`codex`: a node script reached through a file of that name) is, while it is in the
- * foreground; without screen rules its state follows its output, a bell makes it needs-input, and
- * its end makes it exited with its exit code.
+ * agent (`aider`: a node script reached through a file of that name — an agent without screen
+ * rules) is, while it is in the foreground; without screen rules its state follows its output, a
+ * bell makes it needs-input, and its end makes it exited with its exit code.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,8 +16,8 @@ import { pollUntil } from '../../../helpers/poll.ts';
 import { startTestHub, type TestHub } from '../../control/controlTestKit.ts';
 
 /** A stand-in agent: works (prints) for a moment, waits for a line; "bell" makes it ring and ask again; anything else ends it with 3. */
-const fakeCodex = `#!/usr/bin/env node
-process.stdout.write('codex starting\\n');
+const fakeAgent = `#!/usr/bin/env node
+process.stdout.write('aider starting\\n');
 let n = 0;
 const timer = setInterval(() => {
   process.stdout.write('working ' + n++ + '\\n');
@@ -43,8 +43,8 @@ describe('agent detection in a real pane', () => {
     });
     bin = join(t.home, 'bin');
     mkdirSync(bin);
-    writeFileSync(join(bin, 'codex'), fakeCodex);
-    chmodSync(join(bin, 'codex'), 0o755);
+    writeFileSync(join(bin, 'aider'), fakeAgent);
+    chmodSync(join(bin, 'aider'), 0o755);
   });
   after(async () => {
     person.dispose();
@@ -69,10 +69,10 @@ describe('agent detection in a real pane', () => {
 
   it('follows an agent from start to exit: working, idle when quiet, needs-input on a bell, exited with its code', async () => {
     const id = await pane();
-    await person.call('terminal.write', { id, data: 'codex --model x\r' });
+    await person.call('terminal.write', { id, data: 'aider --model x\r' });
     const working = await pollUntil(() => agentOf(id)?.state === 'working' && agentOf(id), { what: 'working' });
-    assert.equal(working.kind, 'codex');
-    assert.equal(working.label, 'Codex');
+    assert.equal(working.kind, 'aider');
+    assert.equal(working.label, 'Aider');
     const idle = await pollUntil(() => agentOf(id)?.state === 'idle' && agentOf(id), { what: 'idle once quiet', timeoutMs: 5000 });
     assert.ok(idle.since > working.since);
 
@@ -85,14 +85,14 @@ describe('agent detection in a real pane', () => {
     const exited = await pollUntil(() => agentOf(id)?.state === 'exited' && agentOf(id)?.exitCode !== null && agentOf(id), { what: 'exited with a code', timeoutMs: 5000 });
     assert.equal(exited.exitCode, 3);
     assert.equal(exited.reason, 'exit 3');
-    assert.equal(exited.kind, 'codex');
-    const states = seen.filter((status) => status?.kind === 'codex').map((status) => status!.state);
+    assert.equal(exited.kind, 'aider');
+    const states = seen.filter((status) => status?.kind === 'aider').map((status) => status!.state);
     assert.deepEqual([...new Set(states)], ['working', 'idle', 'needs-input', 'exited'], states.join(' → '));
   });
 
   it("a pending IDE review from the pane's agent is needs-input until it is decided", async () => {
     const id = await pane();
-    await person.call('terminal.write', { id, data: 'codex\r' });
+    await person.call('terminal.write', { id, data: 'aider\r' });
     await pollUntil(() => agentOf(id)?.state === 'idle', { what: 'idle', timeoutMs: 5000 });
     const opened = await t.hub.reviews.open({
       source: { kind: 'ide', name: 'Claude Code', terminalId: id, terminalName: 'bash', tabName: 'app.ts' },

@@ -5,16 +5,13 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { claudeCodeScreen } from '../../../../src/node/agents/agentTable.ts';
 import { readAgentScreen } from '../../../../src/node/agents/screenRules.ts';
-import { TerminalMirror } from '../../../../src/node/pty/terminalMirror.ts';
+import { capturedScreens } from './capturedScreens.ts';
 
 const version = claudeCodeScreen.capturedFrom;
-const dir = join(import.meta.dirname, '../../../fixtures/agents/claude-code', version);
-const index = JSON.parse(readFileSync(join(dir, 'captures.json'), 'utf8')) as { cols: number; rows: number; captures: Record<string, number> };
-const screen = (name: string): string[] => readFileSync(join(dir, `${name}.txt`), 'utf8').replace(/\n$/, '').split('\n');
+const captured = capturedScreens('claude-code', claudeCodeScreen);
+const screen = captured.screen;
 const read = (lines: string[]) => readAgentScreen(claudeCodeScreen, lines);
 
 describe(`Claude Code ${version} screen rules`, () => {
@@ -28,6 +25,7 @@ describe(`Claude Code ${version} screen rules`, () => {
     assert.equal(reading.prompt.options[0], '1. Yes');
     assert.equal(reading.prompt.options[3], '4. No');
     assert.deepEqual(reading.answers, { approve: 1, deny: 4 });
+    assert.equal(reading.answerBy, 'digit');
   });
 
   it('the same dialog in a narrow pane, its long option wrapped, reads as the same prompt', () => {
@@ -61,24 +59,11 @@ describe(`Claude Code ${version} screen rules`, () => {
     assert.equal(reading.reason, 'Make auto mode your default permission mode?');
     assert.deepEqual(reading.prompt, { kind: 'question', toolName: null, options: ['1. Yes, set auto mode as my default permission mode', '2. No, keep manual mode'] });
     assert.equal(reading.selected, 1);
+    assert.equal(reading.answerBy, 'selector', 'its options are not numbered: the selector is moved to one');
   });
 
   it('the raw bytes, replayed through the mirror, give the captured screens', async () => {
-    const bytes = readFileSync(join(dir, 'session.bin'));
-    const ordered = Object.entries(index.captures).sort((a, b) => a[1] - b[1]);
-    const mirror = new TerminalMirror({ cols: index.cols, rows: index.rows, scrollback: 1000 });
-    try {
-      let offset = 0;
-      for (const [name, end] of ordered) {
-        const chunk = bytes.subarray(offset, end);
-        mirror.write(chunk, chunk.toString('utf8').length);
-        offset = end;
-        const lines = (await mirror.readText()).lines;
-        assert.deepEqual(read(lines), read(screen(name)), name);
-      }
-    } finally {
-      mirror.dispose();
-    }
+    await captured.assertReplayReadsAlike();
   });
 
   it('text that quotes the dialog is not the dialog: an echo, a file, a shell', () => {
