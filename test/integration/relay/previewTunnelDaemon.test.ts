@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -760,6 +760,32 @@ describe('preview tunnel, daemon side (real Hub, real panes, real dev server, sc
     await hub.hub.ptyHost.close(pane.id);
     assert.equal(await closedWith(previewId), 'pane_exited');
     assert.equal(client.stats.connections, 3, 'the two reconnects the tests asked for, no other');
+  });
+
+  it('python3 -m http.server in a shared pane: static files and HEAD through the tunnel', async () => {
+    const site = join(hub.temp.workspace, 'site');
+    mkdirSync(site, { recursive: true });
+    const page = `<!doctype html><title>static</title>${'<p>é</p>'.repeat(20_000)}`;
+    writeFileSync(join(site, 'index.html'), page);
+    const pane = await hub.hub.ptyHost.create({ ...bashShell, cwd: site, createdBy: { kind: 'person', name: 'you' }, name: 'static' });
+    client.setShared(pane.id, true);
+    const staticPort = await freePort();
+    pane.write(`python3 -m http.server ${staticPort} --bind 127.0.0.1\r`);
+    await pollUntil(() => pane.info.servers?.some((server) => server.port === staticPort && server.pid !== null), { what: 'the python server detected', timeoutMs: 15_000 });
+    const previewId = await openOk({ targetPort: staticPort });
+    const get = await response(request(previewId, 'GET', '/index.html'));
+    assert.equal(get.head.statusCode, 200);
+    assert.equal(get.body.bytes, Buffer.byteLength(page));
+    assert.equal(get.body.hash.digest('hex'), sha256(Buffer.from(page)));
+    assert.ok(get.body.chunks >= 3, 'a page larger than a chunk comes in several');
+    const head = await response(request(previewId, 'HEAD', '/index.html'));
+    assert.equal(head.head.headers['content-length'][0], String(Buffer.byteLength(page)));
+    assert.equal(head.body.bytes, 0);
+    assert.equal(head.body.chunks, 1, 'one empty final chunk');
+    const missing = await response(request(previewId, 'GET', '/nope.txt'));
+    assert.equal(missing.head.statusCode, 404);
+    await hub.hub.ptyHost.close(pane.id);
+    assert.equal((await relay.waitFor('previewClose', { previewId })).reason, 'pane_exited');
   });
 
   it('client.stop() closes every preview with daemon_shutdown', async () => {
