@@ -96,6 +96,18 @@ export const ControlConstants = {
   personRunTypeWithinMs: 30_000,
   /** Upper bound for any timeout a client asks for (a day): keeps timers sane. */
   maxTimeoutMs: 24 * 60 * 60 * 1000,
+  /**
+   * Per connection: terminals opened (`create`, `agent.start`) at once, then per second
+   * (src/node/control/clientLimits.ts). A claws fleet of a dozen workers starts at once; a
+   * create/close loop is slowed to the steady rate and told when to retry.
+   */
+  createBurst: 24,
+  createPerSecond: 5,
+  /** Per connection: `exec`s in progress at once (sent without waiting for answers); serial use is never limited. */
+  execMaxInProgress: 32,
+  /** Defaults of the settings socketMaxTerminals / socketMaxTerminalsPerClient. */
+  socketMaxTerminals: 64,
+  socketMaxTerminalsPerClient: 24,
   /** `exec` output kept in a response; the tail is kept (errors and summaries come last). */
   execMaxOutputBytes: 256 * 1024,
   /** claws' readLog cap per request. */

@@ -228,6 +228,7 @@ export class Hub implements IDisposable {
         onReveal: ({ id, preserveFocus }) => this.#broadcast('terminal.reveal', { id, preserveFocus }),
         focusedTerminalId: () => this.#layout?.focusedTerminalId ?? null,
         agentSendIdleMs: () => this.#settings.current.agentSendIdleMs,
+        terminalLimits: () => ({ total: this.#settings.current.socketMaxTerminals, perClient: this.#settings.current.socketMaxTerminalsPerClient }),
         tokens: this.#tokens,
         tokenAuthEnabled: () => this.#settings.current.controlTokenAuth,
         // The socket's history.* commands run the same handlers as the UI's (none of them depends on the caller).

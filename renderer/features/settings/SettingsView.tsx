@@ -149,6 +149,22 @@ export function SettingsView() {
             checked={settings.clawsCompatSockets}
             onChange={(clawsCompatSockets) => void workbench.updateSettings({ clawsCompatSockets })}
           />
+          <NumberSetting
+            label="Terminals agents may open"
+            help="Running terminals that agents and scripts may open over the control socket, all together. One more is refused with TERMINAL_LIMIT; the panes you open are not counted."
+            value={settings.socketMaxTerminals}
+            schema={Settings.shape.socketMaxTerminals}
+            step={1}
+            onCommit={(socketMaxTerminals) => void workbench.updateSettings({ socketMaxTerminals })}
+          />
+          <NumberSetting
+            label="…per agent connection"
+            help="Running terminals one control-socket client (one connection) may open."
+            value={settings.socketMaxTerminalsPerClient}
+            schema={Settings.shape.socketMaxTerminalsPerClient}
+            step={1}
+            onCommit={(socketMaxTerminalsPerClient) => void workbench.updateSettings({ socketMaxTerminalsPerClient })}
+          />
           <SwitchSetting
             id="setting-agent-dnd"
             label="Do not disturb"

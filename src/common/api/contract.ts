@@ -5,7 +5,7 @@
  * code with malformed input.
  */
 import { z } from 'zod';
-import { TerminalConstants } from '../constants.ts';
+import { ControlConstants, TerminalConstants } from '../constants.ts';
 import { Creator, TerminalId } from './contractTypes.ts';
 import { historyEvents, historyMethods } from './historyContract.ts';
 import { relayEvents, relayMethods } from './relayContract.ts';
@@ -110,6 +110,10 @@ export const Settings = z
      * look for it. Read when the app starts.
      */
     clawsCompatSockets: z.boolean(),
+    /** Running terminals that control-socket clients (agents, scripts) may open, all together; one more is refused with TERMINAL_LIMIT. A person's panes are not counted. */
+    socketMaxTerminals: z.number().int().min(1).max(1000),
+    /** …and one client (one connection). */
+    socketMaxTerminalsPerClient: z.number().int().min(1).max(1000),
     /** Bring back the window's tabs, splits, names and cwds when the app starts again. */
     restoreLayoutOnStart: z.boolean(),
     /** Record terminal sessions into History (`$SWITCHBOARD_HOME/switchboard.db`). Off: nothing new is recorded; what is stored stays. */
@@ -164,6 +168,8 @@ export const defaultSettings: Settings = {
   agentSendIdleMs: 500,
   controlTokenAuth: false,
   clawsCompatSockets: true,
+  socketMaxTerminals: ControlConstants.socketMaxTerminals,
+  socketMaxTerminalsPerClient: ControlConstants.socketMaxTerminalsPerClient,
   restoreLayoutOnStart: true,
   historyEnabled: true,
   historyRecordIdleSessions: false,

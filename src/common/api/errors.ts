@@ -21,6 +21,10 @@ export const ApiErrorCodes = [
   'SETUP_FAILED',
   'SETUP_TIMEOUT',
   'AGENT_LIMIT',
+  /** A control-socket client asked for more terminals than its limit (settings socketMaxTerminals / socketMaxTerminalsPerClient). */
+  'TERMINAL_LIMIT',
+  /** A control-socket client asked too often (`create`, `exec`): `retryAfterMs` says when to try again. */
+  'RATE_LIMITED',
   'BASE_DIRTY',
   'MERGE_CONFLICT',
   'UNMERGED_WORK',

@@ -15,6 +15,7 @@ import { formatZodIssues } from '../../common/validation.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
 import { AuthErrors, ConnectionAccess, filterBodyForToken } from './accessControl.ts';
+import { ClientLimits, type TerminalLimits } from './clientLimits.ts';
 import { AuditLog, auditLogFileName } from './auditLog.ts';
 import { Bus } from './bus/bus.ts';
 import { busCommands } from './bus/busCommands.ts';
@@ -62,6 +63,8 @@ export interface ControlServerOptions {
   focusedTerminalId?: () => string | null;
   /** How long a person must have paused typing into a terminal before an agent's `send` is written (the `agentSendIdleMs` setting). */
   agentSendIdleMs?: () => number;
+  /** The settings socketMaxTerminals / socketMaxTerminalsPerClient (clientLimits.ts). */
+  terminalLimits?: () => TerminalLimits;
   /**
    * The data dir, where the claws/2 bus keeps its replay log (`bus-log.ndjson`) and the audit log
    * its entries (`audit-log.ndjson`). Absent: the socket's directory when it is ours (the data dir,
@@ -110,6 +113,7 @@ export class ControlServer implements IDisposable {
   #state: 'new' | 'listening' | 'disposed' = 'new';
   readonly #startedAt = Date.now();
   readonly #access: ConnectionAccess;
+  readonly #limits: ClientLimits;
 
   constructor(options: ControlServerOptions) {
     this.#options = options;
@@ -169,6 +173,10 @@ export class ControlServer implements IDisposable {
       tokens: options.tokens,
       enforced: options.tokenAuthEnabled ?? (() => false),
       terminalExists: (id) => options.ptyHost.get(id) !== undefined,
+    });
+    this.#limits = new ClientLimits({
+      ptyHost: options.ptyHost,
+      limits: options.terminalLimits ?? (() => ({ total: defaultSettings.socketMaxTerminals, perClient: defaultSettings.socketMaxTerminalsPerClient })),
     });
     this.#registry.registerAll(tokenCommands({ tokens: options.tokens, access: this.#access }));
     if (options.review) this.#registry.registerAll(reviewCommands(options.review));
@@ -290,10 +298,15 @@ export class ControlServer implements IDisposable {
     if (!command) return { ok: false, error: ProtocolErrors.unknownCommand(request.cmd) };
     const parsed = command.params.safeParse(request.fields);
     if (!parsed.success) return { ok: false, error: formatZodIssues(parsed.error), code: 'INVALID_PARAMS' };
+    let answered: ((openedTerminalId: string | undefined) => void) | undefined;
     try {
+      answered = this.#limits.admit(request.cmd, connection);
       const body = await command.run(parsed.data, { requestId: request.id, cmd: request.cmd, peer: connection });
+      const opened = request.cmd === 'create' ? body.id : request.cmd === 'agent.start' ? body.terminalId : undefined;
+      answered(typeof opened === 'string' ? opened : undefined);
       return { ok: true, body: filterBodyForToken(this.#access.tokenOf(connection), request.cmd, body) };
     } catch (error) {
+      answered?.(undefined);
       if (error instanceof ControlError) return { ok: false, error: error.message, code: error.code, details: error.details };
       if (isApiError(error)) return { ok: false, error: error.message, code: error.code };
       this.#logger.error('control command failed', { cmd: request.cmd, connection: connection.connectionId, error });
