@@ -139,7 +139,7 @@ export class SharedTerminals implements IDisposable {
       this.#detectServers(link, info);
       return;
     }
-    this.#detectServers(link, info);
+    // Servers are part of the state: a new one is told after the frame that lists its port.
     if (announced.state === state) return;
     // Throttled: a terminal flapping between states costs one frame per interval.
     const wait = announced.lastUpdateAt + this.#throttleMs - Date.now();
@@ -163,6 +163,7 @@ export class SharedTerminals implements IDisposable {
         updatedAt: rfc3339(),
       }),
     );
+    this.#detectServers(link, info);
   }
 
   /** localServerDetected for each server of the pane not told yet on this link. */

@@ -341,6 +341,8 @@ describe('preview tunnel, daemon side (real Hub, real panes, real dev server, sc
       detectedAt: rfc3339(server.since),
       terminalId: shared.id,
     });
+    const firstWithPort = relay.frames.findIndex((frame) => frame.terminalId === shared.id && frame.type.startsWith('agentTerminal') && frame.ports?.some((entry: { port: number }) => entry.port === port));
+    assert.ok(firstWithPort >= 0 && firstWithPort < relay.frames.indexOf(detected), 'told after the frame that lists its port');
     // The pane's command line (with shell integration, the command running in it).
     assert.equal(detected.command, 'bash --norc --noprofile');
     // Another change of the pane (a rename: agentTerminalStarted again) tells nothing new about its server.
