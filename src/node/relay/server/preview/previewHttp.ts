@@ -129,6 +129,7 @@ export class HttpStream implements PreviewStream {
     this.#requestDone = true;
     this.#outSequence++;
     this.#host.send('previewStreamChunk', { streamId: this.id, sequence: this.#outSequence, bodyBase64: '', final: true });
+    this.#window.sent(this.#outSequence, 0);
   }
 
   // --- daemon → viewer (the response) ---------------------------------------------------------
