@@ -244,7 +244,7 @@ function closed(socket: WebSocket): Promise<{ code: number; reason: string }> {
 
 // --- the tests -----------------------------------------------------------------------------------
 
-const smallLimits = { openTimeoutMs: 1_500, maxStreamsPerPreview: 4, maxRequestBodyBytes: 1024 * 1024 };
+const smallLimits = { openTimeoutMs: 1_500, maxStreamsPerPreview: 4, maxRequestBodyBytes: 1024 * 1024, streamIdleTimeoutMs: 2_500 };
 
 describe('dev-server previews through the relay', () => {
   let relay: TestRelay;
@@ -427,6 +427,18 @@ describe('dev-server previews through the relay', () => {
       const get = daemon.requests().find((frame) => frame.path === '/app.js')!;
       const getChunks = daemon.received.filter((frame) => frame.type === 'previewStreamChunk' && frame.streamId === get.streamId);
       assert.deepEqual(getChunks.map((frame) => frame.type === 'previewStreamChunk' && [frame.sequence, frame.bodyBase64, frame.final]), [[1, '', true]]);
+    });
+
+    it("pauses the viewer's upload while the daemon's window is full", async () => {
+      const windowBytes = 64 * 1024;
+      await connectDaemon({ windowBytes, ackDelayMs: 15 });
+      const { prefix } = await openPreview();
+      const body = Buffer.alloc(900 * 1024, 7);
+      const reply = await http(relay.port, `${prefix}/upload`, { method: 'POST', body, headers: { cookie } });
+      assert.equal((JSON.parse(reply.text) as { length: number }).length, body.length);
+      // At most the window plus what one read of the viewer's socket brought (≤ a chunk) was in flight unacknowledged.
+      assert.ok(daemon.maxRelayUnackedBytes <= windowBytes + RelayConstants.previewChunkBytes, `the relay had ${daemon.maxRelayUnackedBytes} bytes unacknowledged with a ${windowBytes}-byte window`);
+      assert.ok(daemon.maxRelayUnackedBytes >= windowBytes / 2, 'the window was used');
     });
 
     it('streams a 50 MB download to a slow viewer with bounded relay memory', async () => {
@@ -735,6 +747,22 @@ describe('dev-server previews through the relay', () => {
       const again = await open();
       assert.equal(again.status, 303);
       assert.notEqual(again.headers.location, `${prefix}/`);
+    });
+
+    it('ends a stream on which nothing moves for previewStreamIdleTimeoutMs (a dev server that hangs mid-body)', async () => {
+      await connectDaemon();
+      const { prefix } = await openPreview();
+      daemon.interceptHttp = (frame) => {
+        if (frame.path !== '/stalls') return false;
+        daemon.send('previewHttpResponseHead', { requestId: frame.requestId, streamId: frame.streamId, previewId: frame.previewId, statusCode: 200 });
+        daemon.send('previewStreamChunk', { streamId: frame.streamId, sequence: 1, bodyBase64: Buffer.from('partial').toString('base64'), final: false });
+        return true;
+      };
+      const started = Date.now();
+      await assert.rejects(http(relay.port, `${prefix}/stalls`, { headers: { cookie } }), /aborted|socket hang up|ECONNRESET/);
+      assert.ok(Date.now() - started >= smallLimits.streamIdleTimeoutMs - 100, 'not before the idle timeout');
+      const stalled = daemon.requests().find((frame) => frame.path === '/stalls')!;
+      assert.equal((await daemon.waitFor('previewStreamCancel', (frame) => frame.streamId === stalled.streamId)).reason, 'idle timeout');
     });
 
     it('tells the daemon when the viewer goes away mid-download', async () => {

@@ -36,6 +36,8 @@ export interface PreviewDaemonOptions {
   windowBytes?: number | null;
   /** Advertise previewTunnel (default true). */
   previewTunnel?: boolean;
+  /** Acknowledge the relay's request chunks this much later (a slow dev server taking an upload). */
+  ackDelayMs?: number;
 }
 
 export class PreviewDaemon {
@@ -52,6 +54,10 @@ export class PreviewDaemon {
   interceptHttp: (frame: Frame<'previewHttpRequest'>) => boolean = () => false;
   /** Peak of body bytes sent on one stream and not yet acknowledged by the relay. */
   maxUnackedBytes = 0;
+  /** Peak of request body bytes the relay sent on one stream that this daemon had not acknowledged yet. */
+  maxRelayUnackedBytes = 0;
+  readonly #relayUnacked = new Map<string, number>();
+  #ackDelayMs = 0;
   readonly #socket: WebSocket;
   readonly #chunkBytes = RelayConstants.previewChunkBytes;
 
@@ -89,6 +95,7 @@ export class PreviewDaemon {
     );
     const welcome = await new Promise<RelayMessage>((resolve) => socket.once('message', (data) => resolve((parseEnvelope(data.toString()) as { message: RelayMessage }).message)));
     const daemon = new PreviewDaemon(socket, machineId);
+    daemon.#ackDelayMs = options.ackDelayMs ?? 0;
     daemon.relayWindow = welcome.type === 'welcome' ? welcome.previewStreamWindowBytes : undefined;
     return daemon;
   }
@@ -157,8 +164,16 @@ export class PreviewDaemon {
         stream.nextIn++;
         const body = Buffer.from(message.bodyBase64, 'base64');
         if (body.length > 0) stream.request.write(body);
+        const unacked = (this.#relayUnacked.get(message.streamId) ?? 0) + body.length;
+        this.#relayUnacked.set(message.streamId, unacked);
+        this.maxRelayUnackedBytes = Math.max(this.maxRelayUnackedBytes, unacked);
         // Handed to the dev server: acknowledge (the relay pauses the viewer's upload past its window).
-        if (this.relayWindow !== undefined) this.send('previewStreamAck', { streamId: message.streamId, sequence: message.sequence });
+        const ack = (): void => {
+          this.#relayUnacked.set(message.streamId, (this.#relayUnacked.get(message.streamId) ?? 0) - body.length);
+          if (this.relayWindow !== undefined) this.send('previewStreamAck', { streamId: message.streamId, sequence: message.sequence });
+        };
+        if (this.#ackDelayMs > 0) setTimeout(ack, this.#ackDelayMs);
+        else ack();
         if (message.final) stream.request.end();
         return;
       }
