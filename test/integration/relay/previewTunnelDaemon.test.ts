@@ -133,6 +133,8 @@ class ScriptedPreviewRelay {
   connections = 0;
   welcome: Record<string, unknown> = { latestDaemonVersion: '1.0.0', previewStreamWindowBytes: limits.bufferBytes };
   ackDelayMs: number | false = 0;
+  /** Streams whose chunks are not acknowledged (a viewer that stopped reading). */
+  readonly noAckFor = new Set<string>();
 
   private constructor() {
     this.#server = createServer((_req, res) => res.writeHead(404).end());
@@ -168,7 +170,7 @@ class ScriptedPreviewRelay {
       received.unacked.push({ sequence: frame.sequence, bytes: body.length });
       const { bodyBase64: _dropped, ...kept } = frame;
       this.frames.push({ ...kept, bodyBytes: body.length, ...(frame.type === 'previewWebSocketData' ? { text: body.toString('utf8') } : {}) });
-      if (this.ackDelayMs !== false) {
+      if (this.ackDelayMs !== false && !this.noAckFor.has(frame.streamId)) {
         const ack = () => {
           while (received.unacked.length > 0 && received.unacked[0]!.sequence <= frame.sequence) received.outstanding -= received.unacked.shift()!.bytes;
           this.send('previewStreamAck', { streamId: frame.streamId, sequence: frame.sequence });
@@ -478,6 +480,26 @@ describe('preview tunnel, daemon side (real Hub, real panes, real dev server, sc
     assert.ok(peakMemory < 12 * 1024 * 1024, `live memory grew by ${peakMemory} bytes for a 50 MB response`);
     assert.equal(client.stats.connections, 1, 'the link was never dropped');
     assert.equal(relay.connections, 1);
+    relay.send('previewClose', { previewId, reason: 'done' });
+  });
+
+  it('a stream whose viewer stops reading stalls alone at the window (and ends when idle); another stream of the same preview completes', async () => {
+    const previewId = await openOk();
+    const stalledId = nextId('st');
+    relay.noAckFor.add(stalledId);
+    relay.send('previewHttpRequest', { requestId: nextId('req'), streamId: stalledId, previewId, method: 'GET', path: `/big?bytes=${4 * 1024 * 1024}` });
+    relay.send('previewStreamChunk', { streamId: stalledId, sequence: 1, bodyBase64: '', final: true });
+    // Chunks follow the dev server's reads, so the window fills to within one chunk of its size.
+    await pollUntil(() => (relay.bodies.get(stalledId)?.bytes ?? 0) > limits.bufferBytes - limits.chunkBytes, { what: 'the stalled stream to fill its window' });
+    const flowing = await response(request(previewId, 'GET', `/big?bytes=${1024 * 1024}`));
+    assert.equal(flowing.body.bytes, 1024 * 1024);
+    const stalled = relay.bodies.get(stalledId)!;
+    assert.ok(stalled.bytes <= limits.bufferBytes, `${stalled.bytes} went out unacknowledged`);
+    assert.equal(stalled.final, false);
+    // Nothing moves on it either way: the idle timeout ends it.
+    assert.equal((await relay.waitFor('previewStreamCancel', { streamId: stalledId })).reason, `idle for ${limits.idleTimeoutMs} ms`);
+    assert.ok(stalled.bytes <= limits.bufferBytes);
+    relay.noAckFor.delete(stalledId);
     relay.send('previewClose', { previewId, reason: 'done' });
   });
 
