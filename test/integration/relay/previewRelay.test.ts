@@ -23,7 +23,11 @@ import { pollUntil } from '../../helpers/poll.ts';
 import { testEnv } from '../../helpers/tempHome.ts';
 import { cliMain } from '../cli/cliHarness.ts';
 import { PreviewDaemon } from './scriptedPreviewDaemon.ts';
-import { createTokens, startTestRelay, type TestRelay } from './relayTestKit.ts';
+import { createRequire } from 'node:module';
+import { writeFileSync } from 'node:fs';
+import type { RelayClient } from '../../../src/node/relay/relayClient.ts';
+import { freePort } from '../../helpers/freePort.ts';
+import { bashShell, connectClient, createTokens, startTestHub, startTestRelay, type TestHub, type TestRelay } from './relayTestKit.ts';
 
 // --- the dev server ------------------------------------------------------------------------------
 
@@ -906,6 +910,91 @@ describe('dev-server previews through a `switchboard relay` process', { skip: pr
       await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
       await dev.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** The dev server run inside a real pane (a plain Node script: the pane's shell starts it). */
+const paneDevServer = `
+const http = require('node:http');
+const { WebSocketServer } = require(${JSON.stringify(createRequire(import.meta.url).resolve('ws'))});
+const server = http.createServer((req, res) => {
+  if (req.url === '/') { res.writeHead(200, { 'content-type': 'text/html' }); return res.end('<!doctype html><script type="module" src="/@vite/client"></script><h1>pane server</h1>'); }
+  if (req.url === '/@vite/client') { res.writeHead(200, { 'content-type': 'text/javascript' }); return res.end('// client'); }
+  if (req.url === '/echo') { let n = 0; const h = require('node:crypto').createHash('sha256'); req.on('data', (d) => { n += d.length; h.update(d); }); return req.on('end', () => res.end(JSON.stringify({ n, sha256: h.digest('hex'), host: req.headers.host }))); }
+  res.writeHead(404); res.end('no');
+});
+new WebSocketServer({ server, handleProtocols: (p) => (p.has('vite-hmr') ? 'vite-hmr' : false) }).on('connection', (ws) => ws.on('message', (d, b) => ws.send(d, { binary: b })));
+server.listen(Number(process.argv[2]), '127.0.0.1');
+`;
+
+describe("dev-server previews: this relay with the Switchboard daemon (a real Hub, a dev server in a shared pane)", () => {
+  let hub: TestHub;
+  let relay: TestRelay;
+  let client: RelayClient;
+
+  before(async () => {
+    hub = await startTestHub();
+    relay = await startTestRelay();
+  });
+
+  after(async () => {
+    await client?.stop();
+    client?.dispose();
+    await relay.close();
+    hub.dispose();
+  });
+
+  it('opens the pane server from its announcement, serves the page, a root-absolute script, a POST and a WebSocket; ends when the pane exits', async () => {
+    writeFileSync(join(hub.temp.workspace, 'dev.cjs'), paneDevServer);
+    client = connectClient(hub.hub, relay.url, 'm1', relay.tokens.get('m1')!.daemonToken);
+    await pollUntil(() => client.status.state === 'connected', { what: 'connected' });
+    const pane = await hub.hub.ptyHost.create({ ...bashShell, cwd: hub.temp.workspace, createdBy: { kind: 'person', name: 'you' }, name: 'web' });
+    client.setShared(pane.id, true);
+    const port = await freePort();
+    pane.write(`node ${join(hub.temp.workspace, 'dev.cjs')} ${port}\r`);
+
+    // The remote view sees the server with the preview link, and the link opens it.
+    const origin = `http://127.0.0.1:${relay.port}`;
+    const view = await RelayHubClient.connect({
+      target: { machineId: 'm1', socketUrl: `${relay.url}/ws/ui`, pageUrl: `${origin}/m/m1/` },
+      createSocket: (url) => new WebSocket(url, { headers: { Authorization: `Bearer ${relay.tokens.get('m1')!.viewerToken}` } }) as never,
+    });
+    try {
+      const server = await pollUntil(async () => (await view.call('terminal.list', {})).find((terminal) => terminal.id === pane.id)?.servers?.find((entry) => entry.port === port), { timeoutMs: 15_000, what: 'the server in the remote view' });
+      assert.equal(server.url, `${origin}/m/m1/preview/open?terminalId=${encodeURIComponent(pane.id)}&port=${port}`);
+      const cookie = await signIn(relay, 'm1');
+      const opened = await http(relay.port, server.url.slice(origin.length), { headers: { cookie } });
+      assert.equal(opened.status, 303, opened.text);
+      const prefix = String(opened.headers.location).replace(/\/$/, '');
+      const previewCookie = cookiePairs(opened).find((pair) => pair.startsWith('sb_preview='))!;
+
+      const page = await http(relay.port, `${prefix}/`, { headers: { cookie } });
+      assert.equal(page.status, 200);
+      assert.match(page.text, /pane server/);
+      assert.equal((await http(relay.port, '/@vite/client', { headers: { cookie: `${cookie}; ${previewCookie}` } })).text, '// client');
+      const body = Buffer.alloc(600 * 1024, 5);
+      const echoed = JSON.parse((await http(relay.port, `${prefix}/echo`, { method: 'POST', body, headers: { cookie } })).text) as { n: number; sha256: string; host: string };
+      assert.deepEqual(echoed, { n: body.length, sha256: createHash('sha256').update(body).digest('hex'), host: `localhost:${port}` });
+
+      const socket = await connectSocket(relay.port, `${prefix}/`, { cookie, origin }, ['vite-hmr']);
+      assert.ok('socket' in socket, JSON.stringify(socket));
+      assert.equal(socket.socket.protocol, 'vite-hmr');
+      socket.socket.send(Buffer.from([1, 2, 3]));
+      assert.deepEqual([...(await nextMessage(socket.socket)).data], [1, 2, 3]);
+
+      // The pane's server stops (Ctrl-C): its socket closes (the dev server's close, passed on, or 1001 when the preview closed first),
+      // the machine closes the preview, and the address says why.
+      const socketClosed = closed(socket.socket);
+      pane.write('\x03');
+      assert.ok([1000, 1001].includes((await socketClosed).code));
+      const gone = await pollUntil(async () => {
+        const reply = await http(relay.port, `${prefix}/`, { headers: { cookie } });
+        return reply.status === 410 ? reply : undefined;
+      }, { timeoutMs: 15_000, what: 'the preview closed' });
+      assert.match(gone.text, /port_closed|pane_exited/);
+    } finally {
+      view.dispose();
     }
   });
 });
