@@ -439,6 +439,22 @@ describe('preview tunnel, daemon side (real Hub, real panes, real dev server, sc
     relay.send('previewClose', { previewId, reason: 'done' });
   });
 
+  it('a server bound to one loopback address is dialled there: another process on the same port at another loopback address is never reached', async () => {
+    // The test process takes the dev server's port on 127.0.0.2 (the dev server holds 127.0.0.1 only).
+    const squatter = createServer((_req, res) => res.end('the squatter on 127.0.0.2'));
+    await new Promise<void>((resolve, reject) => squatter.once('error', reject).listen(port, '127.0.0.2', resolve));
+    try {
+      for (const targetHost of ['127.0.0.2', 'localhost']) {
+        const previewId = await openOk({ targetHost });
+        const hello = await response(request(previewId, 'GET', '/hello'));
+        assert.equal(hello.body.text, 'hello from the dev server', targetHost);
+        relay.send('previewClose', { previewId, reason: 'done' });
+      }
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve));
+    }
+  });
+
   it('a 50 MB response to a relay that acks slowly: the daemon holds at most the window plus one chunk, and the link stays up', async () => {
     const previewId = await openOk();
     relay.ackDelayMs = 15;

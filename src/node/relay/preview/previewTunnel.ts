@@ -18,6 +18,7 @@
  * - The link closing ends everything here without a frame (there is nobody to tell); the relay
  *   ends its side when the daemon goes offline.
  */
+import type { DevServer } from '../../../common/api/devServerContract.ts';
 import type { IDisposable } from '../../../common/lifecycle.ts';
 import { RelayConstants } from '../../../common/constants.ts';
 import { encodeFrame } from '../../../common/protocol/relay/frames.ts';
@@ -74,6 +75,10 @@ interface OpenPreview {
   streams: Set<PreviewStream>;
   /** Stream ids that ended within this preview's life (a reuse is refused). */
   ended: EndedIds;
+}
+
+function isWildcardHost(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
 }
 
 /** Longest setTimeout delay; a later expiry is re-armed when it fires. */
@@ -224,11 +229,14 @@ export class PreviewTunnel implements IDisposable {
     if (expiresAt === undefined) return refuse('expired', `expiresAt ${JSON.stringify(message.expiresAt)} is not an RFC 3339 time`);
     if (expiresAt <= Date.now()) return refuse('expired', `expiresAt ${message.expiresAt} has passed`);
     if (this.#previews.size >= this.limits.maxOpenPreviews) return refuse('too_many_previews', `${this.limits.maxOpenPreviews} previews are open on this machine`);
-    const terminalId = this.#paneServing(message.targetPort);
-    if (terminalId === undefined) return refuse('port_not_shared', `no shared terminal listens on port ${message.targetPort}`);
+    const serving = this.#paneServing(message.targetPort);
+    if (serving === undefined) return refuse('port_not_shared', `no shared terminal listens on port ${message.targetPort}`);
+    const { terminalId, server } = serving;
     const preview: OpenPreview = {
       previewId: message.previewId,
-      host: message.targetHost,
+      // A server bound to one loopback address is dialled there, whatever loopback name the relay
+      // used: another process holding the same port on another loopback address is never reached.
+      host: isWildcardHost(server.host) ? message.targetHost : server.host,
       port: message.targetPort,
       terminalId,
       expiresAt,
@@ -243,10 +251,11 @@ export class PreviewTunnel implements IDisposable {
   }
 
   /** The shared, running pane whose own processes listen on `port` now. */
-  #paneServing(port: number): string | undefined {
+  #paneServing(port: number): { terminalId: string; server: DevServer } | undefined {
     for (const info of this.#options.ptyHost.list()) {
       if (info.state !== 'running' || !this.#options.isShared(info.id)) continue;
-      if (info.servers?.some((server) => server.port === port && server.pid !== null)) return info.id;
+      const server = info.servers?.find((candidate) => candidate.port === port && candidate.pid !== null);
+      if (server) return { terminalId: info.id, server };
     }
     return undefined;
   }
