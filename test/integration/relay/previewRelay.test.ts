@@ -492,6 +492,8 @@ describe('dev-server previews through the relay', () => {
       assert.equal(headers['x-hop'], undefined, 'headers named in Connection are hop-by-hop');
       const bearer = await http(relay.port, `${prefix}/echo-headers`, { headers: { Authorization: `Bearer ${relay.tokens.get('m1')!.viewerToken}` } });
       assert.equal((JSON.parse(bearer.text) as { headers: Record<string, string> }).headers.authorization, undefined, 'the viewer token never reaches the dev server');
+      const own = await http(relay.port, `${prefix}/echo-headers`, { headers: { cookie, Authorization: 'Bearer the-dev-servers-own' } });
+      assert.equal((JSON.parse(own.text) as { headers: Record<string, string> }).headers.authorization, 'Bearer the-dev-servers-own', "the page's own Authorization passes (the cookie signs the viewer in)");
       const rootOrigin = await http(relay.port, '/echo-headers', { headers: { cookie: `${cookie}; ${previewCookie}`, referer: `${origin}/src/main.ts` } });
       const rootHeaders = (JSON.parse(rootOrigin.text) as { headers: Record<string, string> }).headers;
       assert.equal(rootHeaders.referer, `http://localhost:${dev.port}/src/main.ts`);

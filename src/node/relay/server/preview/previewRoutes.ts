@@ -180,9 +180,9 @@ export class PreviewRoutes implements IDisposable {
     const site = access.siteOf(req.headers.host);
     if (!site) return { ok: false, page: { status: 403, title: 'Forbidden', message: access.forbiddenHostReason(req.headers.host) }, upgradeStatus: 403, upgradeReason: 'forbidden host' };
     const authorization = req.headers.authorization;
-    if (authorization?.startsWith('Bearer ')) {
-      if (await access.verifyViewerToken(machineId, authorization.slice(7).trim())) return { ok: true, site, bearer: true };
-    } else if (upgrade) {
+    // The viewer token as a bearer (a non-browser viewer); any other Authorization is the dev server's own, and the cookie decides.
+    if (authorization?.startsWith('Bearer ') && (await access.verifyViewerToken(machineId, authorization.slice(7).trim()))) return { ok: true, site, bearer: true };
+    if (upgrade) {
       const refusal = await access.checkBrowserUpgrade(req, machineId);
       if (!refusal) return { ok: true, site, bearer: false };
       return { ok: false, page: { status: refusal.status, title: 'Forbidden', message: refusal.reason }, upgradeStatus: refusal.status, upgradeReason: refusal.reason };
