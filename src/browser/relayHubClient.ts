@@ -536,6 +536,9 @@ export class RelayHubClient extends HubClientBase {
         if (broadcast) this.agentPrompts.settle(message.requestId);
         else this.agentPrompts.result(message);
         return;
+      case 'localServerDetected':
+        // The pane's announcement (sent before it) lists the server in its ports already; nothing to add.
+        return;
       case 'terminalOpened':
       case 'terminalError':
       case 'browseDirResult':

@@ -842,6 +842,19 @@ describe('dev-server previews through the relay', () => {
         const t3 = list.find((terminal) => terminal.id === 't3')!;
         assert.deepEqual(t3.servers?.map((entry) => [entry.host, entry.port]), [['::1', 8000]], 'urls when there are no ports');
 
+        // localServerDetected adds nothing the announcement did not say, and is no surprise to the view.
+        const warnings: string[] = [];
+        const warn = console.warn;
+        console.warn = (...args: unknown[]) => void warnings.push(args.join(' '));
+        try {
+          daemon.send('localServerDetected', { sessionId: 'switchboard:m1', channelId: '*', host: '127.0.0.1', port: dev.port, url: `http://localhost:${dev.port}/`, source: 'port', detectedAt: new Date().toISOString(), terminalId: 't1' });
+          await client.call('terminal.list', {});
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        } finally {
+          console.warn = warn;
+        }
+        assert.deepEqual(warnings.filter((line) => line.includes('localServerDetected')), []);
+
         // The link works as the viewer's browser would follow it.
         const reply = await http(relay.port, new URL(server.url).pathname + new URL(server.url).search, { headers: { cookie } });
         assert.equal(reply.status, 303);
