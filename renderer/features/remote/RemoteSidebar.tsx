@@ -12,6 +12,7 @@ import { tooltipFor } from '../../app/keybindings.ts';
 import { CloseIcon, KeyboardIcon, LogoIcon, ReviewIcon, TerminalIcon } from '../../app/icons.tsx';
 import { compactPath } from '../../app/paths.ts';
 import { AgentStateLine } from '../agents/AgentStateLine.tsx';
+import { ServerChips } from '../servers/ServerChips.tsx';
 import { StatusDot, statusText } from '../sidebar/StatusDot.tsx';
 import { allTerminalIds } from '../terminals/layoutModel.ts';
 import { MachineIcon } from './remoteIcons.tsx';
@@ -153,6 +154,8 @@ function RemoteTerminalItem({ info, shown, current }: { info: TerminalInfo; show
       >
         <CloseIcon width={12} height={12} />
       </button>
+      {/* The pane's dev servers: each opens its preview through the relay in a new tab (relayHubClient.ts). */}
+      {!exited && <ServerChips servers={info.servers} where="sidebar" />}
     </li>
   );
 }
