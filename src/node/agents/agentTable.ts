@@ -64,7 +64,7 @@ export interface ScreenRules {
   permission?: NumberedDialogRule & {
     /** The line the dialog's title follows (the rule above it), for tools named `at: 'title'`. */
     titleRule?: RegExp;
-    /** The dashed lines around a command, for `detail: 'framed'`. */
+    /** The lines around a command (dashed, or a box's top and bottom edges), for `detail: 'framed'`. */
     frame?: RegExp;
     tools: PermissionToolRule[];
     /** Options that mean yes / no (for approve and deny). */
@@ -204,13 +204,57 @@ export const geminiScreen: ScreenRules = {
   idle: { inputLine: /^ > /, withinLast: 6 },
 };
 
+/**
+ * GitHub Copilot CLI (test/fixtures/agents/copilot/). Its input box is Claude Code's shape (`❯`
+ * between two rules) with a footer line under it that says "Working" while a turn runs. Its
+ * approvals are boxed: "Do you want to run this command?" under the command in a box of its own,
+ * "Do you want to edit <path>?"; they and the folder-trust question number their options, which
+ * take their digit. Its questions (ask_user) list unnumbered choices under a `❯` selector.
+ */
+export const copilotScreen: ScreenRules = {
+  capturedFrom: '1.0.102',
+  bottomLines: 30,
+  working: [/^ \S Working\b/],
+  statusLines: 2,
+  boxSide: /^│ ?(?<inside>.*?)\s*│\s*$/,
+  permission: {
+    ask: /^(?<ask>Do you want to .+\?)$/,
+    askWithin: 2,
+    option: /^(?:❯\s*)?\s*(?<number>\d+)\.\s+(?<label>\S.*?)\s*$/,
+    continuation: 'join',
+    frame: /^[╭╰]─{10,}[╮╯]$/,
+    tools: [
+      { at: 'ask', header: /^Do you want to run this command\?$/, tool: 'Shell', detail: 'framed', reason: '{tool}: {detail}' },
+      { at: 'ask', header: /^Do you want to edit (?<detail>.+)\?$/, tool: 'Edit', detail: 'header', reason: '{tool} {detail}' },
+    ],
+    // The key hints, then the box's bottom edge.
+    footer: /^↑\/↓ to navigate · enter to select\b|^╰─{10,}╯$/,
+    last: true,
+    approve: /^Yes$/,
+    // Its "No, and tell Copilot what to do differently" digit only moves the selector there (it
+    // wants a text next): no plain No, so deny is Esc, which refuses and ends the turn.
+    deny: /^No\b(?!, and tell)/,
+  },
+  numberedQuestion: {
+    ask: /^(?<ask>\S.*\?)$/,
+    askWithin: 2,
+    option: /^(?:❯\s*)?\s*(?<number>\d+)\.\s+(?<label>\S.*?)\s*$/,
+    continuation: 'join',
+    footer: /^↑\/↓ to navigate · enter to select\b|^╰─{10,}╯$/,
+    last: true,
+    selected: /^❯/,
+  },
+  question: { ask: /^\s+(?<ask>\S.*\?)\s*$/, selected: /^\s+❯\s+(?:\d+\.\s+)?(?<label>\S.*?)\s*$/ },
+  idle: { inputLine: /^❯(?:\s.*)?$/, rule: /^─{20,}$/, withinLast: 6 },
+};
+
 export const builtInAgents: readonly AgentDefinition[] = [
   { kind: 'claude-code', label: 'Claude Code', commands: ['claude'], scripts: [/@anthropic-ai\/claude-code\//], screen: claudeCodeScreen },
   { kind: 'codex', label: 'Codex', commands: ['codex'], scripts: [/@openai\/codex\//], screen: codexScreen },
   { kind: 'gemini', label: 'Gemini CLI', commands: ['gemini'], scripts: [/@google\/gemini-cli\//], screen: geminiScreen },
   { kind: 'aider', label: 'Aider', commands: ['aider'], scripts: [/\/aider\/__main__\.py$/, /\/aider\/main\.py$/], screen: null },
   { kind: 'opencode', label: 'OpenCode', commands: ['opencode'], scripts: [/\/opencode-ai\//], screen: null },
-  { kind: 'copilot', label: 'GitHub Copilot CLI', commands: ['copilot'], scripts: [/@github\/copilot\//], screen: null },
+  { kind: 'copilot', label: 'GitHub Copilot CLI', commands: ['copilot'], scripts: [/@github\/copilot\//], screen: copilotScreen },
   { kind: 'goose', label: 'Goose', commands: ['goose'], scripts: [], screen: null },
   { kind: 'amp', label: 'Amp', commands: ['amp'], scripts: [/@sourcegraph\/amp\//], screen: null },
   { kind: 'cursor-agent', label: 'Cursor Agent', commands: ['cursor-agent'], scripts: [/\/cursor-agent\//], screen: null },

@@ -23,10 +23,13 @@ const maxReasonChars = 2000;
 export function readAgentScreen(rules: ScreenRules, screenLines: readonly string[]): ScreenReading | null {
   let end = screenLines.length;
   while (end > 0 && screenLines[end - 1]!.trim() === '') end--;
-  let lines = screenLines.slice(Math.max(0, end - rules.bottomLines), end);
-  const boxSide = rules.boxSide;
-  if (boxSide) lines = lines.map((line) => boxSide.exec(line)?.groups?.inside?.trimEnd() ?? line);
+  const lines = screenLines.slice(Math.max(0, end - rules.bottomLines), end).map((line) => unbox(rules, line));
   return readPermission(rules, lines) ?? readQuestion(rules, lines) ?? readNumberedQuestion(rules, lines) ?? readWorking(rules, lines) ?? readLines(rules, lines);
+}
+
+/** A line of a box (`│ text │`) as its inside, for agents that draw their dialogs in one. */
+function unbox(rules: ScreenRules, line: string): string {
+  return (rules.boxSide && rules.boxSide.exec(line)?.groups?.inside?.trimEnd()) ?? line;
 }
 
 interface NumberedDialog {
@@ -77,7 +80,7 @@ function readPermission(rules: ScreenRules, lines: readonly string[]): ScreenRea
   if (!permission) return null;
   const dialog = readNumberedDialog(permission, lines);
   if (!dialog) return null;
-  const { toolName, reason } = permissionReason(permission, lines, dialog);
+  const { toolName, reason } = permissionReason(rules, lines, dialog);
   const { options } = dialog;
   return {
     state: 'needs-input',
@@ -91,7 +94,8 @@ function readPermission(rules: ScreenRules, lines: readonly string[]): ScreenRea
   };
 }
 
-function permissionReason(permission: NonNullable<ScreenRules['permission']>, lines: readonly string[], dialog: NumberedDialog): { toolName: string | null; reason: string } {
+function permissionReason(rules: ScreenRules, lines: readonly string[], dialog: NumberedDialog): { toolName: string | null; reason: string } {
+  const permission = rules.permission!;
   const { ask, askIndex } = dialog;
   let titleIndex = -1;
   const titleRule = permission.titleRule;
@@ -130,9 +134,10 @@ function permissionReason(permission: NonNullable<ScreenRules['permission']>, li
   } else if (tool.detail === 'header') {
     detail = match.groups?.detail?.trim() ?? '';
   } else if (tool.detail === 'framed') {
+    // The last framed block above the ask (from the title down, when the tool is named above it); a box inside the dialog's box is read as its inside too.
     const frames: number[] = [];
-    for (let index = headerIndex; index < askIndex && frames.length < 2; index++) if (permission.frame?.test(lines[index]!.trim())) frames.push(index);
-    if (frames.length === 2) detail = joinLines(lines.slice(frames[0]! + 1, frames[1]));
+    for (let index = headerIndex < askIndex ? headerIndex : 0; index < askIndex; index++) if (permission.frame?.test(lines[index]!.trim())) frames.push(index);
+    if (frames.length >= 2) detail = joinLines(lines.slice(frames.at(-2)! + 1, frames.at(-1)).map((line) => unbox(rules, line)));
   } else {
     for (let index = askIndex + 1; index < dialog.firstIndex && !detail; index++) {
       const first = tool.detail.exec(lines[index]!.trim())?.groups?.detail;
