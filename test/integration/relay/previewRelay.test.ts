@@ -445,6 +445,36 @@ describe('dev-server previews through the relay', () => {
       assert.ok(daemon.maxRelayUnackedBytes >= windowBytes / 2, 'the window was used');
     });
 
+    it("keeps to the daemon's previewChunkBytes: request chunks cut to it, a larger viewer message closed 1009, a larger chunk refused", async () => {
+      const chunkBytes = 64 * 1024;
+      await connectDaemon({ chunkBytes });
+      const { prefix } = await openPreview();
+      const body = Buffer.alloc(300 * 1024, 9);
+      const reply = await http(relay.port, `${prefix}/upload`, { method: 'POST', body, headers: { cookie } });
+      assert.equal((JSON.parse(reply.text) as { length: number }).length, body.length);
+      assert.ok(daemon.maxRelayChunkBytes > 0 && daemon.maxRelayChunkBytes <= chunkBytes, `the relay sent a ${daemon.maxRelayChunkBytes}-byte chunk`);
+      // Downloads in the daemon's chunks arrive whole.
+      assert.ok((await http(relay.port, `${prefix}/logo.png`, { headers: { cookie } })).body.equals(logo));
+
+      const result = await connectSocket(relay.port, `${prefix}/hmr`, { cookie, origin }, ['vite-hmr']);
+      assert.ok('socket' in result);
+      const socketClosed = closed(result.socket);
+      result.socket.send(Buffer.alloc(chunkBytes + 1));
+      assert.equal((await socketClosed).code, 1009);
+      const open = await daemon.waitFor('previewWebSocketOpen');
+      assert.equal((await daemon.waitFor('previewWebSocketClose', (frame) => frame.streamId === open.streamId)).code, 1009);
+
+      daemon.interceptHttp = (frame) => {
+        if (frame.path !== '/too-big-chunk') return false;
+        daemon.send('previewHttpResponseHead', { requestId: frame.requestId, streamId: frame.streamId, previewId: frame.previewId, statusCode: 200 });
+        daemon.send('previewStreamChunk', { streamId: frame.streamId, sequence: 1, bodyBase64: Buffer.alloc(chunkBytes + 1).toString('base64'), final: true });
+        return true;
+      };
+      const badChunk = relay.server.refusals.get('preview:bad-chunk') ?? 0;
+      await assert.rejects(http(relay.port, `${prefix}/too-big-chunk`, { headers: { cookie } }), /aborted|socket hang up|ECONNRESET/);
+      assert.equal(relay.server.refusals.get('preview:bad-chunk'), badChunk + 1);
+    });
+
     it('streams a 50 MB download to a slow viewer with bounded relay memory', async () => {
       await connectDaemon();
       const { prefix } = await openPreview();

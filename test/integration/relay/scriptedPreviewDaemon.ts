@@ -38,6 +38,8 @@ export interface PreviewDaemonOptions {
   previewTunnel?: boolean;
   /** Acknowledge the relay's request chunks this much later (a slow dev server taking an upload). */
   ackDelayMs?: number;
+  /** Advertised previewChunkBytes, and the size of the chunks this daemon sends (default RelayConstants.previewChunkBytes). */
+  chunkBytes?: number;
 }
 
 export class PreviewDaemon {
@@ -59,7 +61,9 @@ export class PreviewDaemon {
   readonly #relayUnacked = new Map<string, number>();
   #ackDelayMs = 0;
   readonly #socket: WebSocket;
-  readonly #chunkBytes = RelayConstants.previewChunkBytes;
+  #chunkBytes: number = RelayConstants.previewChunkBytes;
+  /** The largest request chunk / WebSocket message the relay sent. */
+  maxRelayChunkBytes = 0;
 
   private constructor(socket: WebSocket, machineId: string) {
     this.#socket = socket;
@@ -86,7 +90,7 @@ export class PreviewDaemon {
           terminal: true,
           previewTunnel: options.previewTunnel ?? true,
           previewMaxFrameBytes: RelayConstants.previewMaxFrameBytes,
-          previewChunkBytes: RelayConstants.previewChunkBytes,
+          previewChunkBytes: options.chunkBytes ?? RelayConstants.previewChunkBytes,
           previewWebSocketProtocols: true,
           localServerDetection: true,
           ...(windowBytes === null ? {} : { previewStreamWindowBytes: windowBytes }),
@@ -96,6 +100,7 @@ export class PreviewDaemon {
     const welcome = await new Promise<RelayMessage>((resolve) => socket.once('message', (data) => resolve((parseEnvelope(data.toString()) as { message: RelayMessage }).message)));
     const daemon = new PreviewDaemon(socket, machineId);
     daemon.#ackDelayMs = options.ackDelayMs ?? 0;
+    daemon.#chunkBytes = options.chunkBytes ?? RelayConstants.previewChunkBytes;
     daemon.relayWindow = welcome.type === 'welcome' ? welcome.previewStreamWindowBytes : undefined;
     return daemon;
   }
@@ -163,6 +168,7 @@ export class PreviewDaemon {
         if (message.sequence !== stream.nextIn) throw new Error(`relay sent request chunk ${message.sequence}, expected ${stream.nextIn}`);
         stream.nextIn++;
         const body = Buffer.from(message.bodyBase64, 'base64');
+        this.maxRelayChunkBytes = Math.max(this.maxRelayChunkBytes, body.length);
         if (body.length > 0) stream.request.write(body);
         const unacked = (this.#relayUnacked.get(message.streamId) ?? 0) + body.length;
         this.#relayUnacked.set(message.streamId, unacked);

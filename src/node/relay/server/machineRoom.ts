@@ -127,7 +127,8 @@ export class MachineRoom implements IDisposable, PreviewRoom {
         this.#framesToDaemon++;
         return daemon.socket.send(text);
       },
-      daemonWindowBytes: () => this.#daemon?.capabilities.previewStreamWindowBytes,
+      daemonWindowBytes: () => positive(this.#daemon?.capabilities.previewStreamWindowBytes),
+      daemonChunkBytes: () => positive(this.#daemon?.capabilities.previewChunkBytes),
     });
   }
 
@@ -444,6 +445,11 @@ export class MachineRoom implements IDisposable, PreviewRoom {
     this.#approvals.clear();
     this.#approvalBytes = 0;
   }
+}
+
+/** A size a daemon advertised, when it is one (0 or less: as if not advertised). */
+function positive(value: number | undefined): number | undefined {
+  return value !== undefined && value > 0 ? value : undefined;
 }
 
 /** The servers of an announcement: its `ports`, else the ports of its `urls` (other daemons may send only those). */

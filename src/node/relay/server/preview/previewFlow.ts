@@ -54,6 +54,11 @@ export interface StreamHost {
   readonly limits: PreviewLimits;
   /** The daemon's `previewStreamWindowBytes`, undefined when it advertised none (then: no acks, no waiting). */
   readonly daemonWindowBytes: number | undefined;
+  /**
+   * The daemon's `previewChunkBytes` (else ours): the largest body piece it sends, and the largest
+   * the relay sends it (never more than ours either).
+   */
+  readonly daemonChunkBytes: number;
   send<T extends RelayMessageType>(type: T, fields: RelayFields<T>): void;
   refuse(kind: string, error: string): void;
   /** The stream is over: forget it (its id is remembered as ended). */

@@ -40,6 +40,8 @@ export interface PreviewGatewayOptions {
   sendToDaemon(text: string): boolean;
   /** The daemon's `previewStreamWindowBytes` (hello.capabilities), undefined when it advertised none. */
   daemonWindowBytes(): number | undefined;
+  /** The daemon's `previewChunkBytes` (hello.capabilities), undefined when it advertised none. */
+  daemonChunkBytes(): number | undefined;
 }
 
 export interface PreviewTarget {
@@ -105,6 +107,10 @@ export class PreviewGateway implements IDisposable {
       limits: options.limits,
       get daemonWindowBytes() {
         return options.daemonWindowBytes();
+      },
+      get daemonChunkBytes() {
+        const advertised = options.daemonChunkBytes();
+        return advertised !== undefined && advertised > 0 ? advertised : options.limits.chunkBytes;
       },
       send: (type, fields) => this.#send(type, fields),
       refuse: (kind, error) => options.refusals.refuse(kind, `machine ${options.machineId}: ${error}`),

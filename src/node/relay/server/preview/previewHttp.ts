@@ -109,7 +109,8 @@ export class HttpStream implements PreviewStream {
   #onRequestData(data: Buffer): void {
     if (this.#state === 'ended') return;
     this.#touch();
-    const { chunkBytes, maxRequestBodyBytes } = this.#host.limits;
+    const { maxRequestBodyBytes } = this.#host.limits;
+    const chunkBytes = Math.min(this.#host.limits.chunkBytes, this.#host.daemonChunkBytes);
     for (let offset = 0; offset < data.length; offset += chunkBytes) {
       const piece = data.subarray(offset, offset + chunkBytes);
       this.#requestBytes += piece.length;
@@ -165,7 +166,8 @@ export class HttpStream implements PreviewStream {
     const outOfOrder = sequenceError(this.#nextSequence, message.sequence);
     if (outOfOrder) return this.#refuse('preview:sequence', outOfOrder);
     if (!isStdBase64(message.bodyBase64)) return this.#refuse('preview:bad-chunk', `chunk ${message.sequence} on stream ${this.id} is not standard base64`);
-    const { chunkBytes, maxResponseBodyBytes } = this.#host.limits;
+    const { maxResponseBodyBytes } = this.#host.limits;
+    const chunkBytes = this.#host.daemonChunkBytes;
     if (base64DecodedLength(message.bodyBase64) > chunkBytes) return this.#refuse('preview:bad-chunk', `chunk ${message.sequence} on stream ${this.id} is over ${chunkBytes} bytes`);
     this.#nextSequence++;
     const body = Buffer.from(message.bodyBase64, 'base64');

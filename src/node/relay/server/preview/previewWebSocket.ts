@@ -127,6 +127,11 @@ export class WebSocketStream implements PreviewStream {
   #onViewerMessage(data: Buffer | Buffer[] | ArrayBuffer, isBinary: boolean): void {
     if (this.#state !== 'open') return;
     const body = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+    // Over our own chunk size `ws` already closed with 1009; a daemon that takes less gets the same.
+    if (body.length > this.#host.daemonChunkBytes) {
+      this.#host.send('previewWebSocketClose', { streamId: this.id, code: 1009, reason: 'message too big' });
+      return this.#close(1009, 'message too big', false);
+    }
     this.#outSequence++;
     this.#host.send('previewWebSocketData', { streamId: this.id, sequence: this.#outSequence, isBinary, bodyBase64: body.toString('base64') });
     this.#window.sent(this.#outSequence, body.length);
@@ -138,7 +143,7 @@ export class WebSocketStream implements PreviewStream {
     const outOfOrder = sequenceError(this.#nextSequence, message.sequence);
     if (outOfOrder) return this.#refuse('preview:sequence', outOfOrder);
     if (!isStdBase64(message.bodyBase64)) return this.#refuse('preview:bad-chunk', `WebSocket data ${message.sequence} on stream ${this.id} is not standard base64`);
-    const { chunkBytes } = this.#host.limits;
+    const chunkBytes = this.#host.daemonChunkBytes;
     if (base64DecodedLength(message.bodyBase64) > chunkBytes) {
       this.#host.refuse('preview:bad-chunk', `WebSocket message ${message.sequence} on stream ${this.id} is over ${chunkBytes} bytes`);
       this.#host.send('previewStreamCancel', { streamId: this.id, reason: 'message too big' });
