@@ -1,0 +1,186 @@
+/**
+ * Previewing a dev server from anywhere (issue 21), end to end: a real `switchboard relay`, a real
+ * `switchboard serve --relay … --share-all`, a Node HTTP + WebSocket dev server typed into a real
+ * shared pane, and the relay's remote view in Chromium. The `:PORT` chip of the remote view opens the
+ * preview in a new tab through the relay's tunnel: the page with its script (by a root-absolute path,
+ * as Vite asks for `/@vite/client`) and its image loads, its hot-reload socket echoes text and binary,
+ * a POST arrives intact, a 50 MB download streams through with bounded memory in both processes, and
+ * when the server stops the chip goes and the preview says it is over.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { freePort } from '../helpers/freePort.ts';
+import { openRemote, slow, startRemoteSetup } from '../helpers/remoteRelay.ts';
+import { newPage, openApp, shootEverySize, typeInPane, useSharedBrowser, waitForPaneText } from '../helpers/servedApp.ts';
+
+const browser = useSharedBrowser();
+
+const wsModule = createRequire(import.meta.url).resolve('ws');
+/**
+ * The dev server: prints its URL as Vite does; `/` is a page whose script is asked for by a
+ * root-absolute path and whose image by a relative one; the script opens the hot-reload socket (with a
+ * sub-protocol, at a root-absolute path), echoes a text and a binary message through it and writes
+ * what came back into the page. `/api/echo` answers a POST with the body's SHA-256 and the headers
+ * the server saw; `/big?mb=N` streams N MiB of a repeating pattern.
+ */
+const devServer = `
+const http = require('node:http');
+const crypto = require('node:crypto');
+const { WebSocketServer } = require(${JSON.stringify(wsModule)});
+const port = Number(process.argv[2]);
+const page = '<!doctype html><title>preview app</title><h1>served by the dev server</h1>'
+  + '<img id="logo" src="logo.svg" alt="logo"><p id="script">script not run</p><p id="hmr">socket not open</p>'
+  + '<script type="module" src="/app.js"></script>';
+const script = \`
+document.getElementById('script').textContent = 'script ran';
+const socket = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/hmr', ['vite-hmr']);
+socket.binaryType = 'arraybuffer';
+const got = [];
+socket.onopen = () => { socket.send('ping-text'); socket.send(new Uint8Array([0, 1, 2, 254, 255])); };
+socket.onmessage = (event) => {
+  got.push(typeof event.data === 'string' ? 'text:' + event.data : 'binary:' + Array.from(new Uint8Array(event.data)).join(','));
+  if (got.length === 2) document.getElementById('hmr').textContent = 'protocol ' + socket.protocol + ' | ' + got.join(' | ');
+};
+\`;
+const logo = '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><rect width="40" height="20" fill="teal"/></svg>';
+const server = http.createServer((request, response) => {
+  const url = new URL(request.url, 'http://x');
+  if (url.pathname === '/') { response.setHeader('content-type', 'text/html'); return response.end(page); }
+  if (url.pathname === '/app.js') { response.setHeader('content-type', 'text/javascript'); return response.end(script); }
+  if (url.pathname === '/logo.svg') { response.setHeader('content-type', 'image/svg+xml'); return response.end(logo); }
+  if (url.pathname === '/api/echo') {
+    const hash = crypto.createHash('sha256');
+    let bytes = 0;
+    request.on('data', (chunk) => { hash.update(chunk); bytes += chunk.length; });
+    request.on('end', () => {
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify({ method: request.method, bytes, sha256: hash.digest('hex'), host: request.headers.host, origin: request.headers.origin ?? null, cookie: request.headers.cookie ?? null }));
+    });
+    return;
+  }
+  if (url.pathname === '/big') {
+    let left = Number(url.searchParams.get('mb')) * 1024 * 1024;
+    const block = Buffer.alloc(64 * 1024);
+    for (let i = 0; i < block.length; i++) block[i] = i % 251;
+    response.setHeader('content-type', 'application/octet-stream');
+    response.setHeader('content-length', String(left));
+    const pump = () => {
+      while (left > 0) {
+        const piece = left >= block.length ? block : block.subarray(0, left);
+        left -= piece.length;
+        if (!response.write(piece)) return response.once('drain', pump);
+      }
+      response.end();
+    };
+    return pump();
+  }
+  response.statusCode = 404;
+  response.end('not found');
+});
+new WebSocketServer({ server, handleProtocols: (protocols) => (protocols.has('vite-hmr') ? 'vite-hmr' : false) })
+  .on('connection', (socket) => socket.on('message', (data, isBinary) => socket.send(data, { binary: isBinary })));
+server.listen(port, '127.0.0.1', () => console.log('  ➜  Local:   http://localhost:' + port + '/'));
+`;
+
+/** Peak resident memory of a process so far (VmHWM), in MiB. */
+function peakMiB(pid: number): number {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(match![1]) / 1024;
+}
+
+/** Reads a download in the page as a stream: its size and an order-sensitive checksum, never the whole body at once. */
+async function downloadInPage(page: Page, path: string): Promise<{ bytes: number; sum: number; status: number }> {
+  return page.evaluate(async (target) => {
+    const response = await fetch(target);
+    const reader = response.body!.getReader();
+    let bytes = 0;
+    let sum = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      for (let i = 0; i < value.length; i++) sum = (sum * 31 + value[i]!) % 1_000_000_007;
+      bytes += value.length;
+    }
+    return { bytes, sum, status: response.status };
+  }, path);
+}
+
+/** The same checksum as downloadInPage over what the dev server sends for `/big?mb=N`. */
+function expectedDownload(mb: number): { bytes: number; sum: number } {
+  const bytes = mb * 1024 * 1024;
+  let sum = 0;
+  for (let i = 0; i < bytes; i++) sum = (sum * 31 + ((i % (64 * 1024)) % 251)) % 1_000_000_007;
+  return { bytes, sum };
+}
+
+describe('dev-server preview through the relay', () => {
+  it('opens a shared pane’s dev server from the remote view: page, script, image, hot-reload socket, POST, 50 MB, and the end', async (t) => {
+    const setup = await startRemoteSetup(t, { 'preview-app.cjs': devServer });
+    const local = await newPage(t, browser());
+    const pane = await openApp(local, setup.serve.url);
+    const port = await freePort();
+    await typeInPane(local, pane, `node preview-app.cjs ${port}`);
+    await waitForPaneText(local, pane, `http://localhost:${port}/`, slow);
+    // The machine's own UI finds the server first (src/node/servers).
+    await local.locator(`[data-terminal-item="${pane}"] .server-chip`).waitFor({ timeout: slow });
+
+    const remote = await newPage(t, browser());
+    await openRemote(remote, setup.viewerLink);
+    const chip = remote.locator(`[data-terminal-item="${pane}"] .server-chip`);
+    await chip.waitFor({ timeout: slow });
+    assert.equal(await chip.textContent(), `:${port}`);
+    await shootEverySize(remote, 'remote-preview-chip');
+
+    // The chip opens the preview in a new tab, through the relay.
+    const [preview] = await Promise.all([remote.context().waitForEvent('page'), chip.click()]);
+    t.after(() => preview.close().catch(() => {}));
+    await preview.waitForLoadState();
+    const previewUrl = new URL(preview.url());
+    assert.equal(previewUrl.origin, setup.relay.viewOrigin);
+    assert.match(previewUrl.pathname, /^\/m\/home\/preview\/[^/]+\/$/);
+    assert.equal(await preview.locator('h1').textContent(), 'served by the dev server');
+    await preview.getByText('script ran').waitFor({ timeout: slow });
+    assert.ok(await preview.locator('#logo').evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth === 40), 'the image loaded');
+    await preview.getByText(/^protocol vite-hmr \| /).waitFor({ timeout: slow });
+    assert.equal(await preview.locator('#hmr').textContent(), 'protocol vite-hmr | text:ping-text | binary:0,1,2,254,255');
+
+    // A POST from the page arrives intact, as the dev server expects it (its own Host, no relay cookies).
+    const body = Buffer.alloc(3 * 1024 * 1024 + 17);
+    for (let i = 0; i < body.length; i++) body[i] = (i * 7) % 256;
+    const echoed = await preview.evaluate(async (bytes) => {
+      const response = await fetch('api/echo', { method: 'POST', body: new Uint8Array(bytes), headers: { 'content-type': 'application/octet-stream' } });
+      return { status: response.status, json: (await response.json()) as { method: string; bytes: number; sha256: string; host: string; origin: string | null; cookie: string | null } };
+    }, [...body]);
+    assert.equal(echoed.status, 200);
+    assert.equal(echoed.json.method, 'POST');
+    assert.equal(echoed.json.bytes, body.length);
+    assert.equal(echoed.json.sha256, createHash('sha256').update(body).digest('hex'));
+    assert.equal(echoed.json.host, `localhost:${port}`);
+    assert.equal(echoed.json.origin, `http://localhost:${port}`);
+    assert.equal(echoed.json.cookie, null, 'the relay’s own cookies stay at the relay');
+
+    // 50 MB through the tunnel, read as a stream: whole, and neither process holds it.
+    const relayPeak = peakMiB(setup.relay.child.pid!);
+    const servePeak = peakMiB(setup.serve.child.pid!);
+    const download = await downloadInPage(preview, 'big?mb=50');
+    assert.equal(download.status, 200);
+    assert.deepEqual({ bytes: download.bytes, sum: download.sum }, expectedDownload(50), 'every byte, in order');
+    const relayGrowth = peakMiB(setup.relay.child.pid!) - relayPeak;
+    const serveGrowth = peakMiB(setup.serve.child.pid!) - servePeak;
+    t.diagnostic(`50 MB download: relay peak RSS +${relayGrowth.toFixed(1)} MiB, serve peak RSS +${serveGrowth.toFixed(1)} MiB`);
+    assert.ok(relayGrowth < 40, `the relay held ${relayGrowth.toFixed(1)} MiB more at its peak`);
+    assert.ok(serveGrowth < 40, `the app held ${serveGrowth.toFixed(1)} MiB more at its peak`);
+
+    // Ctrl-C ends the dev server: the chip goes from the remote view and the preview says it is over.
+    await local.locator(`[data-terminal-id="${pane}"] .pane-body`).click();
+    await local.keyboard.press('Control+C');
+    await chip.waitFor({ state: 'detached', timeout: slow });
+    const after = await preview.goto(previewUrl.href);
+    assert.ok(after && after.status() >= 400, `the preview answered ${after?.status()} after its server stopped`);
+    assert.match(await preview.locator('body').innerText(), /preview|closed|no longer|over/i);
+  });
+});
