@@ -580,6 +580,18 @@ describe('dev-server previews through the relay', () => {
       assert.ok('status' in foreign && foreign.status === 403, JSON.stringify(foreign));
       const noCookie = await connectSocket(relay.port, `${prefix}/hmr`, { origin });
       assert.ok('status' in noCookie && noCookie.status === 401);
+      // Not a WebSocket handshake (no key): refused before the daemon hears of it.
+      const broken = await new Promise<number>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: relay.port, path: `${prefix}/hmr`, headers: { Host: `127.0.0.1:${relay.port}`, cookie, origin, Connection: 'Upgrade', Upgrade: 'websocket' }, agent: false });
+        req.on('response', (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('upgrade', () => resolve(101));
+        req.on('error', reject);
+        req.end();
+      });
+      assert.equal(broken, 400);
       assert.equal(daemon.received.filter((frame) => frame.type === 'previewWebSocketOpen').length, 0);
     });
 

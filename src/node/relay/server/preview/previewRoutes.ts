@@ -44,6 +44,13 @@ export interface PreviewRoutesOptions {
 
 const base = 'http://relay.invalid';
 
+/** What `ws` checks of a handshake (RFC 6455 §4.2.1): GET, Upgrade: websocket, a 16-byte key, version 8 or 13. */
+function isWebSocketHandshake(req: IncomingMessage): boolean {
+  const key = req.headers['sec-websocket-key'];
+  const version = req.headers['sec-websocket-version'];
+  return req.method === 'GET' && req.headers.upgrade?.toLowerCase() === 'websocket' && typeof key === 'string' && /^[+/0-9A-Za-z]{22}==$/.test(key.trim()) && (version === '8' || version === '13');
+}
+
 /** The relay's cookies, never passed on to a dev server. */
 function isRelayCookie(name: string): boolean {
   return name === PREVIEW_COOKIE || name.startsWith('sb_viewer_') || name.startsWith('__Host-sb_viewer_');
@@ -85,6 +92,7 @@ export class PreviewRoutes implements IDisposable {
   async handleUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<boolean> {
     const rawUrl = req.url ?? '/';
     const parsed = parsePreviewPath(rawUrl);
+    let target: { room: PreviewRoom | undefined; previewId: string; site: ViewerSite; bearer: boolean; prefix: string | undefined; path: string };
     if (parsed) {
       if (parsed.kind !== 'serve') {
         refuseUpgrade(socket, 404, 'not a preview address');
@@ -95,17 +103,22 @@ export class PreviewRoutes implements IDisposable {
         refuseUpgrade(socket, auth.upgradeStatus, auth.upgradeReason);
         return true;
       }
-      const room = this.#options.room(parsed.machineId);
-      if (!room) {
-        refuseUpgrade(socket, 404, 'no such preview');
-        return true;
-      }
-      room.preview.serveUpgrade(req, socket, head, this.#context(req, parsed.previewId, auth.site, auth.bearer, parsed.prefix, parsed.path, true), this.#webSockets, this.#chosenProtocols);
+      target = { room: this.#options.room(parsed.machineId), previewId: parsed.previewId, site: auth.site, bearer: auth.bearer, prefix: parsed.prefix, path: parsed.path };
+    } else {
+      const root = await this.#rootFallback(req, rawUrl, true);
+      if (!root) return false;
+      target = { ...root, prefix: undefined, path: originForm(rawUrl) };
+    }
+    // Refused before the daemon hears of it: a handshake `ws` would refuse only after the dev server accepted.
+    if (!isWebSocketHandshake(req)) {
+      refuseUpgrade(socket, 400, 'not a WebSocket handshake');
       return true;
     }
-    const root = await this.#rootFallback(req, rawUrl, true);
-    if (!root) return false;
-    root.room.preview.serveUpgrade(req, socket, head, this.#context(req, root.previewId, root.site, root.bearer, undefined, originForm(rawUrl), true), this.#webSockets, this.#chosenProtocols);
+    if (!target.room) {
+      refuseUpgrade(socket, 404, 'no such preview');
+      return true;
+    }
+    target.room.preview.serveUpgrade(req, socket, head, this.#context(req, target.previewId, target.site, target.bearer, target.prefix, target.path, true), this.#webSockets, this.#chosenProtocols);
     return true;
   }
 

@@ -55,6 +55,12 @@ export class WebSocketStream implements PreviewStream {
     this.#openTimer = setTimeout(() => this.#refuseHandshake(504, 'the dev server did not accept the WebSocket in time', 'no open result in time'), this.#host.limits.openTimeoutMs);
     options.socket.on('close', () => {
       if (this.#state === 'opening') this.#endOpening('viewer went away');
+      else if (this.#state === 'open' && !this.#ws) {
+        // The handshake failed after the daemon had opened its side: end that too.
+        this.#state = 'ended';
+        this.#cleanup();
+        this.#host.send('previewWebSocketClose', { streamId: this.id, reason: 'viewer handshake failed' });
+      }
     });
     this.#host.send('previewWebSocketOpen', { streamId: this.id, previewId: this.preview.id, path: options.path, headers: options.headers, protocols: options.protocols });
   }
