@@ -2,7 +2,8 @@
  * Where Switchboard keeps its files. The Electron app, the CLI and browser mode agree on one data
  * dir so that `switchboard serve` and the desktop app see the same settings and socket.
  */
-import { chmod, mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import { chmod, lstat, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -64,15 +65,71 @@ export function serveInfoFilePath(dataDir: string): string {
   return join(dataDir, 'serve.json');
 }
 
+/** A directory we were asked to make private is not one we may use: a symbolic link, not a directory, or another user's. */
+export class UnsafeDirectoryError extends Error {
+  readonly code = 'UNSAFE_DIRECTORY';
+  readonly path: string;
+  constructor(path: string, why: string) {
+    super(`${path} ${why}; refusing to use it (nothing was changed there)`);
+    this.name = 'UnsafeDirectoryError';
+    this.path = path;
+  }
+}
+
+export interface EnsurePrivateDirOptions {
+  /**
+   * The directory must be a real directory owned by this user: a symbolic link there (a
+   * repository can carry one, e.g. `.claws` -> some other folder) or another user's directory is
+   * refused with an `UnsafeDirectoryError` instead of being followed, chmod'ed or used. For
+   * directories inside folders we do not control; the data dir may be a link the user made.
+   */
+  refuseLinks?: boolean;
+}
+
 /**
  * Create the directory (and parents) with mode 0700, and tighten it to 0700 if it already exists
  * with looser permissions (another tool, or an old umask, may have made it group-readable).
  */
-export async function ensurePrivateDir(dir: string): Promise<void> {
+export async function ensurePrivateDir(dir: string, options: EnsurePrivateDirOptions = {}): Promise<void> {
+  if (options.refuseLinks) {
+    await ensureRealPrivateDir(dir);
+    return;
+  }
   await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   if (process.platform === 'win32') return; // POSIX modes mean nothing there; ACLs are inherited.
   const info = await stat(dir);
   if ((info.mode & 0o777) !== PRIVATE_DIR_MODE) await chmod(dir, PRIVATE_DIR_MODE);
+}
+
+async function ensureRealPrivateDir(dir: string): Promise<void> {
+  // Look before mkdir: `mkdir -p` is happy with a link to a directory (and fails unclearly on a dangling one).
+  const existing = await lstat(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+  if (existing?.isSymbolicLink()) throw new UnsafeDirectoryError(dir, 'is a symbolic link');
+  if (existing && !existing.isDirectory()) throw new UnsafeDirectoryError(dir, 'exists and is not a directory');
+  if (!existing) await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  if (process.platform === 'win32') return;
+  // Check and tighten through a descriptor opened without following a link, so a link swapped in
+  // after the lstat above is refused (ELOOP) rather than chmod'ed.
+  let handle;
+  try {
+    handle = await open(dir, fsConstants.O_RDONLY | fsConstants.O_DIRECTORY | fsConstants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new UnsafeDirectoryError(dir, 'is a symbolic link');
+    if (code === 'ENOTDIR') throw new UnsafeDirectoryError(dir, 'exists and is not a directory');
+    throw error;
+  }
+  try {
+    const info = await handle.stat();
+    const uid = process.getuid?.();
+    if (uid !== undefined && info.uid !== uid) throw new UnsafeDirectoryError(dir, `is owned by uid ${info.uid}, not by this user (uid ${uid})`);
+    if ((info.mode & 0o777) !== PRIVATE_DIR_MODE) await handle.chmod(PRIVATE_DIR_MODE);
+  } finally {
+    await handle.close();
+  }
 }
 
 /**

@@ -213,7 +213,8 @@ export class ControlServer implements IDisposable {
       for (const workspace of this.#options.workspaceFolders) {
         const path = clawsSocketPath(workspace);
         try {
-          const listener = await UnixSocketListener.listen({ path, ownsDirectory: true, onConnection: (socket) => this.#accept(socket, path) });
+          // `.claws` comes with the repository: a link there would have us chmod and bind in some other folder.
+          const listener = await UnixSocketListener.listen({ path, ownsDirectory: true, refuseLinkedDirectory: true, onConnection: (socket) => this.#accept(socket, path) });
           if (this.#isDisposed()) {
             listener.dispose();
             return;

@@ -57,6 +57,12 @@ export interface UnixSocketListenerOptions {
    * `SWITCHBOARD_SOCKET` override (maybe /tmp) is left as it is.
    */
   ownsDirectory: boolean;
+  /**
+   * The parent directory must be a real directory of this user's: a symbolic link or another
+   * user's directory is refused (`UnsafeDirectoryError`), never chmod'ed or bound through. For
+   * directories inside folders we do not control, like a repository's `.claws`.
+   */
+  refuseLinkedDirectory?: boolean;
   probeTimeoutMs?: number;
 }
 
@@ -80,7 +86,7 @@ export class UnixSocketListener implements IDisposable {
       throw new Error(`socket path is too long (${pathBytes} bytes; Unix sockets allow ${ControlConstants.maxSocketPathBytes}): ${path}`);
     }
     const directory = dirname(path);
-    if (options.ownsDirectory) await ensurePrivateDir(directory);
+    if (options.ownsDirectory) await ensurePrivateDir(directory, { refuseLinks: options.refuseLinkedDirectory === true });
     else await mkdir(directory, { recursive: true, mode: PRIVATE_DIR_MODE });
 
     await removeStaleSocket(path, options.probeTimeoutMs);

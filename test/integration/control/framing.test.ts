@@ -4,13 +4,13 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hub } from '../../../src/node/hub.ts';
-import { nullLogger } from '../../../src/node/logger.ts';
+import { createLogger, nullLogger } from '../../../src/node/logger.ts';
 import { pollUntil } from '../../helpers/poll.ts';
 import { createTempHome } from '../../helpers/tempHome.ts';
 import { NdjsonClient, startTestHub, type TestHub } from './controlTestKit.ts';
@@ -279,6 +279,37 @@ describe('control socket files', () => {
     } finally {
       hub.dispose();
       other.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a .claws that is a symbolic link: the folder it points to keeps its mode and gets no socket; the control socket still works', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'sb-ctl-clawslink-'));
+    const workspace = join(root, 'ws');
+    const elsewhere = join(root, 'elsewhere');
+    mkdirSync(workspace, { recursive: true });
+    mkdirSync(elsewhere, { mode: 0o755 });
+    chmodSync(elsewhere, 0o755);
+    // A repository can carry this: `.claws` -> some folder of the user's.
+    symlinkSync(elsewhere, join(workspace, '.claws'));
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'warn', sink: (line) => lines.push(line) });
+    const hub = new Hub({ dataDir: join(root, 'data'), workspaceFolders: [workspace], host: 'test', logger, env: {} });
+    try {
+      await hub.start();
+      assert.equal(statSync(elsewhere).mode & 0o777, 0o755, 'the linked folder is not chmod\'ed');
+      assert.deepEqual(readdirSync(elsewhere), [], 'no socket is bound through the link');
+      assert.ok(lstatSync(join(workspace, '.claws')).isSymbolicLink(), 'the link itself is left alone');
+      assert.deepEqual(hub.controlServer.sockets, [{ workspace: null, socket: join(root, 'data', 'control.sock') }]);
+      const warning = lines.find((line) => line.includes('claws compatibility socket not available'));
+      assert.ok(warning, lines.join('\n'));
+      assert.match(warning, /symbolic link/);
+      assert.ok(warning.includes(join(workspace, '.claws')), warning);
+      const client = await NdjsonClient.connect(join(root, 'data', 'control.sock'));
+      assert.equal((await client.request({ cmd: 'ping' })).ok, true);
+      client.close();
+    } finally {
+      hub.dispose();
       rmSync(root, { recursive: true, force: true });
     }
   });
