@@ -16,13 +16,14 @@ import { ideReviewCase } from './cases/ideReview.ts';
 import { agentStateCase } from './cases/agentState.ts';
 import { agentWorkspacesCase } from './cases/agentWorkspaces.ts';
 import { devServersCase } from './cases/devServers.ts';
+import { previewTunnelCase } from './cases/previewTunnel.ts';
 import { rendererFloodCase } from './cases/rendererFlood.ts';
 import { rendererKeystrokeCase } from './cases/rendererKeystroke.ts';
 import { rendererSpawnCase } from './cases/rendererSpawn.ts';
 import { writeLatestResults, type CaseOutcome } from './results.ts';
 import type { BenchCase } from './benchCase.ts';
 
-const cases: BenchCase[] = [ptyFloodCase, oscScanCase, controlSocketCase, historyRecordingCase, historyIngestCase, historySearchCase, ideReviewCase, relayThroughputCase, relayLatencyCase, agentStateCase, agentWorkspacesCase, devServersCase, rendererFloodCase, rendererKeystrokeCase, rendererSpawnCase];
+const cases: BenchCase[] = [ptyFloodCase, oscScanCase, controlSocketCase, historyRecordingCase, historyIngestCase, historySearchCase, ideReviewCase, relayThroughputCase, relayLatencyCase, agentStateCase, agentWorkspacesCase, devServersCase, previewTunnelCase, rendererFloodCase, rendererKeystrokeCase, rendererSpawnCase];
 
 async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');

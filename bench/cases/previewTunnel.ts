@@ -1,0 +1,216 @@
+/**
+ * The dev-server preview tunnel (issue 21) against a bare HTTP reverse proxy, in the same run: a
+ * Node dev server runs in a real pane of an in-process PtyHost, shared with a real relay (RelayClient
+ * → RelayServer, everything on loopback). The same client fetches from it
+ *   - directly (the floor),
+ *   - through a bare reverse proxy (node:http piping request and response, nothing else: the peer),
+ *   - through the preview (HTTP → relay → frames, base64, windows and acks → daemon → dev server),
+ * 1 000 small requests one after another (p50 and p95 latency; added latency = preview p50 − proxy p50,
+ * target < 5 ms) and a 50 MB download (MB/s; target preview ≥ 0.5× the proxy). The preview is
+ * opened the way a person's browser does: the remote view's open link, its redirects and cookies.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, createServer, request, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { nullLogger } from '../../src/node/logger.ts';
+import { PtyHost } from '../../src/node/pty/ptyHost.ts';
+import { RelayClient } from '../../src/node/relay/relayClient.ts';
+import { RelayServer } from '../../src/node/relay/server/relayServer.ts';
+import { RelayTokenStore } from '../../src/node/relay/server/relayTokens.ts';
+import { freePort } from '../../test/helpers/freePort.ts';
+import type { BenchCase } from '../benchCase.ts';
+import { percentile } from './relayBench.ts';
+
+const devServerScript = `
+const http = require('node:http');
+const block = Buffer.alloc(64 * 1024, 120);
+http.createServer((request, response) => {
+  const url = new URL(request.url, 'http://x');
+  if (url.pathname === '/big') {
+    let left = Number(url.searchParams.get('mb')) * 1024 * 1024;
+    response.setHeader('content-length', String(left));
+    const pump = () => {
+      while (left > 0) {
+        const piece = left >= block.length ? block : block.subarray(0, left);
+        left -= piece.length;
+        if (!response.write(piece)) return response.once('drain', pump);
+      }
+      response.end();
+    };
+    return pump();
+  }
+  response.setHeader('content-type', 'text/plain');
+  response.end('ok ' + url.pathname);
+}).listen(Number(process.argv[2]), '127.0.0.1', () => console.log('listening on http://localhost:' + process.argv[2] + '/'));
+`;
+
+/** Where to send requests: a TCP port on 127.0.0.1, the Host to name, and cookies to carry. */
+interface Target {
+  port: number;
+  host: string;
+  cookie: string | undefined;
+  /** The viewer token as a bearer: only ever sent to the relay's own host. */
+  authorization?: string | undefined;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+
+function get(target: Target, path: string, onData?: (chunk: Buffer) => void): Promise<{ status: number; headers: IncomingMessage['headers']; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: target.port, path, agent, headers: { host: target.host, ...(target.cookie ? { cookie: target.cookie } : {}), ...(target.authorization ? { authorization: target.authorization } : {}) } },
+      (response) => {
+        let bytes = 0;
+        response.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          onData?.(chunk);
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, bytes }));
+        response.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Follows the open link's redirects by hand (any host is this machine's loopback), keeping cookies per host. */
+async function openPreview(relayPort: number, openPath: string, viewerToken: string): Promise<{ target: Target; path: string }> {
+  const cookies = new Map<string, string[]>();
+  const relayHost = `127.0.0.1:${relayPort}`;
+  const authorization = `Bearer ${viewerToken}`;
+  let target: Target = { port: relayPort, host: relayHost, cookie: undefined, authorization };
+  let path = openPath;
+  for (let hop = 0; hop < 6; hop++) {
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: target.port, path, agent, headers: { host: target.host, ...(target.authorization ? { authorization: target.authorization } : {}), ...(target.cookie ? { cookie: target.cookie } : {}) } }, resolve);
+      req.on('error', reject);
+      req.end();
+    });
+    response.resume();
+    const set = response.headers['set-cookie'] ?? [];
+    if (set.length > 0) cookies.set(target.host, [...(cookies.get(target.host) ?? []), ...set.map((line) => line.split(';')[0]!)]);
+    if (response.statusCode === 200) return { target, path };
+    const location = response.headers.location;
+    if (!(response.statusCode && response.statusCode >= 300 && response.statusCode < 400 && location)) throw new Error(`opening the preview answered ${response.statusCode}`);
+    const next = new URL(location, `http://${target.host}`);
+    target = { port: Number(next.port || 80), host: next.host, cookie: cookies.get(next.host)?.join('; '), authorization: next.host === relayHost ? authorization : undefined };
+    path = `${next.pathname}${next.search}`;
+  }
+  throw new Error('too many redirects opening the preview');
+}
+
+function startBareProxy(devPort: number): Promise<Server> {
+  const upstream = new Agent({ keepAlive: true, maxSockets: 4 });
+  const server = createServer((req, res) => {
+    const forward = request({ host: '127.0.0.1', port: devPort, path: req.url, method: req.method, headers: { ...req.headers, host: `localhost:${devPort}` }, agent: upstream }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forward.on('error', () => res.destroy());
+    req.pipe(forward);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+async function latencies(target: Target, prefix: string, count: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    const answer = await get(target, `${prefix}/small-${i}`);
+    times.push(performance.now() - started);
+    if (answer.status !== 200) throw new Error(`a small request answered ${answer.status}`);
+  }
+  return times;
+}
+
+async function download(target: Target, prefix: string, mb: number): Promise<number> {
+  const started = performance.now();
+  const answer = await get(target, `${prefix}/big?mb=${mb}`);
+  const seconds = (performance.now() - started) / 1000;
+  if (answer.bytes !== mb * 1024 * 1024) throw new Error(`the download brought ${answer.bytes} bytes, not ${mb} MiB`);
+  return answer.bytes / seconds / 1e6;
+}
+
+export const previewTunnelCase: BenchCase = {
+  name: 'preview-tunnel',
+  description: 'dev-server preview through the relay vs a bare HTTP reverse proxy: 1 000 small requests (added p50 latency) and a 50 MB download (throughput)',
+  async run({ quick, log }) {
+    const requests = quick ? 200 : 1_000;
+    const mb = quick ? 10 : 50;
+    const rounds = quick ? 1 : 3;
+    const dir = mkdtempSync(join(tmpdir(), 'sb-bench-preview-'));
+    writeFileSync(join(dir, 'dev.cjs'), devServerScript);
+    const host = new PtyHost({ logger: nullLogger, defaultCwd: dir });
+    const store = new RelayTokenStore({ filePath: join(dir, 'relay-tokens.json') });
+    const tokens = await store.addMachine('bench');
+    const relay = new RelayServer({ host: '127.0.0.1', port: 0, tokens: store, logger: nullLogger });
+    const address = await relay.listen();
+    const client = new RelayClient({ url: address.url, machineId: 'bench', token: tokens.daemonToken, ptyHost: host, sharedFolders: [dir], logger: nullLogger, version: 'bench', shareAll: true });
+    let proxy: Server | undefined;
+    try {
+      client.start();
+      const devPort = await freePort();
+      const session = await host.create({ file: 'bash', args: ['--norc', '--noprofile', '-c', `exec node dev.cjs ${devPort}`], cwd: dir, shellIntegration: false, cols: 120, rows: 30, createdBy: { kind: 'person', name: 'bench' } });
+      const openPath = `/m/bench/preview/open?terminalId=${session.id}&port=${devPort}`;
+      // Until the pane's server is found and announced, the open link answers 404.
+      let opened: { target: Target; path: string } | undefined;
+      for (let attempt = 0; !opened; attempt++) {
+        opened = await openPreview(address.port, openPath, tokens.viewerToken).catch((error: unknown) => {
+          if (attempt > 200) throw error;
+          return undefined;
+        });
+        if (!opened) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const preview = opened.target;
+      // The preview's own paths: at the root of its origin, or under a prefix on the relay's.
+      const prefix = opened.path.replace(/\/$/, '');
+      proxy = await startBareProxy(devPort);
+      const proxyTarget: Target = { port: (proxy.address() as AddressInfo).port, host: '127.0.0.1', cookie: undefined };
+      const direct: Target = { port: devPort, host: `localhost:${devPort}`, cookie: undefined };
+      log(`${requests} small requests and a ${mb} MiB download per path, ${rounds} round(s), alternating, after a warm-up`);
+
+      await latencies(direct, '', 20);
+      await latencies(proxyTarget, '', 20);
+      await latencies(preview, prefix, 20);
+      const directP50: number[] = [];
+      const proxyTimes: number[] = [];
+      const previewTimes: number[] = [];
+      const proxyRates: number[] = [];
+      const previewRates: number[] = [];
+      for (let round = 0; round < rounds; round++) {
+        directP50.push(percentile(await latencies(direct, '', requests), 50));
+        proxyTimes.push(...(await latencies(proxyTarget, '', requests)));
+        previewTimes.push(...(await latencies(preview, prefix, requests)));
+        const viaProxy = await download(proxyTarget, '', mb);
+        const viaPreview = await download(preview, prefix, mb);
+        proxyRates.push(viaProxy);
+        previewRates.push(viaPreview);
+        log(`round ${round + 1}: download proxy ${viaProxy.toFixed(0)} MB/s, preview ${viaPreview.toFixed(0)} MB/s`);
+      }
+      const proxyP50 = percentile(proxyTimes, 50);
+      const previewP50 = percentile(previewTimes, 50);
+      return [
+        { label: 'small request p50: direct to the dev server', value: percentile(directP50, 50), unit: 'ms', digits: 2 },
+        { label: 'small request p50: bare reverse proxy', value: proxyP50, unit: 'ms', digits: 2 },
+        { label: 'small request p50: preview tunnel', value: previewP50, unit: 'ms', digits: 2 },
+        { label: 'small request p95: preview tunnel', value: percentile(previewTimes, 95), unit: 'ms', digits: 2 },
+        { label: 'added latency p50, preview − proxy (target < 5)', value: previewP50 - proxyP50, unit: 'ms', digits: 2 },
+        { label: `${mb} MiB download: bare reverse proxy (median)`, value: percentile(proxyRates, 50), unit: 'MB/s', digits: 0 },
+        { label: `${mb} MiB download: preview tunnel (median)`, value: percentile(previewRates, 50), unit: 'MB/s', digits: 0 },
+        { label: 'download ratio preview / proxy (target >= 0.5)', value: percentile(previewRates, 50) / percentile(proxyRates, 50), unit: 'x', digits: 2 },
+      ];
+    } finally {
+      proxy?.closeAllConnections();
+      await new Promise<void>((resolve) => (proxy ? proxy.close(() => resolve()) : resolve()));
+      agent.destroy();
+      await client.stop();
+      client.dispose();
+      await relay.close();
+      host.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
