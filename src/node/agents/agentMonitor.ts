@@ -373,11 +373,19 @@ function samePromptShape(a: AgentStatus['prompt'], b: AgentStatus['prompt']): bo
 
 /**
  * The keys an agent's dialog takes: an option's digit picks it at once (Claude Code's permission
- * dialogs; Codex's and Gemini CLI's dialogs and questions), or the selector is moved to it
- * (Claude Code's questions, which number no options).
+ * dialogs; Codex's, Gemini CLI's and Copilot CLI's numbered ones), the selector is moved to it
+ * (Claude Code's and Copilot CLI's questions, which number no options), or it is clicked
+ * (OpenCode's options in a row, whose selector the screen's text does not show).
  */
 function answerKeys(reading: ScreenReading, answer: AgentAnswerParams['answer'], terminalId: string): string {
   const prompt = reading.prompt!;
+  if (reading.answerBy === 'click') {
+    const number = typeof answer === 'object' ? answer.option : answer === 'approve' ? reading.answers?.approve : reading.answers?.deny;
+    const at = number ? reading.clicks?.[number - 1] : undefined;
+    if (at) return clickKeys(at);
+    if (answer === 'deny') return '\x1b';
+    throw new ApiError('INVALID_PARAMS', `the prompt in terminal ${terminalId} has no such option; answer in the pane`);
+  }
   if (typeof answer === 'object') {
     if (answer.option > prompt.options.length) throw new ApiError('INVALID_PARAMS', `the prompt in terminal ${terminalId} has ${prompt.options.length} options, not ${answer.option}`);
     if (reading.answerBy === 'selector') return questionKeys(reading, answer.option);
@@ -390,6 +398,11 @@ function answerKeys(reading: ScreenReading, answer: AgentAnswerParams['answer'],
   // Every permission dialog of Claude Code, Codex and Gemini CLI cancels (denies) on Escape.
   if (answer === 'deny') return '\x1b';
   throw new ApiError('INVALID_PARAMS', `the prompt in terminal ${terminalId} has no plain "Yes" option; pick an option number`);
+}
+
+/** A left-button click (press and release, SGR mouse encoding) at a 1-based screen cell. */
+function clickKeys(at: { row: number; column: number }): string {
+  return `\x1b[<0;${at.column};${at.row}M\x1b[<0;${at.column};${at.row}m`;
 }
 
 /** A selector list: move from the highlighted option to the wanted one, then Enter. */

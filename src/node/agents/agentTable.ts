@@ -16,9 +16,10 @@ import type { AgentDefinitionSetting } from '../../common/api/agentContract.ts';
 export interface PermissionToolRule {
   /**
    * The line that names the tool: the dialog's title (the line under `titleRule`, the default),
-   * the ask itself, or the nearest line above the ask that matches.
+   * the ask itself, the nearest line above the ask that matches, or the first one between the ask
+   * and the options.
    */
-  at?: 'title' | 'ask' | 'above';
+  at?: 'title' | 'ask' | 'above' | 'dialog';
   /** That line (trimmed), e.g. `Bash command`; its `detail` group, if any, is the detail for `detail: 'header'`. */
   header: RegExp;
   tool: string;
@@ -58,7 +59,7 @@ export interface ScreenRules {
   /** A line of the status area that shows a turn is running. Read in the last `statusLines` lines. */
   working: RegExp[];
   statusLines: number;
-  /** Dialogs drawn in a box: a line matching this is read as its `inside` group (the box's sides dropped). */
+  /** Dialogs drawn in a box, or beside a bar: a line matching this is read as its `inside` group (the box's sides or the bar dropped). */
   boxSide?: RegExp;
   /** The permission dialog: the question, then numbered options. */
   permission?: NumberedDialogRule & {
@@ -68,6 +69,20 @@ export interface ScreenRules {
     frame?: RegExp;
     tools: PermissionToolRule[];
     /** Options that mean yes / no (for approve and deny). */
+    approve: RegExp;
+    deny: RegExp;
+  };
+  /**
+   * A permission dialog whose options stand side by side on one line (`Allow once   Allow always
+   * Reject`), under a selector the screen's text does not show: answered by clicking the option
+   * (the agent takes mouse clicks), so an answer never depends on where the selector stands.
+   */
+  permissionRow?: {
+    ask: RegExp;
+    /** The options line: its `options` group holds them, two or more spaces apart. At most `rowWithin` lines under the ask. */
+    row: RegExp;
+    rowWithin: number;
+    tools: PermissionToolRule[];
     approve: RegExp;
     deny: RegExp;
   };
@@ -248,12 +263,39 @@ export const copilotScreen: ScreenRules = {
   idle: { inputLine: /^❯(?:\s.*)?$/, rule: /^─{20,}$/, withinLast: 6 },
 };
 
+/**
+ * OpenCode (test/fixtures/agents/opencode/), a full-screen app whose transcript and dialogs stand
+ * beside a `┃` bar. Its status line says "esc interrupt" while a turn runs; the input box's bottom
+ * edge (`╹▀▀▀`) over the "ctrl+p commands" line is the turn over. A tool approval ("△ Permission
+ * required", then `# Shell command` and `$ <command>`, or `→ Edit <file>`) puts its options in one
+ * row under a selector the text does not show; they are clicked (OpenCode takes mouse clicks).
+ */
+export const opencodeScreen: ScreenRules = {
+  capturedFrom: '1.18.33',
+  bottomLines: 40,
+  working: [/\besc (?:again to )?interrupt\b/],
+  statusLines: 1,
+  boxSide: /^\s*┃ ?(?<inside>.*)$/,
+  permissionRow: {
+    ask: /^\s*△ (?<ask>Permission required)$/,
+    row: /^\s*(?<options>\S.*?)\s{2,}(?:ctrl\+f fullscreen\s+)?⇆ select\s+enter confirm\s*$/,
+    rowWithin: 30,
+    tools: [
+      { at: 'dialog', header: /^# Shell command$/, tool: 'Shell', detail: /^\$ (?<detail>.+)$/, reason: '{tool}: {detail}' },
+      { at: 'dialog', header: /^→ Edit (?<detail>.+)$/, tool: 'Edit', detail: 'header', reason: '{tool} {detail}' },
+    ],
+    approve: /^Allow once$/,
+    deny: /^Reject$/,
+  },
+  idle: { inputLine: /^\s*╹▀{20,}\s*$/, below: /\bctrl\+p commands\b/ },
+};
+
 export const builtInAgents: readonly AgentDefinition[] = [
   { kind: 'claude-code', label: 'Claude Code', commands: ['claude'], scripts: [/@anthropic-ai\/claude-code\//], screen: claudeCodeScreen },
   { kind: 'codex', label: 'Codex', commands: ['codex'], scripts: [/@openai\/codex\//], screen: codexScreen },
   { kind: 'gemini', label: 'Gemini CLI', commands: ['gemini'], scripts: [/@google\/gemini-cli\//], screen: geminiScreen },
   { kind: 'aider', label: 'Aider', commands: ['aider'], scripts: [/\/aider\/__main__\.py$/, /\/aider\/main\.py$/], screen: null },
-  { kind: 'opencode', label: 'OpenCode', commands: ['opencode'], scripts: [/\/opencode-ai\//], screen: null },
+  { kind: 'opencode', label: 'OpenCode', commands: ['opencode'], scripts: [/\/opencode-ai\//], screen: opencodeScreen },
   { kind: 'copilot', label: 'GitHub Copilot CLI', commands: ['copilot'], scripts: [/@github\/copilot\//], screen: copilotScreen },
   { kind: 'goose', label: 'Goose', commands: ['goose'], scripts: [], screen: null },
   { kind: 'amp', label: 'Amp', commands: ['amp'], scripts: [/@sourcegraph\/amp\//], screen: null },

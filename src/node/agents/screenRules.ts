@@ -14,8 +14,10 @@ export interface ScreenReading {
   answers: { approve: number | null; deny: number | null } | null;
   /** For a question: the option (1-based) the selector stands on. */
   selected?: number;
-  /** For a prompt: how an option is picked — its digit, or moving the selector to it and Enter. */
-  answerBy?: 'digit' | 'selector';
+  /** For a prompt: how an option is picked — its digit, moving the selector to it and Enter, or a click on it. */
+  answerBy?: 'digit' | 'selector' | 'click';
+  /** For `answerBy: 'click'`: where each option's label starts on screen (1-based row and column). */
+  clicks?: Array<{ row: number; column: number }>;
 }
 
 const maxReasonChars = 2000;
@@ -23,8 +25,10 @@ const maxReasonChars = 2000;
 export function readAgentScreen(rules: ScreenRules, screenLines: readonly string[]): ScreenReading | null {
   let end = screenLines.length;
   while (end > 0 && screenLines[end - 1]!.trim() === '') end--;
-  const lines = screenLines.slice(Math.max(0, end - rules.bottomLines), end).map((line) => unbox(rules, line));
-  return readPermission(rules, lines) ?? readQuestion(rules, lines) ?? readNumberedQuestion(rules, lines) ?? readWorking(rules, lines) ?? readLines(rules, lines);
+  const first = Math.max(0, end - rules.bottomLines);
+  const raw = screenLines.slice(first, end);
+  const lines = raw.map((line) => unbox(rules, line));
+  return readPermission(rules, lines) ?? readPermissionRow(rules, lines, raw, first) ?? readQuestion(rules, lines) ?? readNumberedQuestion(rules, lines) ?? readWorking(rules, lines) ?? readLines(rules, lines);
 }
 
 /** A line of a box (`│ text │`) as its inside, for agents that draw their dialogs in one. */
@@ -94,8 +98,49 @@ function readPermission(rules: ScreenRules, lines: readonly string[]): ScreenRea
   };
 }
 
-function permissionReason(rules: ScreenRules, lines: readonly string[], dialog: NumberedDialog): { toolName: string | null; reason: string } {
-  const permission = rules.permission!;
+/** A dialog whose options stand on one line under its ask (OpenCode's): read with the screen row of each option, to click it. */
+function readPermissionRow(rules: ScreenRules, lines: readonly string[], raw: readonly string[], firstRow: number): ScreenReading | null {
+  const permission = rules.permissionRow;
+  if (!permission) return null;
+  for (let index = lines.length - 1; index >= 0; index--) {
+    const row = permission.row.exec(lines[index]!)?.groups?.options;
+    if (row === undefined) continue;
+    // The options, two or more spaces apart, and where each starts on the screen's line (before a bar or box side was dropped).
+    const options: Array<{ label: string; column: number }> = [];
+    let from = raw[index]!.indexOf(row);
+    for (const [label] of row.matchAll(/\S+(?: \S+)*/g)) {
+      const column = raw[index]!.indexOf(label, from);
+      options.push({ label, column });
+      from = column + label.length;
+    }
+    if (options.length < 2 || options.some((option) => option.column < 0)) return null;
+    for (let above = index - 1; above >= Math.max(0, index - permission.rowWithin); above--) {
+      const ask = permission.ask.exec(lines[above]!)?.groups?.ask;
+      if (!ask) continue;
+      const { toolName, reason } = permissionReason(rules, lines, { ask, askIndex: above, firstIndex: index, options: [] }, permission);
+      return {
+        state: 'needs-input',
+        reason: reason.slice(0, maxReasonChars),
+        prompt: { kind: 'permission', toolName, options: options.map((option, number) => `${number + 1}. ${option.label}`.slice(0, 500)) },
+        answers: {
+          approve: options.findIndex((option) => permission.approve.test(option.label)) + 1 || null,
+          deny: options.findIndex((option) => permission.deny.test(option.label)) + 1 || null,
+        },
+        answerBy: 'click',
+        clicks: options.map((option) => ({ row: firstRow + index + 1, column: option.column + 1 })),
+      };
+    }
+    return null;
+  }
+  return null;
+}
+
+function permissionReason(
+  rules: ScreenRules,
+  lines: readonly string[],
+  dialog: NumberedDialog,
+  permission: Pick<NonNullable<ScreenRules['permission']>, 'tools' | 'titleRule' | 'frame'> = rules.permission!,
+): { toolName: string | null; reason: string } {
   const { ask, askIndex } = dialog;
   let titleIndex = -1;
   const titleRule = permission.titleRule;
@@ -120,6 +165,9 @@ function permissionReason(rules: ScreenRules, lines: readonly string[], dialog: 
     } else if (at === 'ask') {
       match = tool.header.exec(ask);
       index = askIndex;
+    } else if (at === 'dialog') {
+      for (index = askIndex + 1; index < dialog.firstIndex && !match; index++) match = tool.header.exec(lines[index]!.trim());
+      index--;
     } else {
       for (index = askIndex - 1; index >= 0 && !match; index--) match = tool.header.exec(lines[index]!.trim());
       index++;
