@@ -88,8 +88,8 @@ export interface ScreenRules {
   };
   /** A question with a selector (`❯`) over its options and no input box; answered by moving the selector. */
   question?: { ask: RegExp; selected: RegExp };
-  /** A question with numbered options; answered by the option's digit. `selected` marks the option the selector stands on. */
-  numberedQuestion?: NumberedDialogRule & { selected: RegExp };
+  /** A question with numbered options; answered by the option's digit. `selected` marks the option the selector stands on, where the text shows it. */
+  numberedQuestion?: NumberedDialogRule & { selected?: RegExp };
   /**
    * The empty (or half-typed) input box: the turn is over. Its line is right under `rule` if given,
    * among the last `withinLast` lines if given (the transcript above may show earlier prompts
@@ -269,6 +269,7 @@ export const copilotScreen: ScreenRules = {
  * edge (`╹▀▀▀`) over the "ctrl+p commands" line is the turn over. A tool approval ("△ Permission
  * required", then `# Shell command` and `$ <command>`, or `→ Edit <file>`) puts its options in one
  * row under a selector the text does not show; they are clicked (OpenCode takes mouse clicks).
+ * Its questions number their choices.
  */
 export const opencodeScreen: ScreenRules = {
   capturedFrom: '1.18.33',
@@ -286,6 +287,15 @@ export const opencodeScreen: ScreenRules = {
     ],
     approve: /^Allow once$/,
     deny: /^Reject$/,
+  },
+  // Its question tool numbers the choices (each with its description under it); they take their digit.
+  numberedQuestion: {
+    ask: /^\s*(?<ask>\S.*\?)$/,
+    askWithin: 2,
+    option: /^\s*(?<number>\d+)\.\s+(?<label>\S.*?)\s*$/,
+    continuation: 'skip',
+    footer: /^\s*↑↓ select\s+enter submit\b/,
+    last: true,
   },
   idle: { inputLine: /^\s*╹▀{20,}\s*$/, below: /\bctrl\+p commands\b/ },
 };

@@ -230,9 +230,11 @@ function readNumberedQuestion(rules: ScreenRules, lines: readonly string[]): Scr
   if (!question) return null;
   const dialog = readNumberedDialog(question, lines);
   if (!dialog) return null;
-  const selected = dialog.options.find((option) => question.selected.test(lines[option.index]!))?.number ?? 1;
   const options = dialog.options.map((option) => `${option.number}. ${option.label}`.slice(0, 500));
-  return { state: 'needs-input', reason: dialog.ask.slice(0, maxReasonChars), prompt: { kind: 'question', toolName: null, options }, answers: null, selected, answerBy: 'digit' };
+  const reading: ScreenReading = { state: 'needs-input', reason: dialog.ask.slice(0, maxReasonChars), prompt: { kind: 'question', toolName: null, options }, answers: null, answerBy: 'digit' };
+  const selected = question.selected;
+  if (selected) reading.selected = dialog.options.find((option) => selected.test(lines[option.index]!))?.number ?? 1;
+  return reading;
 }
 
 /** The option lines of a selector list: from its first option to the first blank line, at the options' indent. */

@@ -2,8 +2,8 @@
  * The real OpenCode, typed by hand into a bash pane of a real Hub, its Anthropic provider pointed
  * at a scripted model on loopback (test/fixtures/agents/opencode/): the pane becomes an OpenCode
  * pane; a command approval makes it `needs-input` with the command as reason; approving (a click
- * on "Allow once") runs the command; the turn's end makes it `idle`; denying the next one (a click
- * on "Reject") refuses it; Ctrl+C makes it `exited`. Runs when SWITCHBOARD_OPENCODE_BIN points at
+ * on "Allow once") runs the command; the turn's end makes it `idle`; its question is answered by
+ * digit; denying the next command (a click on "Reject") refuses it; Ctrl+C makes it `exited`. Runs when SWITCHBOARD_OPENCODE_BIN points at
  * an opencode binary (CI has none; see test/fixtures/agents/opencode/README.md).
  */
 import { after, before, describe, it } from 'node:test';
@@ -73,7 +73,7 @@ describe('OpenCode typed by hand in a pane', { skip }, () => {
     await person.call('terminal.write', { id: terminalId, data: '\r' });
   };
 
-  it('follows OpenCode from start to exit, and answers its command approvals by clicking', async (test) => {
+  it('follows OpenCode from start to exit, answers its command approvals by clicking and its question by digit', async (test) => {
     await pollUntil(() => t.hub.ptyHost.require(terminalId).info.shellIntegration, { what: 'the shell prompt' });
     await type('opencode');
     const started = await until('OpenCode at its input box', (status) => status.kind === 'opencode' && status.state === 'idle', 60_000);
@@ -89,6 +89,14 @@ describe('OpenCode typed by hand in a pane', { skip }, () => {
     await person.call('agent.answer', { terminalId, answer: 'approve', expectSince: asking.since });
     await pollUntil(() => existsSync(join(project, 'marker.txt')), { what: 'marker.txt', timeoutMs: 15_000 });
     await until('idle after the turn', (status) => status.state === 'idle' && status.since > asking.since);
+
+    await type('please ask me');
+    const question = await until('the question', (status) => status.state === 'needs-input' && status.prompt?.kind === 'question');
+    assert.equal(question.reason, 'Which colour should the marker be?');
+    assert.equal(question.prompt!.options[1], '2. Blue');
+    await person.call('agent.answer', { terminalId, answer: { option: 2 }, expectSince: question.since });
+    await until('idle after the answer', (status) => status.state === 'idle' && status.since > question.since);
+    assert.ok(model.toolResults.some((result) => result.includes('Blue')), model.toolResults.join('\n'));
 
     await type('please make another');
     const again = await until('the second approval', (status) => status.state === 'needs-input' && status.reason === 'Shell: touch other.txt');

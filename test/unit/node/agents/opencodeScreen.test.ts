@@ -37,6 +37,15 @@ describe(`OpenCode ${opencodeScreen.capturedFrom} screen rules`, () => {
     assert.deepEqual(reading.answers, { approve: 1, deny: 3 });
   });
 
+  it('its question is needs-input with its numbered choices, without their descriptions, answered by digit', () => {
+    const reading = read(captured.screen('question'));
+    assert.equal(reading?.state, 'needs-input');
+    assert.equal(reading.reason, 'Which colour should the marker be?');
+    assert.deepEqual(reading.prompt, { kind: 'question', toolName: null, options: ['1. Red', '2. Blue', '3. Type your own answer'] });
+    assert.equal(reading.answerBy, 'digit');
+    assert.equal(reading.selected, undefined, 'its selector is only a colour');
+  });
+
   it('"esc interrupt" in the status line is working; the input box over "ctrl+p commands" is idle, at home, after a turn, with a draft', () => {
     assert.equal(read(captured.screen('working'))?.state, 'working');
     for (const name of ['idle-startup', 'idle-after-turn', 'after-deny', 'idle-with-draft']) assert.equal(read(captured.screen(name))?.state, 'idle', name);
