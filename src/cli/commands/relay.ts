@@ -2,7 +2,7 @@
  * `switchboard relay`: run a relay for remote access (GSD Cloud wire protocol), and manage the
  * machines it accepts. See docs/relay.md.
  *
- *   switchboard relay [serve] [--host 127.0.0.1] [--port 7600] [--tokens FILE] [--allow-remote] [--public-url URL]
+ *   switchboard relay [serve] [--host 127.0.0.1] [--port 7600] [--tokens FILE] [--allow-remote] [--public-url URL] [--preview-domain DOMAIN]
  *   switchboard relay add-machine ID [--rotate] [--public-url URL]   prints the daemon and viewer tokens once
  *   switchboard relay remove-machine ID
  *   switchboard relay machines
@@ -18,7 +18,7 @@ export const defaultRelayPort = 7600;
 export const relayCommand: CliCommand = {
   name: 'relay',
   summary: 'Run a relay for remote access to Switchboard apps, or manage the machines it accepts.',
-  usage: 'relay [serve] [--host 127.0.0.1] [--port N] [--tokens FILE] [--allow-remote] [--public-url URL] | add-machine ID [--rotate] | remove-machine ID | machines',
+  usage: 'relay [serve] [--host 127.0.0.1] [--port N] [--tokens FILE] [--allow-remote] [--public-url URL] [--preview-domain DOMAIN] | add-machine ID [--rotate] | remove-machine ID | machines',
   details: [
     'serve (the default) runs the relay until SIGINT/SIGTERM: daemons (switchboard serve --relay URL) connect to',
     '/ws/daemon, browsers to /ws/ui. It binds to 127.0.0.1; put a TLS reverse proxy in front of it (docs/relay.md).',
@@ -28,6 +28,9 @@ export const relayCommand: CliCommand = {
     'A running relay picks up added, rotated and removed machines without a restart.',
     'Browsers open the remote view at <relay>/m/ID/?token=<viewer token>; behind a TLS proxy give --public-url',
     'https://relay.example.com (the address browsers use). The UI comes from dist/renderer or $SWITCHBOARD_RENDERER_DIR.',
+    'Dev-server previews are served from an origin of their own, never the relay\'s: http://<label>.localhost:<port> by',
+    'default; behind a proxy give --preview-domain preview.example.com (wildcard DNS and certificate for *.preview.example.com',
+    'pointing at the relay) — with --public-url and no --preview-domain, previews are refused.',
   ].join('\n'),
   allowPositionals: true,
   options: {
@@ -40,6 +43,11 @@ export const relayCommand: CliCommand = {
       type: 'string',
       valueName: 'URL',
       description: 'the address browsers reach the relay at (https://relay.example.com behind a TLS proxy): allowed Host, expected Origin, Secure cookies',
+    },
+    'preview-domain': {
+      type: 'string',
+      valueName: 'DOMAIN',
+      description: 'serve: previews at <label>.DOMAIN, each its own origin (wildcard DNS + certificate for *.DOMAIN; scheme and port of --public-url)',
     },
   },
   run: runRelay,
@@ -116,6 +124,7 @@ async function serveRelay(args: ParsedCommandArgs, io: CliIo, tokensFile: string
   const host = (args.values.host as string | undefined) ?? '127.0.0.1';
   const port = intOption(args, 'port', { min: 0, max: 65535 }) ?? defaultRelayPort;
   const publicUrl = await publicUrlOption(args);
+  const previewDomain = await previewDomainOption(args, publicUrl);
   if (publicUrl?.protocol === 'http:' && !isLoopbackHost(publicUrl.hostname)) {
     io.stderr(`switchboard relay: WARNING: --public-url ${publicUrl.origin} is not https; viewer cookies and keystrokes travel in clear\n`);
   }
@@ -127,18 +136,20 @@ async function serveRelay(args: ParsedCommandArgs, io: CliIo, tokensFile: string
   const tokens = new RelayTokenStore({ filePath: tokensFile, logger });
   const { defaultRendererDir } = await import('../../node/server/staticFiles.ts');
   const rendererDir = io.env.SWITCHBOARD_RENDERER_DIR || defaultRendererDir();
-  const server = new RelayServer({ host, port, tokens, logger, rendererDir, ...(publicUrl ? { publicUrl } : {}) });
+  const server = new RelayServer({ host, port, tokens, logger, rendererDir, ...(publicUrl ? { publicUrl } : {}), ...(previewDomain ? { previewDomain } : {}) });
   const shutdown = waitForShutdownSignal();
   try {
     const address = await server.listen().catch((error: NodeJS.ErrnoException) => {
       throw new Error(error.code === 'EADDRINUSE' ? `port ${port} on ${host} is already in use` : error.code ? `cannot listen on ${host}:${port}: ${error.message}` : error.message);
     });
     if (tokens.machineIds.length === 0) io.stderr(`switchboard relay: no machines yet; add one with: switchboard relay add-machine ID\n`);
+    if (address.previewOrigins === null) io.stderr(`switchboard relay: dev-server previews are off: with --public-url they need --preview-domain DOMAIN (an origin of their own; docs/relay.md)\n`);
     if (!server.rendererBuilt) io.stderr(`switchboard relay: the remote view is not built (${rendererDir} has no index.html); run npm run build\n`);
     io.stdout(
       args.json
-        ? JSON.stringify({ url: address.url, host: address.host, port: address.port, viewOrigin: address.viewOrigin, pid: process.pid, tokensFile, machines: tokens.machineIds }) + '\n'
-        : `Switchboard relay ready: ${address.url} (daemons: /ws/daemon, viewers: /ws/ui)\nRemote view: ${address.viewOrigin}/m/<machine id>/?token=<viewer token>\n`,
+        ? JSON.stringify({ url: address.url, host: address.host, port: address.port, viewOrigin: address.viewOrigin, previewOrigins: address.previewOrigins, pid: process.pid, tokensFile, machines: tokens.machineIds }) + '\n'
+        : `Switchboard relay ready: ${address.url} (daemons: /ws/daemon, viewers: /ws/ui)\nRemote view: ${address.viewOrigin}/m/<machine id>/?token=<viewer token>\n` +
+            (address.previewOrigins ? `Dev-server previews: ${address.previewOrigins} (each preview an origin of its own)\n` : ''),
     );
     const signal = await shutdown.promise;
     logger.info('shutting down', { signal });
@@ -156,6 +167,20 @@ async function publicUrlOption(args: ParsedCommandArgs): Promise<URL | undefined
   const { parsePublicUrl } = await import('../../node/relay/server/viewerAccess.ts');
   try {
     return parsePublicUrl(text);
+  } catch (error) {
+    throw new CliUsageError((error as Error).message);
+  }
+}
+
+/** `--preview-domain`, validated (a host name not holding the relay's own), or undefined when not given. */
+async function previewDomainOption(args: ParsedCommandArgs, publicUrl: URL | undefined): Promise<string | undefined> {
+  const text = args.values['preview-domain'] as string | undefined;
+  if (text === undefined) return undefined;
+  const { checkPreviewDomain, parsePreviewDomain } = await import('../../node/relay/server/preview/previewOrigins.ts');
+  try {
+    const domain = parsePreviewDomain(text);
+    checkPreviewDomain(domain, publicUrl);
+    return domain;
   } catch (error) {
     throw new CliUsageError((error as Error).message);
   }

@@ -2,8 +2,12 @@
  * Dev-server previews through a real `switchboard relay` (in-process RelayServer, real HTTP and
  * WebSockets): a viewer with the machine's cookie opens a shared pane's port, the relay speaks the
  * preview frames with a scripted daemon (scriptedPreviewDaemon.ts) that proxies to a real local
- * Node HTTP + WebSocket dev server. Opening, serving by relative and root-absolute paths, a POST
- * body, a 50 MB download read slowly (bounded relay memory), header rewriting, WebSockets with
+ * Node HTTP + WebSocket dev server. Each preview is served from an origin of its own
+ * (`http://pv….localhost:<port>`): Node resolves no `*.localhost`, so requests go to 127.0.0.1 with
+ * that Host, and the 303s (open → enter with a ticket → `/`) are followed by hand, keeping the
+ * session cookie. Opening, entering (tickets once only, the session cookie of that preview only,
+ * no relay route on a preview host), serving by relative and root-absolute paths, a POST body, a
+ * 50 MB download read slowly (bounded relay memory), header rewriting, WebSockets with
  * sub-protocols, the limits, every bad frame a daemon can send, the daemon going away, and the
  * remote view's server list.
  */
@@ -85,6 +89,10 @@ async function startDevServer(): Promise<DevServer> {
         });
         return;
       }
+      case '/set-cookies':
+        res.writeHead(204, { 'set-cookie': ['x=1; Domain=localhost', 'y=2; Path=/; Domain=.localhost; HttpOnly', 'z=3; Path=/'] });
+        res.end();
+        return;
       case '/redirect':
         res.writeHead(302, { location: `http://localhost:${(server.address() as AddressInfo).port}/landing?x=1` });
         res.end();
@@ -187,6 +195,45 @@ function cookiePairs(reply: Reply): string[] {
   return (Array.isArray(header) ? header : header ? [header] : []).map((cookie) => cookie.split(';')[0]!);
 }
 
+/** A preview entered as a browser would: its own origin's host, and the session cookie it set there. */
+interface Preview {
+  previewId: string;
+  label: string;
+  /** `pv….localhost:<relay port>`: the Host of every request to it. */
+  host: string;
+  origin: string;
+  /** `sb_preview_session=…`. */
+  session: string;
+}
+
+const previewHostPattern = /^pv[a-z0-9]{26}\.localhost$/;
+
+/** The open endpoint's 303 → the preview origin's enter address with a one-time ticket (checked), as a URL. */
+function enterUrlOf(reply: Reply, relayPort: number): URL {
+  assert.equal(reply.status, 303, reply.text);
+  assert.equal(reply.headers['referrer-policy'], 'no-referrer');
+  assert.equal(reply.headers['cache-control'], 'no-store');
+  const url = new URL(String(reply.headers.location));
+  assert.equal(url.protocol, 'http:');
+  assert.match(url.hostname, previewHostPattern);
+  assert.equal(url.port, String(relayPort));
+  assert.equal(url.pathname, '/__switchboard/enter');
+  assert.match(url.searchParams.get('ticket') ?? '', /^[A-Za-z0-9_-]{43}$/);
+  return url;
+}
+
+/** Follows the open endpoint's 303 to the enter address by hand and keeps the session cookie it sets. */
+async function enterPreview(relayPort: number, opened: Reply, previewId: string): Promise<Preview> {
+  const url = enterUrlOf(opened, relayPort);
+  const enter = await http(relayPort, url.pathname + url.search, { headers: { Host: url.host } });
+  assert.equal(enter.status, 303, enter.text);
+  assert.equal(enter.headers.location, '/');
+  const setCookie = [enter.headers['set-cookie']].flat();
+  assert.equal(setCookie.length, 1);
+  assert.match(String(setCookie[0]), /^sb_preview_session=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Lax; Path=\/$/, 'host-only (no Domain), not Secure over http');
+  return { previewId, label: url.hostname.split('.')[0]!, host: url.host, origin: url.origin, session: cookiePairs(enter)[0]! };
+}
+
 /** A WebSocket handshake to the relay: the socket once open, or the HTTP status it was refused with. */
 function connectSocket(port: number, path: string, headers: Record<string, string>, protocols: string[] = []): Promise<{ socket: WebSocket } | { status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -204,10 +251,10 @@ function connectSocket(port: number, path: string, headers: Record<string, strin
   });
 }
 
-/** Read a download slowly (a couple of pieces, then a millisecond's pause): its hash and length. */
-function slowDownload(port: number, path: string, cookie: string): Promise<{ sha256: string; length: number }> {
+/** Read a download of a preview slowly (a couple of pieces, then a millisecond's pause): its hash and length. */
+function slowDownload(port: number, path: string, preview: Preview): Promise<{ sha256: string; length: number }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers: { Host: `127.0.0.1:${port}`, cookie }, agent: false }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, headers: { Host: preview.host, cookie: preview.session }, agent: false }, (res) => {
       const hash = createHash('sha256');
       let length = 0;
       let ended = false;
@@ -279,12 +326,17 @@ describe('dev-server previews through the relay', () => {
 
   const open = async (terminalId = 't1', port = dev.port, headers: Record<string, string> = { cookie }) => http(relay.port, `/m/m1/preview/open?terminalId=${terminalId}&port=${port}`, { headers });
 
-  const openPreview = async (): Promise<{ prefix: string; previewCookie: string }> => {
-    const reply = await open();
-    assert.equal(reply.status, 303, reply.text);
-    const prefix = String(reply.headers.location).replace(/\/$/, '');
-    return { prefix, previewCookie: cookiePairs(reply).find((pair) => pair.startsWith('sb_preview='))! };
-  };
+  /** The preview id the relay asked the daemon to open last (previews are reused per port). */
+  const lastPreviewId = (of: PreviewDaemon = daemon) => of.received.filter((frame) => frame.type === 'previewOpen').at(-1)!.previewId;
+
+  const openPreview = async (): Promise<Preview> => enterPreview(relay.port, await open(), lastPreviewId());
+
+  /** A request on the preview's origin, with its session cookie unless the headers say otherwise. */
+  const pv = (preview: Preview, path: string, options: Parameters<typeof http>[2] = {}) => http(relay.port, path, { ...options, headers: { Host: preview.host, cookie: preview.session, ...options.headers } });
+
+  /** A WebSocket from a page of the preview's origin (its Origin and session cookie unless the headers say otherwise). */
+  const socketTo = (preview: Preview, path: string, protocols: string[] = [], headers: Record<string, string> = {}) =>
+    connectSocket(relay.port, path, { Host: preview.host, cookie: preview.session, origin: preview.origin, ...headers }, protocols);
 
   afterEach(async () => {
     await daemon?.close();
@@ -293,11 +345,11 @@ describe('dev-server previews through the relay', () => {
   });
 
   describe('opening', () => {
-    it('answers 303 to the preview for an announced port, reuses an open preview, and says 404 for a port not announced', async () => {
+    it("answers 303 to the preview's own origin for an announced port, reuses an open preview, and says 404 for a port not announced", async () => {
       await connectDaemon();
       const first = await open();
-      assert.equal(first.status, 303);
-      assert.match(String(first.headers.location), /^\/m\/m1\/preview\/pv-[A-Za-z0-9_-]{24}\/$/);
+      const firstUrl = enterUrlOf(first, relay.port);
+      assert.equal(first.headers['set-cookie'], undefined, 'the relay sets no cookie of its own for a preview');
       const request = await daemon.waitFor('previewOpen');
       assert.equal(request.targetHost, '127.0.0.1');
       assert.equal(request.targetPort, dev.port);
@@ -306,10 +358,12 @@ describe('dev-server previews through the relay', () => {
       assert.equal(request.channelId, `preview:${request.previewId}`);
       const lifetime = Date.parse(request.expiresAt) - Date.now();
       assert.ok(lifetime > RelayConstants.previewLifetimeMs - 60_000 && lifetime <= RelayConstants.previewLifetimeMs, `expiresAt ${request.expiresAt}`);
-      assert.equal(first.headers.location, `/m/m1/preview/${request.previewId}/`);
+      assert.ok(!firstUrl.hostname.includes(request.previewId.toLowerCase().slice(3)), 'the label is no form of the preview id');
 
       const second = await open();
-      assert.equal(second.headers.location, first.headers.location, 'the open preview is reused');
+      const secondUrl = enterUrlOf(second, relay.port);
+      assert.equal(secondUrl.host, firstUrl.host, 'the open preview (and its origin) is reused');
+      assert.notEqual(secondUrl.searchParams.get('ticket'), firstUrl.searchParams.get('ticket'), 'a fresh ticket every time');
       assert.equal(daemon.received.filter((frame) => frame.type === 'previewOpen').length, 1);
 
       const otherPort = await open('t1', dev.port + 1 === 65_536 ? 1 : dev.port + 1);
@@ -376,49 +430,174 @@ describe('dev-server previews through the relay', () => {
   });
 
   describe('serving', () => {
-    it('serves the HTML, its relative and root-absolute scripts and its image; sets sb_preview; no relay CSP', async () => {
+    it("serves the HTML, its relative and root-absolute scripts and its image on the preview's own origin; no relay CSP, no relay cookie", async () => {
       await connectDaemon();
-      const { prefix, previewCookie } = await openPreview();
-      assert.match(previewCookie, /^sb_preview=m1\.pv-/);
-      const page = await http(relay.port, `${prefix}/`, { headers: { cookie } });
+      const preview = await openPreview();
+      const page = await pv(preview, '/');
       assert.equal(page.status, 200);
       assert.match(page.text, /<script type="module" src="\/@vite\/client">/);
       assert.equal(page.headers['content-security-policy'], undefined, "the remote view's CSP would block the dev page's scripts");
       assert.equal(page.headers['x-frame-options'], undefined);
       assert.equal(page.headers['x-content-type-options'], undefined, 'only when the dev server sends it');
-      const setCookies = cookiePairs(page);
-      assert.ok(setCookies.includes('devsession=abc'), "the dev server's cookie is passed on");
-      assert.ok(setCookies.includes(previewCookie), 'the HTML sets sb_preview');
-      assert.match(String([page.headers['set-cookie']].flat().find((c) => c?.startsWith('sb_preview='))), /HttpOnly; SameSite=Strict; Path=\//);
+      assert.deepEqual(cookiePairs(page), ['devsession=abc'], "the dev server's cookie is passed on, and the relay sets none");
 
-      const relative = await http(relay.port, `${prefix}/app.js`, { headers: { cookie } });
+      const relative = await pv(preview, '/app.js');
       assert.equal(relative.text, 'console.log("relative script")');
-      const both = `${cookie}; ${previewCookie}`;
-      const rootScript = await http(relay.port, '/@vite/client', { headers: { cookie: both } });
+      const rootScript = await pv(preview, '/@vite/client');
       assert.equal(rootScript.status, 200);
       assert.equal(rootScript.text, 'console.log("root-absolute script")');
-      const image = await http(relay.port, '/logo.png', { headers: { cookie: both } });
+      const image = await pv(preview, '/logo.png');
       assert.equal(image.headers['content-type'], 'image/png');
       assert.equal(image.headers['x-content-type-options'], 'nosniff');
       assert.ok(image.body.equals(logo), 'the image bytes are intact');
 
-      // Without sb_preview, or without the viewer cookie, a root path is the relay's own.
-      assert.equal((await http(relay.port, '/@vite/client', { headers: { cookie } })).status, 404);
-      assert.equal((await http(relay.port, '/@vite/client', { headers: { cookie: previewCookie } })).status, 404);
-      // The relay's own paths stay the relay's.
-      assert.equal((await http(relay.port, '/healthz', { headers: { cookie: both } })).text, 'ok\n');
-      // The bare preview address gets its slash.
-      const bare = await http(relay.port, prefix, { headers: { cookie } });
-      assert.equal(bare.status, 301);
-      assert.equal(bare.headers.location, `${prefix}/`);
+      // The dev server owns every path of its origin: none of the relay's routes answers on a preview host.
+      for (const path of ['/healthz', '/m/m1/', `/m/m1/?token=${relay.tokens.get('m1')!.viewerToken}`, `/m/m1/preview/open?terminalId=t1&port=${dev.port}`, '/login']) {
+        const reply = await pv(preview, path, { headers: { cookie: `${preview.session}; ${cookie}` } });
+        assert.equal(reply.status, 404, path);
+        assert.equal(reply.text, `dev server: no ${new URL(path, 'http://x').pathname}`, path);
+        assert.equal(reply.headers['set-cookie'], undefined, `${path}: no viewer cookie set on a preview host`);
+      }
+      const viewerSocket = await connectSocket(relay.port, '/ws/ui?machineId=m1', { Host: preview.host, cookie: `${preview.session}; ${cookie}`, origin: preview.origin });
+      assert.ok('socket' in viewerSocket, JSON.stringify(viewerSocket));
+      assert.equal((await daemon.waitFor('previewWebSocketOpen')).path, '/ws/ui?machineId=m1', "the dev server's socket, not the relay's viewer socket");
+      viewerSocket.socket.close();
+      assert.equal(relay.server.stats.m1!.viewers, 0, 'no viewer joined the machine');
+
+      // The relay's origin serves no preview: the old addresses say where previews went.
+      for (const path of [`/m/m1/preview/${preview.previewId}/`, `/m/m1/preview/${preview.previewId}`, '/m/m1/preview/']) {
+        const old = await http(relay.port, path, { headers: { cookie } });
+        assert.equal(old.status, 404, path);
+        assert.match(old.text, /served from an address of their own/);
+      }
+      const oldSocket = await connectSocket(relay.port, `/m/m1/preview/${preview.previewId}/hmr`, { cookie, origin });
+      assert.ok('status' in oldSocket && oldSocket.status === 404, JSON.stringify(oldSocket));
+      // A root path of the relay with a viewer cookie is the relay's (there is no root-path fallback any more).
+      assert.equal((await http(relay.port, '/@vite/client', { headers: { cookie: `${cookie}; sb_preview=m1.${preview.previewId}` } })).status, 404);
+    });
+
+    it("lets in only a browser that entered this preview: no session cookie 401, another preview's 401, a ticket works once, unknown labels 404", async () => {
+      const dev2 = await startDevServer();
+      try {
+        await connectDaemon();
+        daemon.announce('t1', [dev.port, dev2.port]);
+        const preview = await openPreview();
+        const other = await enterPreview(relay.port, await open('t1', dev2.port), lastPreviewId());
+        assert.notEqual(other.host, preview.host, 'each preview has an origin of its own');
+        assert.notEqual(other.session, preview.session);
+        assert.match((await pv(other, '/app.js')).text, /relative script/);
+
+        const without = await pv(preview, '/', { headers: { cookie: 'devsession=abc' } });
+        assert.equal(without.status, 401);
+        assert.match(without.text, /Open the preview again from the remote view/);
+        assert.equal((await pv(preview, '/', { headers: { cookie } })).status, 401, "the relay's viewer cookie is no way in");
+        assert.equal((await pv(preview, '/', { headers: { cookie: other.session } })).status, 401, "another preview's session cookie");
+        assert.equal((await pv(other, '/', { headers: { cookie: preview.session } })).status, 401);
+        assert.equal((await pv(preview, '/', { headers: { cookie: 'sb_preview_session=' } })).status, 401);
+        const noSocket = await connectSocket(relay.port, '/hmr', { Host: preview.host, origin: preview.origin, cookie: other.session });
+        assert.ok('status' in noSocket && noSocket.status === 401, JSON.stringify(noSocket));
+        const framesBefore = daemon.requests().length;
+
+        // A ticket works once: a second use (without the session) is refused, and so is another preview's ticket.
+        const opened = await open();
+        const url = enterUrlOf(opened, relay.port);
+        const first = await http(relay.port, url.pathname + url.search, { headers: { Host: url.host } });
+        assert.equal(first.status, 303);
+        assert.equal(first.headers.location, '/');
+        const again = await http(relay.port, url.pathname + url.search, { headers: { Host: url.host } });
+        assert.equal(again.status, 401);
+        assert.match(again.text, /Open the preview again from the remote view/);
+        assert.equal(again.headers['set-cookie'], undefined);
+        const reload = await http(relay.port, url.pathname + url.search, { headers: { Host: url.host, cookie: preview.session } });
+        assert.deepEqual([reload.status, reload.headers.location, reload.headers['set-cookie']], [303, '/', undefined], 'a browser that entered already just goes on');
+        const misdirected = enterUrlOf(await open(), relay.port);
+        const wrongHost = await http(relay.port, misdirected.pathname + misdirected.search, { headers: { Host: other.host } });
+        assert.equal(wrongHost.status, 401, "a ticket of one preview does not open another");
+        assert.equal((await http(relay.port, misdirected.pathname + misdirected.search, { headers: { Host: misdirected.host } })).status, 401, 'and it was spent trying');
+        assert.equal((await http(relay.port, '/__switchboard/enter?ticket=' + 'A'.repeat(43), { headers: { Host: preview.host } })).status, 401);
+        assert.equal((await http(relay.port, '/__switchboard/enter', { headers: { Host: preview.host } })).status, 401);
+        assert.ok((relay.server.refusals.get('preview:ticket') ?? 0) >= 4);
+
+        // Names under .localhost that are no open preview: 404, and never the relay's own pages.
+        for (const host of [`pv${'a'.repeat(26)}.localhost:${relay.port}`, `www.localhost:${relay.port}`, `${preview.label}.localhost:${relay.port + 1}`]) {
+          const reply = await http(relay.port, '/m/m1/', { headers: { Host: host, cookie: `${preview.session}; ${cookie}` } });
+          assert.equal(reply.status, 404, host);
+          assert.match(reply.text, /No such preview/, host);
+        }
+        assert.equal(daemon.requests().length, framesBefore, 'nothing refused reached the daemon');
+      } finally {
+        await dev2.close();
+      }
+    });
+
+    it("keeps the browser's cookies of the relay away from the dev server, and a dev server's cookie to the preview's host (Domain dropped)", async () => {
+      await connectDaemon();
+      const preview = await openPreview();
+      const echoed = await pv(preview, '/echo-headers', { headers: { cookie: `${preview.session}; ${cookie}; theirs=1; sb_preview=m1.x` } });
+      assert.equal((JSON.parse(echoed.text) as { headers: Record<string, string> }).headers.cookie, 'theirs=1');
+      const set = await pv(preview, '/set-cookies');
+      assert.deepEqual([set.headers['set-cookie']].flat(), ['x=1', 'y=2; Path=/; HttpOnly', 'z=3; Path=/']);
+    });
+
+    it('refuses previews on a relay with --public-url and no --preview-domain (501 page), and serves them on <label>.<preview domain> with one', async () => {
+      const publicRelay = await startTestRelay({ machines: ['m1'], server: { publicUrl: new URL('https://relay.example.com') } });
+      let m1: PreviewDaemon | undefined;
+      try {
+        assert.equal(publicRelay.server.address!.previewOrigins, null);
+        m1 = await PreviewDaemon.connect(publicRelay, 'm1');
+        m1.announce('t1', [dev.port]);
+        const signedIn = await http(publicRelay.port, `/m/m1/?token=${publicRelay.tokens.get('m1')!.viewerToken}`, { headers: { Host: 'relay.example.com' } });
+        const publicCookie = cookiePairs(signedIn)[0]!;
+        assert.match(publicCookie, /^__Host-sb_viewer_m1=/);
+        const reply = await pollUntil(async () => {
+          const answer = await http(publicRelay.port, `/m/m1/preview/open?terminalId=t1&port=${dev.port}`, { headers: { Host: 'relay.example.com', cookie: publicCookie } });
+          return answer.status === 404 ? undefined : answer; // until the announcement is there
+        }, { what: 'an answer to the open' });
+        assert.equal(reply.status, 501);
+        assert.match(reply.headers['content-type'] as string, /^text\/html/);
+        assert.match(reply.text, /Previews need --preview-domain/);
+        assert.match(reply.text, /Start the relay with --preview-domain &lt;domain&gt;/);
+        assert.match(reply.text, /act as the remote view/);
+        assert.equal(m1.received.filter((frame) => frame.type === 'previewOpen').length, 0, 'the daemon never heard of it');
+        // A *.localhost Host is nothing special on such a relay: the relay's Host rule refuses it.
+        assert.equal((await http(publicRelay.port, '/m/m1/', { headers: { Host: `pv${'a'.repeat(26)}.localhost:${publicRelay.port}`, cookie: publicCookie } })).status, 403);
+      } finally {
+        await m1?.close();
+        await publicRelay.close();
+      }
+
+      const domainRelay = await startTestRelay({ machines: ['m1'], server: { publicUrl: new URL('https://relay.example.com'), previewDomain: 'preview.example.com' } });
+      try {
+        assert.equal(domainRelay.server.address!.previewOrigins, 'https://<label>.preview.example.com');
+        m1 = await PreviewDaemon.connect(domainRelay, 'm1');
+        m1.announce('t1', [dev.port]);
+        const signedIn = await http(domainRelay.port, `/m/m1/?token=${domainRelay.tokens.get('m1')!.viewerToken}`, { headers: { Host: 'relay.example.com' } });
+        const publicCookie = cookiePairs(signedIn)[0]!;
+        const opened = await pollUntil(async () => {
+          const answer = await http(domainRelay.port, `/m/m1/preview/open?terminalId=t1&port=${dev.port}`, { headers: { Host: 'relay.example.com', cookie: publicCookie } });
+          return answer.status === 303 ? answer : undefined;
+        }, { what: 'the preview open' });
+        const url = new URL(String(opened.headers.location));
+        assert.equal(url.protocol, 'https:');
+        assert.match(url.host, /^pv[a-z0-9]{26}\.preview\.example\.com$/, 'no port: the public URL has none');
+        const enter = await http(domainRelay.port, url.pathname + url.search, { headers: { Host: url.host } });
+        assert.equal(enter.status, 303);
+        assert.match(String([enter.headers['set-cookie']].flat()[0]), /^sb_preview_session=[^;]+; HttpOnly; SameSite=Lax; Path=\/; Secure$/);
+        const page = await http(domainRelay.port, '/echo-headers', { headers: { Host: url.host, cookie: cookiePairs(enter)[0]!, origin: url.origin } });
+        const headers = (JSON.parse(page.text) as { headers: Record<string, string> }).headers;
+        assert.deepEqual([headers.host, headers.origin, headers['x-forwarded-host'], headers['x-forwarded-proto']], [`localhost:${dev.port}`, `http://localhost:${dev.port}`, url.host, 'https']);
+      } finally {
+        await m1?.close();
+        await domainRelay.close();
+      }
     });
 
     it('passes a POST body of several chunks intact (hash), and the viewer window holds', async () => {
       await connectDaemon();
-      const { prefix } = await openPreview();
+      const preview = await openPreview();
       const body = Buffer.alloc(700 * 1024);
       for (let index = 0; index < body.length; index++) body[index] = (index * 31 + 7) % 256;
-      const reply = await http(relay.port, `${prefix}/upload`, { method: 'POST', body, headers: { cookie, 'content-type': 'application/octet-stream' } });
+      const reply = await pv(preview, `/upload`, { method: 'POST', body, headers: { 'content-type': 'application/octet-stream' } });
       assert.equal(reply.status, 200, reply.text);
       const answer = JSON.parse(reply.text) as { sha256: string; length: number; method: string };
       assert.deepEqual(answer, { sha256: createHash('sha256').update(body).digest('hex'), length: body.length, method: 'POST' });
@@ -427,7 +606,7 @@ describe('dev-server previews through the relay', () => {
       assert.ok(chunks.length >= 4, `${chunks.length} chunks`);
       assert.deepEqual(chunks.map((frame) => (frame.type === 'previewStreamChunk' ? frame.sequence : 0)), chunks.map((_, index) => index + 1));
       // A GET sends one empty final chunk.
-      await http(relay.port, `${prefix}/app.js`, { headers: { cookie } });
+      await pv(preview, `/app.js`);
       const get = daemon.requests().find((frame) => frame.path === '/app.js')!;
       const getChunks = daemon.received.filter((frame) => frame.type === 'previewStreamChunk' && frame.streamId === get.streamId);
       assert.deepEqual(getChunks.map((frame) => frame.type === 'previewStreamChunk' && [frame.sequence, frame.bodyBase64, frame.final]), [[1, '', true]]);
@@ -436,9 +615,9 @@ describe('dev-server previews through the relay', () => {
     it("pauses the viewer's upload while the daemon's window is full", async () => {
       const windowBytes = 64 * 1024;
       await connectDaemon({ windowBytes, ackDelayMs: 15 });
-      const { prefix } = await openPreview();
+      const preview = await openPreview();
       const body = Buffer.alloc(900 * 1024, 7);
-      const reply = await http(relay.port, `${prefix}/upload`, { method: 'POST', body, headers: { cookie } });
+      const reply = await pv(preview, `/upload`, { method: 'POST', body });
       assert.equal((JSON.parse(reply.text) as { length: number }).length, body.length);
       // At most the window plus what one read of the viewer's socket brought (≤ a chunk) was in flight unacknowledged.
       assert.ok(daemon.maxRelayUnackedBytes <= windowBytes + RelayConstants.previewChunkBytes, `the relay had ${daemon.maxRelayUnackedBytes} bytes unacknowledged with a ${windowBytes}-byte window`);
@@ -448,15 +627,15 @@ describe('dev-server previews through the relay', () => {
     it("keeps to the daemon's previewChunkBytes: request chunks cut to it, a larger viewer message closed 1009, a larger chunk refused", async () => {
       const chunkBytes = 64 * 1024;
       await connectDaemon({ chunkBytes });
-      const { prefix } = await openPreview();
+      const preview = await openPreview();
       const body = Buffer.alloc(300 * 1024, 9);
-      const reply = await http(relay.port, `${prefix}/upload`, { method: 'POST', body, headers: { cookie } });
+      const reply = await pv(preview, `/upload`, { method: 'POST', body });
       assert.equal((JSON.parse(reply.text) as { length: number }).length, body.length);
       assert.ok(daemon.maxRelayChunkBytes > 0 && daemon.maxRelayChunkBytes <= chunkBytes, `the relay sent a ${daemon.maxRelayChunkBytes}-byte chunk`);
       // Downloads in the daemon's chunks arrive whole.
-      assert.ok((await http(relay.port, `${prefix}/logo.png`, { headers: { cookie } })).body.equals(logo));
+      assert.ok((await pv(preview, `/logo.png`)).body.equals(logo));
 
-      const result = await connectSocket(relay.port, `${prefix}/hmr`, { cookie, origin }, ['vite-hmr']);
+      const result = await socketTo(preview, '/hmr', ['vite-hmr']);
       assert.ok('socket' in result);
       const socketClosed = closed(result.socket);
       result.socket.send(Buffer.alloc(chunkBytes + 1));
@@ -471,13 +650,13 @@ describe('dev-server previews through the relay', () => {
         return true;
       };
       const badChunk = relay.server.refusals.get('preview:bad-chunk') ?? 0;
-      await assert.rejects(http(relay.port, `${prefix}/too-big-chunk`, { headers: { cookie } }), /aborted|socket hang up|ECONNRESET/);
+      await assert.rejects(pv(preview, `/too-big-chunk`), /aborted|socket hang up|ECONNRESET/);
       assert.equal(relay.server.refusals.get('preview:bad-chunk'), badChunk + 1);
     });
 
     it('streams a 50 MB download to a slow viewer with bounded relay memory', async () => {
       await connectDaemon();
-      const { prefix } = await openPreview();
+      const preview = await openPreview();
       globalThis.gc?.();
       const rssBefore = process.memoryUsage().rss;
       let rssPeak = rssBefore;
@@ -487,7 +666,7 @@ describe('dev-server previews through the relay', () => {
         bufferedPeak = Math.max(bufferedPeak, relay.server.stats.m1!.previews.bufferedBytes);
       }, 20);
       const started = Date.now();
-      const result = await slowDownload(relay.port, `${prefix}/big`, cookie);
+      const result = await slowDownload(relay.port, '/big', preview);
       clearInterval(sampler);
       const seconds = (Date.now() - started) / 1000;
       assert.equal(result.length, bigBlocks * 64 * 1024);
@@ -506,9 +685,9 @@ describe('dev-server previews through the relay', () => {
 
     it('rewrites Host, Origin and Referer as the dev server expects, drops the relay cookies and bearer, adds X-Forwarded-*', async () => {
       await connectDaemon();
-      const { prefix, previewCookie } = await openPreview();
-      const reply = await http(relay.port, `${prefix}/echo-headers?q=1`, {
-        headers: { cookie: `${cookie}; theirs=1; ${previewCookie}`, origin, referer: `${origin}${prefix}/page?x=2`, 'x-forwarded-host': 'spoofed', connection: 'keep-alive, x-hop', 'x-hop': 'gone' },
+      const preview = await openPreview();
+      const reply = await pv(preview, '/echo-headers?q=1', {
+        headers: { cookie: `${cookie}; theirs=1; ${preview.session}`, origin: preview.origin, referer: `${preview.origin}/page?x=2`, 'x-forwarded-host': 'spoofed', 'x-forwarded-prefix': '/spoofed', connection: 'keep-alive, x-hop', 'x-hop': 'gone' },
       });
       const { headers, url } = JSON.parse(reply.text) as { headers: Record<string, string>; url: string };
       assert.equal(url, '/echo-headers?q=1');
@@ -516,34 +695,33 @@ describe('dev-server previews through the relay', () => {
       assert.equal(headers.origin, `http://localhost:${dev.port}`);
       assert.equal(headers.referer, `http://localhost:${dev.port}/page?x=2`);
       assert.equal(headers.cookie, 'theirs=1', "the relay's cookies are not passed on");
-      assert.equal(headers['x-forwarded-host'], `127.0.0.1:${relay.port}`);
+      assert.equal(headers['x-forwarded-host'], preview.host);
       assert.equal(headers['x-forwarded-proto'], 'http');
-      assert.equal(headers['x-forwarded-prefix'], prefix);
+      assert.equal(headers['x-forwarded-prefix'], undefined, 'the dev server owns / of its origin: no prefix');
       assert.equal(headers['x-hop'], undefined, 'headers named in Connection are hop-by-hop');
-      const bearer = await http(relay.port, `${prefix}/echo-headers`, { headers: { Authorization: `Bearer ${relay.tokens.get('m1')!.viewerToken}` } });
+      const bearer = await pv(preview, '/echo-headers', { headers: { Authorization: `Bearer ${relay.tokens.get('m1')!.viewerToken}` } });
       assert.equal((JSON.parse(bearer.text) as { headers: Record<string, string> }).headers.authorization, undefined, 'the viewer token never reaches the dev server');
-      const own = await http(relay.port, `${prefix}/echo-headers`, { headers: { cookie, Authorization: 'Bearer the-dev-servers-own' } });
-      assert.equal((JSON.parse(own.text) as { headers: Record<string, string> }).headers.authorization, 'Bearer the-dev-servers-own', "the page's own Authorization passes (the cookie signs the viewer in)");
-      const rootOrigin = await http(relay.port, '/echo-headers', { headers: { cookie: `${cookie}; ${previewCookie}`, referer: `${origin}/src/main.ts` } });
-      const rootHeaders = (JSON.parse(rootOrigin.text) as { headers: Record<string, string> }).headers;
-      assert.equal(rootHeaders.referer, `http://localhost:${dev.port}/src/main.ts`);
-      assert.equal(rootHeaders['x-forwarded-prefix'], undefined);
+      const own = await pv(preview, '/echo-headers', { headers: { Authorization: 'Bearer the-dev-servers-own' } });
+      assert.equal((JSON.parse(own.text) as { headers: Record<string, string> }).headers.authorization, 'Bearer the-dev-servers-own', "the page's own Authorization passes (the session cookie lets the viewer in)");
+      const relayOrigin = await pv(preview, '/echo-headers', { headers: { origin, referer: `${origin}/m/m1/` } });
+      const relayHeaders = (JSON.parse(relayOrigin.text) as { headers: Record<string, string> }).headers;
+      assert.deepEqual([relayHeaders.origin, relayHeaders.referer], [origin, `${origin}/m/m1/`], "the relay's origin is another site's to the dev server");
     });
 
-    it('moves a redirect to localhost:<port> under the preview', async () => {
+    it("moves a redirect to localhost:<port> to the preview's origin; a root-absolute one stays", async () => {
       await connectDaemon();
-      const { prefix } = await openPreview();
-      const reply = await http(relay.port, `${prefix}/redirect`, { headers: { cookie } });
+      const preview = await openPreview();
+      const reply = await pv(preview, '/redirect');
       assert.equal(reply.status, 302);
-      assert.equal(reply.headers.location, `${prefix}/landing?x=1`);
+      assert.equal(reply.headers.location, `${preview.origin}/landing?x=1`);
     });
   });
 
   describe('WebSockets', () => {
     it('carries the chosen sub-protocol, text and binary both ways, and a close either way', async () => {
       await connectDaemon();
-      const { prefix, previewCookie } = await openPreview();
-      const result = await connectSocket(relay.port, `${prefix}/hmr?token=x`, { cookie, origin }, ['vite-hmr', 'other']);
+      const preview = await openPreview();
+      const result = await socketTo(preview, '/hmr?token=x', ['vite-hmr', 'other'], { cookie: `${preview.session}; ${cookie}` });
       assert.ok('socket' in result, JSON.stringify(result));
       const socket = result.socket;
       assert.equal(socket.protocol, 'vite-hmr');
@@ -562,8 +740,8 @@ describe('dev-server previews through the relay', () => {
       socket.send('close-me');
       assert.deepEqual(await closing, { code: 4001, reason: 'bye' });
 
-      // The viewer closes (a root-path socket, as Vite's HMR client opens it, through the cookie).
-      const root = await connectSocket(relay.port, '/?token=abc', { cookie: `${cookie}; ${previewCookie}`, origin }, ['vite-hmr']);
+      // The viewer closes (a socket to /, as Vite's HMR client opens it).
+      const root = await socketTo(preview, '/?token=abc', ['vite-hmr']);
       assert.ok('socket' in root, JSON.stringify(root));
       root.socket.send('ping');
       assert.equal((await nextMessage(root.socket)).data.toString(), 'ping');
@@ -573,16 +751,18 @@ describe('dev-server previews through the relay', () => {
       assert.deepEqual([close.code, close.reason], [1000, 'done']);
     });
 
-    it('refuses the Origin of another site, and a missing cookie', async () => {
+    it("refuses an Origin other than the preview's own (another site, the relay's, another preview's), and a missing session cookie", async () => {
       await connectDaemon();
-      const { prefix } = await openPreview();
-      const foreign = await connectSocket(relay.port, `${prefix}/hmr`, { cookie, origin: 'https://evil.example' });
-      assert.ok('status' in foreign && foreign.status === 403, JSON.stringify(foreign));
-      const noCookie = await connectSocket(relay.port, `${prefix}/hmr`, { origin });
+      const preview = await openPreview();
+      for (const foreignOrigin of ['https://evil.example', origin, `http://pv${'b'.repeat(26)}.localhost:${relay.port}`]) {
+        const foreign = await socketTo(preview, '/hmr', [], { origin: foreignOrigin });
+        assert.ok('status' in foreign && foreign.status === 403, `${foreignOrigin}: ${JSON.stringify(foreign)}`);
+      }
+      const noCookie = await socketTo(preview, '/hmr', [], { cookie: cookie });
       assert.ok('status' in noCookie && noCookie.status === 401);
       // Not a WebSocket handshake (no key): refused before the daemon hears of it.
       const broken = await new Promise<number>((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port: relay.port, path: `${prefix}/hmr`, headers: { Host: `127.0.0.1:${relay.port}`, cookie, origin, Connection: 'Upgrade', Upgrade: 'websocket' }, agent: false });
+        const req = request({ host: '127.0.0.1', port: relay.port, path: '/hmr', headers: { Host: preview.host, cookie: preview.session, origin: preview.origin, Connection: 'Upgrade', Upgrade: 'websocket' }, agent: false });
         req.on('response', (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);
@@ -597,10 +777,10 @@ describe('dev-server previews through the relay', () => {
 
     it('refuses the handshake when the dev server does', async () => {
       await connectDaemon();
-      const { prefix } = await openPreview();
+      const preview = await openPreview();
       (dev.webSockets.options as { verifyClient?: unknown }).verifyClient = (_info: unknown, done: (ok: boolean, status: number) => void) => done(false, 403);
       try {
-        const refused = await connectSocket(relay.port, `${prefix}/hmr`, { cookie, origin });
+        const refused = await socketTo(preview, '/hmr');
         assert.ok('status' in refused && refused.status === 502, JSON.stringify(refused));
         assert.match((refused as { body: string }).body, /upstream_refused: 403/);
       } finally {
@@ -611,14 +791,14 @@ describe('dev-server previews through the relay', () => {
 
   describe('limits and bad input from the daemon', () => {
     /** A stream that is still in flight while a test sends bad frames: it must complete intact. */
-    const inFlight = (prefix: string) => http(relay.port, `${prefix}/slow`, { headers: { cookie } });
+    const inFlight = (preview: Preview) => pv(preview, '/slow');
     const expectedSlow = Array.from({ length: 10 }, (_, index) => `piece ${index}\n`).join('');
     const refusals = (kind: string) => relay.server.refusals.get(kind) ?? 0;
 
     it('refuses frames for unknown streams, out-of-order and duplicate sequences, a chunk after final, a head nobody asked for; only that stream ends', async () => {
       await connectDaemon();
-      const { prefix } = await openPreview();
-      const slow = inFlight(prefix);
+      const preview = await openPreview();
+      const slow = inFlight(preview);
       await daemon.waitFor('previewHttpRequest', (frame) => frame.path === '/slow');
 
       // An unknown stream id.
@@ -627,7 +807,7 @@ describe('dev-server previews through the relay', () => {
       const cancel = await daemon.waitFor('previewStreamCancel', (frame) => frame.streamId === 'st-999999');
       assert.equal(cancel.reason, 'unknown stream');
       // A response head for a stream that never asked.
-      daemon.send('previewHttpResponseHead', { requestId: 'pr-x', streamId: 'st-424242', previewId: prefix.split('/').pop()!, statusCode: 200 });
+      daemon.send('previewHttpResponseHead', { requestId: 'pr-x', streamId: 'st-424242', previewId: preview.previewId, statusCode: 200 });
       await daemon.waitFor('previewStreamCancel', (frame) => frame.streamId === 'st-424242');
       assert.equal(refusals('preview:unknown-stream'), unknownBefore + 2);
 
@@ -642,17 +822,17 @@ describe('dev-server previews through the relay', () => {
         return true;
       };
       const sequenceBefore = refusals('preview:sequence');
-      await assert.rejects(http(relay.port, `${prefix}/bad-seq`, { headers: { cookie } }), /aborted|socket hang up|ECONNRESET/, 'the viewer sees a cut response');
+      await assert.rejects(pv(preview, `/bad-seq`), /aborted|socket hang up|ECONNRESET/, 'the viewer sees a cut response');
       const badSeq = daemon.requests().find((frame) => frame.path === '/bad-seq')!;
       assert.equal((await daemon.waitFor('previewStreamCancel', (frame) => frame.streamId === badSeq.streamId)).reason, 'sequence 3 after 1');
-      await assert.rejects(http(relay.port, `${prefix}/dup`, { headers: { cookie } }), /aborted|socket hang up|ECONNRESET/);
+      await assert.rejects(pv(preview, `/dup`), /aborted|socket hang up|ECONNRESET/);
       const dup = daemon.requests().find((frame) => frame.path === '/dup')!;
       assert.equal((await daemon.waitFor('previewStreamCancel', (frame) => frame.streamId === dup.streamId)).reason, 'sequence 1 after 1');
       assert.equal(refusals('preview:sequence'), sequenceBefore + 2);
 
       // A chunk after final: the response was whole; the late chunk is refused and answered with a cancel.
       const afterBefore = refusals('preview:after-end');
-      const whole = await http(relay.port, `${prefix}/after-final`, { headers: { cookie } });
+      const whole = await pv(preview, `/after-final`);
       assert.equal(whole.text, 'one ');
       const afterFinal = daemon.requests().find((frame) => frame.path === '/after-final')!;
       assert.equal((await daemon.waitFor('previewStreamCancel', (frame) => frame.streamId === afterFinal.streamId)).reason, 'chunk after the stream ended');
@@ -665,9 +845,8 @@ describe('dev-server previews through the relay', () => {
 
     it('refuses an open result for an unknown request and frames naming a preview of another machine', async () => {
       await connectDaemon();
-      const { prefix } = await openPreview();
-      const previewId = prefix.split('/').pop()!;
-      const slow = inFlight(prefix);
+      const preview = await openPreview();
+      const slow = inFlight(preview);
       await daemon.waitFor('previewHttpRequest', (frame) => frame.path === '/slow');
 
       const before = refusals('preview:unknown-request');
@@ -683,11 +862,13 @@ describe('dev-server previews through the relay', () => {
           const reply = await http(relay.port, `/m/m2/preview/open?terminalId=t2&port=${dev.port}`, { headers: { cookie: m2Cookie } });
           return reply.status === 303 ? reply : undefined;
         }, { what: 'm2 preview' });
-        const m2PreviewId = String(m2Open.headers.location).split('/')[4]!;
+        const m2PreviewId = lastPreviewId(m2);
+        const m2Preview = await enterPreview(relay.port, m2Open, m2PreviewId);
         const unknownPreview = refusals('preview:unknown-preview');
         daemon.send('previewClose', { previewId: m2PreviewId, reason: 'port_closed' });
         await pollUntil(() => refusals('preview:unknown-preview') === unknownPreview + 1, { what: "another machine's preview refused" });
-        assert.equal((await http(relay.port, `/m/m2/preview/${m2PreviewId}/app.js`, { headers: { cookie: m2Cookie } })).status, 200, "m2's preview is untouched");
+        assert.equal((await pv(m2Preview, '/app.js')).status, 200, "m2's preview is untouched");
+        assert.equal((await pv(m2Preview, '/app.js', { headers: { cookie: preview.session } })).status, 401, "m1's session is no way into m2's preview");
 
         // A response head on one of m1's streams that names m2's preview: refused, that stream ends with 502.
         daemon.interceptHttp = (frame) => {
@@ -696,7 +877,7 @@ describe('dev-server previews through the relay', () => {
           return true;
         };
         const binding = refusals('preview:binding');
-        const wrong = await http(relay.port, `${prefix}/wrong-preview`, { headers: { cookie } });
+        const wrong = await pv(preview, `/wrong-preview`);
         assert.equal(wrong.status, 502);
         assert.match(wrong.text, /broke the preview protocol/);
         assert.equal(refusals('preview:binding'), binding + 1);
@@ -706,17 +887,16 @@ describe('dev-server previews through the relay', () => {
         await m2.close();
       }
       assert.equal((await slow).text, expectedSlow);
-      assert.equal((await http(relay.port, `${prefix}/app.js`, { headers: { cookie } })).status, 200, 'the preview still serves');
-      assert.ok(previewId.startsWith('pv-'));
+      assert.equal((await pv(preview, `/app.js`)).status, 200, 'the preview still serves');
     });
 
     it('answers 503 past previewMaxStreamsPerPreview and 413 for a body over the cap (declared, or chunked mid-body)', async () => {
       await connectDaemon();
-      const { prefix } = await openPreview();
-      const hanging = Array.from({ length: smallLimits.maxStreamsPerPreview }, () => http(relay.port, `${prefix}/hang`, { headers: { cookie } }));
+      const preview = await openPreview();
+      const hanging = Array.from({ length: smallLimits.maxStreamsPerPreview }, () => pv(preview, `/hang`));
       await pollUntil(() => daemon.requests().filter((frame) => frame.path === '/hang').length === smallLimits.maxStreamsPerPreview, { what: 'hanging requests in flight' });
       const framesBefore = daemon.requests().length;
-      const busy = await http(relay.port, `${prefix}/app.js`, { headers: { cookie } });
+      const busy = await pv(preview, `/app.js`);
       assert.equal(busy.status, 503);
       assert.match(busy.text, /requests in flight/);
       assert.equal(daemon.requests().length, framesBefore, 'no frame for a refused request');
@@ -724,12 +904,12 @@ describe('dev-server previews through the relay', () => {
       for (const reply of await Promise.all(hanging)) assert.equal(reply.status, 504);
       await pollUntil(() => daemon.received.filter((frame) => frame.type === 'previewStreamCancel' && frame.reason === 'no response head in time').length >= smallLimits.maxStreamsPerPreview, { what: 'cancels' });
 
-      const declared = await http(relay.port, `${prefix}/upload`, { method: 'POST', headers: { cookie, 'content-length': String(smallLimits.maxRequestBodyBytes + 1) }, body: Buffer.alloc(smallLimits.maxRequestBodyBytes + 1) }).catch((error: Error) => error);
+      const declared = await pv(preview, '/upload', { method: 'POST', headers: { 'content-length': String(smallLimits.maxRequestBodyBytes + 1) }, body: Buffer.alloc(smallLimits.maxRequestBodyBytes + 1) }).catch((error: Error) => error);
       if (!(declared instanceof Error)) assert.equal(declared.status, 413);
       assert.equal(daemon.requests().filter((frame) => frame.path === '/upload').length, 0, 'refused before any frame');
 
       const chunked = await new Promise<number>((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port: relay.port, method: 'POST', path: `${prefix}/upload`, headers: { Host: `127.0.0.1:${relay.port}`, cookie, 'transfer-encoding': 'chunked' }, agent: false }, (res) => {
+        const req = request({ host: '127.0.0.1', port: relay.port, method: 'POST', path: '/upload', headers: { Host: preview.host, cookie: preview.session, 'transfer-encoding': 'chunked' }, agent: false }, (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);
         });
@@ -755,12 +935,12 @@ describe('dev-server previews through the relay', () => {
 
     it('ends every preview when the daemon goes offline: responses end, sockets close 1001', async () => {
       await connectDaemon();
-      const { prefix } = await openPreview();
-      const result = await connectSocket(relay.port, `${prefix}/hmr`, { cookie, origin }, ['vite-hmr']);
+      const preview = await openPreview();
+      const result = await socketTo(preview, '/hmr', ['vite-hmr']);
       assert.ok('socket' in result);
       const socketClosed = closed(result.socket);
-      const hanging = http(relay.port, `${prefix}/hang`, { headers: { cookie } });
-      const download = http(relay.port, `${prefix}/slow`, { headers: { cookie } }).catch((error: Error) => error);
+      const hanging = pv(preview, `/hang`);
+      const download = pv(preview, `/slow`).catch((error: Error) => error);
       await pollUntil(() => daemon.requests().some((frame) => frame.path === '/slow') && daemon.requests().some((frame) => frame.path === '/hang'), { what: 'requests in flight' });
       await pollUntil(() => daemon.streams.size >= 2, { what: 'upstream streams' });
       await daemon.close();
@@ -771,35 +951,34 @@ describe('dev-server previews through the relay', () => {
       const cut = await download;
       assert.ok(cut instanceof Error || cut.text !== expectedSlow, 'the download in flight was cut');
       // The machine's room is gone with its last peer: the address is simply not open any more.
-      const after = await http(relay.port, `${prefix}/app.js`, { headers: { cookie } });
+      const after = await pv(preview, `/app.js`);
       assert.equal(after.status, 404);
       assert.match(after.text, /not open on the relay/);
     });
 
     it('ends a preview the daemon closes: its streams end, later requests get 410 with the reason', async () => {
       await connectDaemon();
-      const { prefix } = await openPreview();
-      const previewId = prefix.split('/').pop()!;
-      const hanging = http(relay.port, `${prefix}/hang`, { headers: { cookie } });
+      const preview = await openPreview();
+      const hanging = pv(preview, `/hang`);
       await daemon.waitFor('previewHttpRequest', (frame) => frame.path === '/hang');
-      daemon.send('previewClose', { previewId, reason: 'pane_exited' });
+      daemon.send('previewClose', { previewId: preview.previewId, reason: 'pane_exited' });
       const reply = await hanging;
       assert.equal(reply.status, 502);
       assert.match(reply.text, /preview was closed/);
-      const later = await http(relay.port, `${prefix}/`, { headers: { cookie } });
+      const later = await pv(preview, `/`);
       assert.equal(later.status, 410);
       assert.match(later.text, /the pane whose server it was exited \(pane_exited\)/);
-      const unknown = await http(relay.port, '/m/m1/preview/pv-BBBBBBBBBBBBBBBBBBBBBBBB/', { headers: { cookie } });
+      const unknown = await http(relay.port, '/', { headers: { Host: `pv${'b'.repeat(26)}.localhost:${relay.port}` } });
       assert.equal(unknown.status, 404);
-      // Opening again makes a new preview.
+      assert.match(unknown.text, /not open on the relay/);
+      // Opening again makes a new preview, on an origin of its own.
       const again = await open();
-      assert.equal(again.status, 303);
-      assert.notEqual(again.headers.location, `${prefix}/`);
+      assert.notEqual(enterUrlOf(again, relay.port).host, preview.host);
     });
 
     it('ends a stream on which nothing moves for previewStreamIdleTimeoutMs (a dev server that hangs mid-body)', async () => {
       await connectDaemon();
-      const { prefix } = await openPreview();
+      const preview = await openPreview();
       daemon.interceptHttp = (frame) => {
         if (frame.path !== '/stalls') return false;
         daemon.send('previewHttpResponseHead', { requestId: frame.requestId, streamId: frame.streamId, previewId: frame.previewId, statusCode: 200 });
@@ -807,7 +986,7 @@ describe('dev-server previews through the relay', () => {
         return true;
       };
       const started = Date.now();
-      await assert.rejects(http(relay.port, `${prefix}/stalls`, { headers: { cookie } }), /aborted|socket hang up|ECONNRESET/);
+      await assert.rejects(pv(preview, `/stalls`), /aborted|socket hang up|ECONNRESET/);
       assert.ok(Date.now() - started >= smallLimits.streamIdleTimeoutMs - 100, 'not before the idle timeout');
       const stalled = daemon.requests().find((frame) => frame.path === '/stalls')!;
       assert.equal((await daemon.waitFor('previewStreamCancel', (frame) => frame.streamId === stalled.streamId)).reason, 'idle timeout');
@@ -815,9 +994,9 @@ describe('dev-server previews through the relay', () => {
 
     it('tells the daemon when the viewer goes away mid-download', async () => {
       await connectDaemon();
-      const { prefix } = await openPreview();
+      const preview = await openPreview();
       await new Promise<void>((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port: relay.port, path: `${prefix}/big`, headers: { Host: `127.0.0.1:${relay.port}`, cookie }, agent: false }, (res) => {
+        const req = request({ host: '127.0.0.1', port: relay.port, path: '/big', headers: { Host: preview.host, cookie: preview.session }, agent: false }, (res) => {
           let received = 0;
           res.on('data', (chunk: Buffer) => {
             received += chunk.length;
@@ -840,8 +1019,8 @@ describe('dev-server previews through the relay', () => {
 
     it('to a daemon without a window: sends no acks and still delivers', async () => {
       await connectDaemon({ windowBytes: null });
-      const { prefix } = await openPreview();
-      const reply = await http(relay.port, `${prefix}/logo.png`, { headers: { cookie } });
+      const preview = await openPreview();
+      const reply = await pv(preview, `/logo.png`);
       assert.ok(reply.body.equals(logo));
       assert.equal(daemon.received.filter((frame) => frame.type === 'previewStreamAck').length, 0);
     });
@@ -941,14 +1120,14 @@ describe('dev-server previews through a `switchboard relay` process', { skip: pr
         const reply = await http(ready.port, `/m/m1/preview/open?terminalId=t1&port=${dev.port}`, { headers: { cookie } });
         return reply.status === 303 ? reply : undefined;
       }, { what: 'the preview open' });
-      const prefix = String(opened.headers.location).replace(/\/$/, '');
+      const preview = await enterPreview(ready.port, opened, daemon.received.find((frame) => frame.type === 'previewOpen')!.previewId);
       // Warm up (code paths compiled, buffers allocated), then measure one 50 MiB download.
-      await http(ready.port, `${prefix}/logo.png`, { headers: { cookie } });
+      await http(ready.port, '/logo.png', { headers: { Host: preview.host, cookie: preview.session } });
       const before = procStatus(child.pid!);
       const peaks: number[] = [];
       for (let round = 1; round <= 3; round++) {
         const started = Date.now();
-        const result = await slowDownload(ready.port, `${prefix}/big`, cookie);
+        const result = await slowDownload(ready.port, '/big', preview);
         const seconds = (Date.now() - started) / 1000;
         assert.equal(result.length, bigBlocks * 64 * 1024);
         assert.equal(result.sha256, bigSha256());
@@ -1022,19 +1201,18 @@ describe("dev-server previews: this relay with the Switchboard daemon (a real Hu
       assert.equal(server.url, `${origin}/m/m1/preview/open?terminalId=${encodeURIComponent(pane.id)}&port=${port}`);
       const cookie = await signIn(relay, 'm1');
       const opened = await http(relay.port, server.url.slice(origin.length), { headers: { cookie } });
-      assert.equal(opened.status, 303, opened.text);
-      const prefix = String(opened.headers.location).replace(/\/$/, '');
-      const previewCookie = cookiePairs(opened).find((pair) => pair.startsWith('sb_preview='))!;
+      const preview = await enterPreview(relay.port, opened, '');
+      const pv = (path: string, options: Parameters<typeof http>[2] = {}) => http(relay.port, path, { ...options, headers: { Host: preview.host, cookie: preview.session, ...options.headers } });
 
-      const page = await http(relay.port, `${prefix}/`, { headers: { cookie } });
+      const page = await pv('/');
       assert.equal(page.status, 200);
       assert.match(page.text, /pane server/);
-      assert.equal((await http(relay.port, '/@vite/client', { headers: { cookie: `${cookie}; ${previewCookie}` } })).text, '// client');
+      assert.equal((await pv('/@vite/client')).text, '// client');
       const body = Buffer.alloc(600 * 1024, 5);
-      const echoed = JSON.parse((await http(relay.port, `${prefix}/echo`, { method: 'POST', body, headers: { cookie } })).text) as { n: number; sha256: string; host: string };
+      const echoed = JSON.parse((await pv('/echo', { method: 'POST', body })).text) as { n: number; sha256: string; host: string };
       assert.deepEqual(echoed, { n: body.length, sha256: createHash('sha256').update(body).digest('hex'), host: `localhost:${port}` });
 
-      const socket = await connectSocket(relay.port, `${prefix}/`, { cookie, origin }, ['vite-hmr']);
+      const socket = await connectSocket(relay.port, '/', { Host: preview.host, cookie: preview.session, origin: preview.origin }, ['vite-hmr']);
       assert.ok('socket' in socket, JSON.stringify(socket));
       assert.equal(socket.socket.protocol, 'vite-hmr');
       socket.socket.send(Buffer.from([1, 2, 3]));
@@ -1046,7 +1224,7 @@ describe("dev-server previews: this relay with the Switchboard daemon (a real Hu
       pane.write('\x03');
       assert.ok([1000, 1001].includes((await socketClosed).code));
       const gone = await pollUntil(async () => {
-        const reply = await http(relay.port, `${prefix}/`, { headers: { cookie } });
+        const reply = await pv('/');
         return reply.status === 410 ? reply : undefined;
       }, { timeoutMs: 15_000, what: 'the preview closed' });
       assert.match(gone.text, /port_closed|pane_exited/);

@@ -5,7 +5,9 @@
  * or from a browser the cookie the remote view's login set, see viewerAccess.ts). Frames are routed
  * per machine by MachineRoom. The remote view (the renderer over these frames) is served at
  * `/m/<machineId>/` (remoteViewPages.ts). Binds to loopback by default; TLS belongs to a reverse
- * proxy in front (docs/relay.md). `GET /healthz` answers `ok` for load balancers.
+ * proxy in front (docs/relay.md). `GET /healthz` answers `ok` for load balancers. A request whose
+ * Host is a preview's (`<label>.<preview domain>`, preview/previewOrigins.ts) goes to the preview
+ * routes before anything else, so none of the relay's own routes ever answers on a preview origin.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -23,6 +25,7 @@ import { DAEMON_PATH, MachineId, VIEWER_PATH } from '../relayUrl.ts';
 import { MachineRoom, type MachineRoomStats } from './machineRoom.ts';
 import { PeerSocket } from './peerSocket.ts';
 import { defaultPreviewLimits, type PreviewLimits } from './preview/previewFlow.ts';
+import { PreviewOrigins } from './preview/previewOrigins.ts';
 import { PreviewRoutes } from './preview/previewRoutes.ts';
 import type { RelayRole, RelayTokenStore } from './relayTokens.ts';
 import { RemoteViewPages } from './remoteViewPages.ts';
@@ -49,6 +52,13 @@ export interface RelayServerOptions {
    * makes the login cookie Secure.
    */
   publicUrl?: URL;
+  /**
+   * `--preview-domain` (validated by parsePreviewDomain): previews are served from
+   * `<label>.<previewDomain>` (wildcard DNS and certificate pointed at the relay). Default without
+   * a public URL: `localhost` (`http://<label>.localhost:<port>`); with a public URL and none,
+   * previews are refused (501). The constructor throws when the relay's own host is under it.
+   */
+  previewDomain?: string;
   /** Dev-server preview limits; default RelayConstants.preview* (tests inject small ones). */
   preview?: Partial<PreviewLimits>;
 }
@@ -60,6 +70,8 @@ export interface RelayServerAddress {
   url: string;
   /** Where browsers open the remote view (`<viewOrigin>/m/<machineId>/?token=…`): the public URL, else this address over http. */
   viewOrigin: string;
+  /** Where previews are served (`http://<label>.localhost:7600`), or null when they are refused (a public URL without a preview domain). */
+  previewOrigins: string | null;
 }
 
 const ChannelId = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -73,6 +85,7 @@ export class RelayServer implements IDisposable {
   readonly #pages: RemoteViewPages;
   readonly #previewLimits: PreviewLimits;
   readonly #previews: PreviewRoutes;
+  readonly #previewOrigins: PreviewOrigins;
   #server: Server | undefined;
   #webSockets: WebSocketServer | undefined;
   #sweep: NodeJS.Timeout | undefined;
@@ -90,7 +103,8 @@ export class RelayServer implements IDisposable {
     });
     this.#pages = new RemoteViewPages({ access: this.#access, rendererDir: options.rendererDir ?? defaultRendererDir() });
     this.#previewLimits = { ...defaultPreviewLimits, ...options.preview };
-    this.#previews = new PreviewRoutes({ access: this.#access, room: (machineId) => this.#rooms.get(machineId), refusals: this.#refusals, limits: this.#previewLimits });
+    this.#previewOrigins = new PreviewOrigins({ previewDomain: options.previewDomain, publicUrl: options.publicUrl, port: () => this.#address?.port ?? -1 });
+    this.#previews = new PreviewRoutes({ access: this.#access, origins: this.#previewOrigins, room: (machineId) => this.#rooms.get(machineId), refusals: this.#refusals, limits: this.#previewLimits });
   }
 
   get address(): RelayServerAddress | undefined {
@@ -141,13 +155,14 @@ export class RelayServer implements IDisposable {
     }, this.#options.pingIntervalMs ?? RelayConstants.heartbeatIntervalMs);
     this.#sweep.unref();
     const urlHost = urlHostFor(this.#options.host);
-    this.#address = { host: this.#options.host, port, url: `ws://${urlHost}:${port}`, viewOrigin: this.#options.publicUrl?.origin ?? `http://${urlHost}:${port}` };
+    this.#address = { host: this.#options.host, port, url: `ws://${urlHost}:${port}`, viewOrigin: this.#options.publicUrl?.origin ?? `http://${urlHost}:${port}`, previewOrigins: null };
+    this.#address.previewOrigins = this.#previewOrigins.pattern ?? null;
     this.#logger.info('relay listening', { url: this.#address.url, machines: this.#options.tokens.machineIds.length });
     return this.#address;
   }
 
   async #onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    // Previews first: their responses carry the dev server's headers, not the relay's (no CSP of the remote view).
+    // Previews first: a preview host is never the relay's, and preview responses carry the dev server's headers, not the relay's.
     if (await this.#previews.handleHttp(req, res)) return;
     const path = new URL(req.url ?? '/', 'http://relay.invalid').pathname;
     setSecurityHeaders(res);

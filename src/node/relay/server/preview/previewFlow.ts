@@ -43,8 +43,8 @@ export interface OpenPreview {
   readonly port: number;
   readonly targetHost: string;
   readonly terminalId: string;
-  /** `/m/<machine>/preview/<id>`. */
-  readonly prefix: string;
+  /** The label of its own origin: `<label>.<preview domain>` (previewOrigins.ts). */
+  readonly label: string;
   readonly streams: Set<PreviewStream>;
 }
 

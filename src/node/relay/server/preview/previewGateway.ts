@@ -17,17 +17,17 @@ import type { RelayFields, RelayMessage, RelayMessageType } from '../../../../co
 import type { ILogger } from '../../../logger.ts';
 import { refuseUpgrade } from '../../../server/httpKit.ts';
 import type { RefusalLog } from '../../refusalLog.ts';
-import type { ViewerSite } from '../viewerAccess.ts';
 import { type DaemonStreamFrame, type OpenPreview, type PreviewLimits, type PreviewStream, type StreamHost } from './previewFlow.ts';
 import { HttpStream } from './previewHttp.ts';
 import { offeredProtocols, type PreviewHeaders } from './previewHeaders.ts';
+import { newPreviewLabel, newSecret } from './previewOrigins.ts';
 import { type PreviewPage, sendPreviewPage } from './previewPages.ts';
 import { WebSocketStream } from './previewWebSocket.ts';
 
 export const PreviewGatewayConstants = {
   /** Stream ids remembered after they ended, so a late frame reads "after end", not "unknown". */
   endedStreamIds: 4096,
-  /** Closed previews remembered, so their address answers 410 with the reason instead of 404. */
+  /** Closed previews remembered (by id and by label), so their address answers 410 with the reason instead of 404. */
   closedPreviews: 256,
 } as const;
 
@@ -53,12 +53,14 @@ export interface PreviewTarget {
   sessionId: string;
 }
 
-export type OpenOutcome = { ok: true; previewId: string } | { ok: false; page: PreviewPage };
+/** A preview opened (or reused): its id, and the label of its own origin (`<label>.<preview domain>`). */
+export type OpenOutcome = { ok: true; previewId: string; label: string } | { ok: false; page: PreviewPage };
 
 /** What the HTTP side resolved of one request to a preview. */
 export interface ServeContext {
   previewId: string;
-  site: ViewerSite;
+  /** The preview's own origin (`http://pv….localhost:7600`). */
+  origin: string;
   /** Origin-form path for the dev server. */
   path: string;
   headers: (preview: OpenPreview) => PreviewHeaders;
@@ -73,6 +75,8 @@ interface PendingOpen {
 }
 
 interface Preview extends OpenPreview {
+  /** The session secret its origin's cookie must carry. */
+  readonly secret: string;
   expiryTimer: NodeJS.Timeout;
 }
 
@@ -92,7 +96,9 @@ export class PreviewGateway implements IDisposable {
   readonly #previews = new Map<string, Preview>();
   readonly #byPort = new Map<number, Preview>();
   readonly #opening = new Map<string, PendingOpen>();
+  readonly #byLabel = new Map<string, Preview>();
   readonly #closed = new Map<string, string>();
+  readonly #closedLabels = new Map<string, string>();
   readonly #streams = new Map<string, PreviewStream>();
   readonly #endedStreams = new Set<string>();
   #nextStream = 1;
@@ -127,17 +133,12 @@ export class PreviewGateway implements IDisposable {
     return { open: this.#previews.size, streams: this.#streams.size, bufferedBytes, maxStreamBufferedBytes: this.#maxBuffered };
   }
 
-  /** The canonical address of a preview: `/m/<machine>/preview/<id>`. */
-  prefixOf(previewId: string): string {
-    return `/m/${encodeURIComponent(this.#options.machineId)}/preview/${previewId}`;
-  }
-
   // --- opening ---------------------------------------------------------------------------------
 
   /** An open preview of that port (reused), else previewOpen and the daemon's answer. */
   open(target: PreviewTarget): Promise<OpenOutcome> {
     const existing = this.#byPort.get(target.port);
-    if (existing) return Promise.resolve({ ok: true, previewId: existing.id });
+    if (existing) return Promise.resolve({ ok: true, previewId: existing.id, label: existing.label });
     return new Promise((resolve) => {
       const pending = [...this.#opening.values()].find((open) => open.target.port === target.port);
       if (pending) {
@@ -202,15 +203,17 @@ export class PreviewGateway implements IDisposable {
       port: open.target.port,
       targetHost: open.target.host,
       terminalId: open.target.terminalId,
-      prefix: this.prefixOf(open.previewId),
+      label: newPreviewLabel(),
+      secret: newSecret(),
       streams: new Set(),
       expiryTimer: setTimeout(() => this.#endPreview(preview, 'expired', true), this.#options.limits.lifetimeMs),
     };
     preview.expiryTimer.unref();
     this.#previews.set(preview.id, preview);
     this.#byPort.set(preview.port, preview);
+    this.#byLabel.set(preview.label, preview);
     this.#options.logger.info('preview open', { machineId: this.#options.machineId, previewId: preview.id, port: preview.port, terminalId: preview.terminalId });
-    this.#settle(open, { ok: true, previewId: preview.id });
+    this.#settle(open, { ok: true, previewId: preview.id, label: preview.label });
   }
 
   #failOpen(open: PendingOpen, page: PreviewPage): void {
@@ -225,13 +228,19 @@ export class PreviewGateway implements IDisposable {
 
   // --- serving ---------------------------------------------------------------------------------
 
+  /** The open preview whose origin has this label, else the page that says what became of it. */
+  findLabel(label: string): { previewId: string; secret: string } | { page: PreviewPage } {
+    const preview = this.#byLabel.get(label);
+    if (preview) return { previewId: preview.id, secret: preview.secret };
+    const reason = this.#closedLabels.get(label);
+    return { page: reason !== undefined ? closedPage(reason) : unknownPage };
+  }
+
   /** Whether the preview is open; else the page that says what became of it. */
   missingPage(previewId: string): PreviewPage | undefined {
     if (this.#previews.has(previewId)) return undefined;
     const reason = this.#closed.get(previewId);
-    return reason !== undefined
-      ? { status: 410, title: 'This preview was closed', message: 'Open the server again from the remote view to get a new preview.', detail: reasonText(reason) }
-      : { status: 404, title: 'No such preview', message: 'This preview is not open on the relay (it ended, or the relay restarted). Open the server again from the remote view.' };
+    return reason !== undefined ? closedPage(reason) : unknownPage;
   }
 
   serveHttp(req: IncomingMessage, res: ServerResponse, context: ServeContext): void {
@@ -245,7 +254,7 @@ export class PreviewGateway implements IDisposable {
     const busy = this.#busyPage(preview);
     if (busy) return sendPreviewPage(res, busy, { closeConnection: req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined });
     const id = this.#newStreamId();
-    const stream = new HttpStream({ host: this.#host, id, requestId: `pr-${id}`, preview, req, res, path: context.path, headers: context.headers(preview), site: context.site });
+    const stream = new HttpStream({ host: this.#host, id, requestId: `pr-${id}`, preview, req, res, path: context.path, headers: context.headers(preview), origin: context.origin });
     this.#register(stream);
   }
 
@@ -348,9 +357,12 @@ export class PreviewGateway implements IDisposable {
     if (this.#previews.get(preview.id) !== preview) return;
     this.#previews.delete(preview.id);
     if (this.#byPort.get(preview.port) === preview) this.#byPort.delete(preview.port);
+    this.#byLabel.delete(preview.label);
     clearTimeout(preview.expiryTimer);
     this.#closed.set(preview.id, reason);
     if (this.#closed.size > PreviewGatewayConstants.closedPreviews) this.#closed.delete(this.#closed.keys().next().value!);
+    this.#closedLabels.set(preview.label, reason);
+    if (this.#closedLabels.size > PreviewGatewayConstants.closedPreviews) this.#closedLabels.delete(this.#closedLabels.keys().next().value!);
     if (tellDaemon) this.#send('previewClose', { previewId: preview.id, reason });
     for (const stream of [...preview.streams]) stream.previewEnded(reason, 1001);
     this.#options.logger.info('preview closed', { machineId: this.#options.machineId, previewId: preview.id, reason });
@@ -374,6 +386,12 @@ export class PreviewGateway implements IDisposable {
   #refuse(kind: string, error: string): void {
     this.#options.refusals.refuse(kind, `machine ${this.#options.machineId}: ${error}`);
   }
+}
+
+const unknownPage: PreviewPage = { status: 404, title: 'No such preview', message: 'This preview is not open on the relay (it ended, or the relay restarted). Open the server again from the remote view.' };
+
+function closedPage(reason: string): PreviewPage {
+  return { status: 410, title: 'This preview was closed', message: 'Open the server again from the remote view to get a new preview.', detail: reasonText(reason) };
 }
 
 function offlinePage(machineId: string): PreviewPage {

@@ -9,9 +9,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { base64DecodedLength, isStdBase64 } from '../../../../common/protocol/relay/frames.ts';
-import type { ViewerSite } from '../viewerAccess.ts';
 import { type DaemonStreamFrame, type OpenPreview, type PreviewStream, SendWindow, sequenceError, type StreamHost } from './previewFlow.ts';
-import { previewCookie, type PreviewHeaders, rewriteResponseHeaders } from './previewHeaders.ts';
+import { type PreviewHeaders, rewriteResponseHeaders } from './previewHeaders.ts';
 import { type PreviewPage, sendPreviewPage } from './previewPages.ts';
 
 export interface HttpStreamOptions {
@@ -24,7 +23,8 @@ export interface HttpStreamOptions {
   /** Origin-form path for the dev server. */
   path: string;
   headers: PreviewHeaders;
-  site: ViewerSite;
+  /** The preview's own origin: where the dev server's redirects to itself land. */
+  origin: string;
 }
 
 type State = 'head' | 'body' | 'ended';
@@ -37,7 +37,7 @@ export class HttpStream implements PreviewStream {
   readonly #requestId: string;
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
-  readonly #site: ViewerSite;
+  readonly #origin: string;
   readonly #window: SendWindow;
   #state: State = 'head';
   #outSequence = 0;
@@ -59,7 +59,7 @@ export class HttpStream implements PreviewStream {
     this.preview = options.preview;
     this.#req = options.req;
     this.#res = options.res;
-    this.#site = options.site;
+    this.#origin = options.origin;
     this.#window = new SendWindow(this.#host.daemonWindowBytes);
     const { limits } = this.#host;
     this.#headTimer = setTimeout(() => this.#fail({ status: 504, title: 'The dev server did not answer', message: `No answer from the machine within ${seconds(limits.openTimeoutMs)}.` }, 'no response head in time'), limits.openTimeoutMs);
@@ -145,14 +145,8 @@ export class HttpStream implements PreviewStream {
     this.#touch();
     const res = this.#res;
     try {
-      const headers = rewriteResponseHeaders(message.headers, { port: this.preview.port, prefix: this.preview.prefix });
-      const isHtml = headers.some(([name, values]) => name === 'content-type' && /^\s*text\/html\b/i.test(values[0] ?? ''));
+      const headers = rewriteResponseHeaders(message.headers, { port: this.preview.port, previewOrigin: this.#origin });
       for (const [name, values] of headers) res.setHeader(name, values.length === 1 ? values[0]! : values);
-      if (isHtml) {
-        // Root-absolute URLs of this page (`/@vite/client`) find their preview through this cookie.
-        const cookies = headers.find(([name]) => name === 'set-cookie')?.[1] ?? [];
-        res.setHeader('set-cookie', [...cookies, previewCookie(this.#host.machineId, this.preview.id, this.#site.secure)]);
-      }
       res.writeHead(message.statusCode);
     } catch (error) {
       for (const name of res.getHeaderNames()) res.removeHeader(name);

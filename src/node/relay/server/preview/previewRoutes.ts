@@ -1,28 +1,29 @@
 /**
- * The relay's HTTP side of previews (docs/relay.md "Dev-server previews — On the relay"):
+ * The relay's HTTP side of previews (docs/relay.md "Dev-server previews — On the relay"). Every
+ * preview has an origin of its own, never the relay's (previewOrigins.ts says why):
  *
- * - `GET /m/<machine>/preview/open?terminalId=…&port=…` (the remote view's server chips link here):
- *   the port must be one the machine announced for that shared pane; an open preview of that port
- *   is reused, else the daemon is asked (`previewOpen`); then 303 to `/m/<machine>/preview/<id>/`.
- * - `/m/<machine>/preview/<id>/<rest>`: requests and WebSocket upgrades, proxied as `/<rest>`.
- * - Root paths that are not the relay's own, with the `sb_preview` cookie a preview's HTML set and a
- *   valid viewer cookie of that machine: proxied to that preview as they are (dev servers that
- *   assume they own `/`).
- *
- * Access is the remote view's (viewerAccess.ts): Host must name the relay, the machine's viewer
- * cookie (or its viewer token as a bearer) is required, and a WebSocket's Origin must be the relay's.
+ * - On the relay's origin, `GET /m/<machine>/preview/open?terminalId=…&port=…` (the remote view's
+ *   server chips link here; the machine's viewer cookie or its viewer token as a bearer): the port
+ *   must be one the machine announced for that shared pane; an open preview of that port is
+ *   reused, else the daemon is asked (`previewOpen`); then a one-time ticket and 303 to
+ *   `<preview origin>/__switchboard/enter?ticket=…`. Nothing else under `/m/<machine>/preview` is
+ *   served (404).
+ * - On a preview's origin (a request whose Host is `<label>.<preview domain>`, routed here before
+ *   anything of the relay's, so the relay's own routes never answer there): `/__switchboard/enter`
+ *   trades the ticket for the preview's session cookie; every other request and WebSocket upgrade
+ *   needs that cookie (an upgrade also the preview's Origin) and is proxied with its path as is.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { WebSocketServer } from 'ws';
 import type { IDisposable } from '../../../../common/lifecycle.ts';
-import { readCookie } from '../../../server/auth.ts';
 import { refuseUpgrade } from '../../../server/httpKit.ts';
 import type { RefusalLog } from '../../refusalLog.ts';
 import type { ViewerAccess, ViewerSite } from '../viewerAccess.ts';
 import type { PreviewLimits } from './previewFlow.ts';
-import type { PreviewGateway, PreviewTarget } from './previewGateway.ts';
-import { isRelayOwnPath, originForm, parsePreviewCookie, parsePreviewPath, PREVIEW_COOKIE, previewCookie, rewriteRequestHeaders } from './previewHeaders.ts';
+import type { PreviewGateway, PreviewTarget, ServeContext } from './previewGateway.ts';
+import { originForm, parsePreviewPath, rewriteRequestHeaders } from './previewHeaders.ts';
+import { hasPreviewSession, PREVIEW_ENTER_PATH, PREVIEW_SESSION_COOKIE, type PreviewOrigins, previewSessionCookie, PreviewTickets } from './previewOrigins.ts';
 import { type PreviewPage, sendPreviewPage } from './previewPages.ts';
 
 /** What the routes need of a machine's room. */
@@ -37,10 +38,16 @@ export interface PreviewRoom {
 
 export interface PreviewRoutesOptions {
   access: ViewerAccess;
+  origins: PreviewOrigins;
   room(machineId: string): PreviewRoom | undefined;
   refusals: RefusalLog;
   limits: PreviewLimits;
 }
+
+export const PreviewRoutesConstants = {
+  /** Labels remembered → their machine (a closed preview's label answers 410 while its gateway remembers it). */
+  labels: 8192,
+} as const;
 
 const base = 'http://relay.invalid';
 
@@ -51,17 +58,41 @@ function isWebSocketHandshake(req: IncomingMessage): boolean {
   return req.method === 'GET' && req.headers.upgrade?.toLowerCase() === 'websocket' && typeof key === 'string' && /^[+/0-9A-Za-z]{22}==$/.test(key.trim()) && (version === '8' || version === '13');
 }
 
-/** The relay's cookies, never passed on to a dev server. */
+/** The relay's cookies, never passed on to a dev server (`sb_preview` was the old root-path cookie). */
 function isRelayCookie(name: string): boolean {
-  return name === PREVIEW_COOKIE || name.startsWith('sb_viewer_') || name.startsWith('__Host-sb_viewer_');
+  return name === PREVIEW_SESSION_COOKIE || name === 'sb_preview' || name.startsWith('sb_viewer_') || name.startsWith('__Host-sb_viewer_');
 }
 
-type Authorized = { ok: true; site: ViewerSite; bearer: boolean } | { ok: false; page: PreviewPage; upgradeStatus: number; upgradeReason: string };
+type Authorized = { ok: true; site: ViewerSite } | { ok: false; page: PreviewPage };
+
+/** A preview host's preview, found by its label. */
+interface Found {
+  machineId: string;
+  room: PreviewRoom;
+  previewId: string;
+  secret: string;
+  origin: string;
+}
+
+const movedPage: PreviewPage = {
+  status: 404,
+  title: 'Not a preview address',
+  message: 'Previews are served from an address of their own, not under /m/<machine>/preview. Open the server again from the remote view.',
+};
+
+const enterAgainPage: PreviewPage = {
+  status: 401,
+  title: 'Open the preview again from the remote view',
+  message: 'This browser has not entered this preview: its entry link works once, for a minute. Open the server again from the remote view (its server chip).',
+};
 
 export class PreviewRoutes implements IDisposable {
   readonly #options: PreviewRoutesOptions;
   readonly #webSockets: WebSocketServer;
   readonly #chosenProtocols = new WeakMap<IncomingMessage, string | false>();
+  readonly #tickets = new PreviewTickets();
+  /** label → machine id, for routing a preview host to its machine's gateway. */
+  readonly #labels = new Map<string, string>();
 
   constructor(options: PreviewRoutesOptions) {
     this.#options = options;
@@ -74,72 +105,110 @@ export class PreviewRoutes implements IDisposable {
     });
   }
 
-  /** Handle the request if it is a preview's; false: not ours, the relay answers it as before. */
+  /** Handle the request if it is a preview's (a preview host, or the open endpoint); false: the relay answers it. */
   async handleHttp(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
-    const rawUrl = req.url ?? '/';
-    const parsed = parsePreviewPath(rawUrl);
-    if (parsed) {
-      await this.#handlePreviewPath(req, res, parsed, rawUrl);
+    const previewHost = this.#options.origins.classify(req.headers.host);
+    if (previewHost) {
+      await this.#servePreviewHost(req, res, previewHost.label);
       return true;
     }
-    const root = await this.#rootFallback(req, rawUrl, false);
-    if (!root) return false;
-    root.room.preview.serveHttp(req, res, this.#context(req, root.previewId, root.site, root.bearer, undefined, originForm(rawUrl), false));
+    const parsed = parsePreviewPath(req.url ?? '/');
+    if (!parsed) return false;
+    if (parsed.kind === 'bad') sendPreviewPage(res, { ...movedPage, message: `Not a preview address (${parsed.reason}).` });
+    else if (parsed.kind === 'elsewhere') sendPreviewPage(res, movedPage);
+    else {
+      const auth = await this.#authorize(req, parsed.machineId);
+      if (!auth.ok) sendPreviewPage(res, auth.page);
+      else await this.#open(req, res, parsed.machineId, auth.site);
+    }
     return true;
   }
 
-  /** Handle the upgrade if it is to a preview; false: not ours. */
+  /** Handle the upgrade if it is to a preview host (or under `/m/<machine>/preview`); false: not ours. */
   async handleUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<boolean> {
+    const previewHost = this.#options.origins.classify(req.headers.host);
+    if (!previewHost) {
+      if (!parsePreviewPath(req.url ?? '/')) return false;
+      refuseUpgrade(socket, 404, 'not a preview address');
+      return true;
+    }
+    const found = this.#find(previewHost.label);
+    if ('page' in found) {
+      refuseUpgrade(socket, found.page.status, found.page.title);
+      return true;
+    }
     const rawUrl = req.url ?? '/';
-    const parsed = parsePreviewPath(rawUrl);
-    let target: { room: PreviewRoom | undefined; previewId: string; site: ViewerSite; bearer: boolean; prefix: string | undefined; path: string };
-    if (parsed) {
-      if (parsed.kind !== 'serve') {
-        refuseUpgrade(socket, 404, 'not a preview address');
-        return true;
-      }
-      const auth = await this.#authorize(req, parsed.machineId, true);
-      if (!auth.ok) {
-        refuseUpgrade(socket, auth.upgradeStatus, auth.upgradeReason);
-        return true;
-      }
-      target = { room: this.#options.room(parsed.machineId), previewId: parsed.previewId, site: auth.site, bearer: auth.bearer, prefix: parsed.prefix, path: parsed.path };
-    } else {
-      const root = await this.#rootFallback(req, rawUrl, true);
-      if (!root) return false;
-      target = { ...root, prefix: undefined, path: originForm(rawUrl) };
+    if (!rawUrl.startsWith('/')) {
+      refuseUpgrade(socket, 400, 'not an origin-form request target');
+      return true;
+    }
+    // Browsers always send Origin on a WebSocket handshake: only the preview's own pages may open its sockets.
+    const origin = req.headers.origin;
+    if (origin === undefined || origin.toLowerCase() !== found.origin.toLowerCase()) {
+      this.#options.refusals.refuse('preview:ws-origin', `a WebSocket to a preview of ${found.machineId} from origin ${JSON.stringify(origin ?? null)} was refused (HTTP 403)`);
+      refuseUpgrade(socket, 403, 'forbidden origin');
+      return true;
+    }
+    if (!hasPreviewSession(req.headers.cookie, found.secret)) {
+      refuseUpgrade(socket, 401, 'unauthorized');
+      return true;
     }
     // Refused before the daemon hears of it: a handshake `ws` would refuse only after the dev server accepted.
     if (!isWebSocketHandshake(req)) {
       refuseUpgrade(socket, 400, 'not a WebSocket handshake');
       return true;
     }
-    if (!target.room) {
-      refuseUpgrade(socket, 404, 'no such preview');
-      return true;
-    }
-    target.room.preview.serveUpgrade(req, socket, head, this.#context(req, target.previewId, target.site, target.bearer, target.prefix, target.path, true), this.#webSockets, this.#chosenProtocols);
+    const context = await this.#context(req, found, originForm(rawUrl), true);
+    found.room.preview.serveUpgrade(req, socket, head, context, this.#webSockets, this.#chosenProtocols);
     return true;
   }
 
-  async #handlePreviewPath(req: IncomingMessage, res: ServerResponse, parsed: NonNullable<ReturnType<typeof parsePreviewPath>>, rawUrl: string): Promise<void> {
-    if (parsed.kind === 'bad') return sendPreviewPage(res, { status: 404, title: 'Not a preview address', message: `Previews are at /m/<machine>/preview/<id>/ (${parsed.reason}).` });
-    if (parsed.kind === 'bare') {
-      const url = new URL(rawUrl, base);
-      res.setHeader('Location', `${url.pathname}/${url.search}`);
-      res.writeHead(301);
+  /** The preview whose origin has this label, else the page that says what became of it. */
+  #find(label: string | undefined): Found | { page: PreviewPage } {
+    const machineId = label === undefined ? undefined : this.#labels.get(label);
+    const room = machineId === undefined ? undefined : this.#options.room(machineId);
+    if (label === undefined || machineId === undefined || !room) {
+      return { page: { status: 404, title: 'No such preview', message: 'This preview is not open on the relay (it ended, or the relay restarted). Open the server again from the remote view.' } };
+    }
+    const found = room.preview.findLabel(label);
+    if ('page' in found) return found;
+    return { machineId, room, previewId: found.previewId, secret: found.secret, origin: this.#options.origins.originOf(label) };
+  }
+
+  async #servePreviewHost(req: IncomingMessage, res: ServerResponse, label: string | undefined): Promise<void> {
+    const found = this.#find(label);
+    if ('page' in found) return sendPreviewPage(res, found.page);
+    const rawUrl = req.url ?? '/';
+    if (!rawUrl.startsWith('/')) return sendPreviewPage(res, { status: 400, title: 'Bad request', message: 'A preview answers origin-form request targets only (/path?query).' });
+    const url = new URL(originForm(rawUrl), base);
+    if (url.pathname === PREVIEW_ENTER_PATH) return this.#enter(req, res, found, url.searchParams.get('ticket') ?? '');
+    if (!hasPreviewSession(req.headers.cookie, found.secret)) return sendPreviewPage(res, enterAgainPage);
+    found.room.preview.serveHttp(req, res, await this.#context(req, found, originForm(rawUrl), false));
+  }
+
+  /** `/__switchboard/enter?ticket=…`: a ticket of this preview, once → its session cookie and 303 to `/`. */
+  #enter(req: IncomingMessage, res: ServerResponse, found: Found, ticket: string): void {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', 'GET, HEAD');
+      return sendPreviewPage(res, { status: 405, title: 'Method not allowed', message: 'Enter a preview with GET.' });
+    }
+    const claim = this.#tickets.consume(ticket);
+    const valid = claim !== undefined && claim.machineId === found.machineId && claim.previewId === found.previewId;
+    // A browser that entered already (the entry address reloaded, or reached again by Back) just goes on.
+    if (valid || hasPreviewSession(req.headers.cookie, found.secret)) {
+      if (valid) res.setHeader('Set-Cookie', previewSessionCookie(found.secret, this.#options.origins.secure));
+      res.setHeader('Location', '/');
+      res.setHeader('Cache-Control', 'no-store');
+      res.setHeader('Referrer-Policy', 'no-referrer');
+      res.writeHead(303);
       res.end();
       return;
     }
-    const auth = await this.#authorize(req, parsed.machineId, false);
-    if (!auth.ok) return sendPreviewPage(res, auth.page);
-    const room = this.#options.room(parsed.machineId);
-    if (parsed.kind === 'open') return this.#open(req, res, parsed.machineId, room, auth.site);
-    if (!room) return sendPreviewPage(res, { status: 404, title: 'No such preview', message: 'This preview is not open on the relay. Open the server again from the remote view.' });
-    room.preview.serveHttp(req, res, this.#context(req, parsed.previewId, auth.site, auth.bearer, parsed.prefix, parsed.path, false));
+    this.#options.refusals.refuse('preview:ticket', `a preview of ${found.machineId} was entered with a ${claim ? "ticket of another preview" : 'ticket that is unknown, used or expired'} (HTTP 401)`);
+    sendPreviewPage(res, enterAgainPage);
   }
 
-  async #open(req: IncomingMessage, res: ServerResponse, machineId: string, room: PreviewRoom | undefined, site: ViewerSite): Promise<void> {
+  async #open(req: IncomingMessage, res: ServerResponse, machineId: string, site: ViewerSite): Promise<void> {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
       return sendPreviewPage(res, { status: 405, title: 'Method not allowed', message: 'Open a preview with GET.' });
@@ -151,6 +220,10 @@ export class PreviewRoutes implements IDisposable {
     if (terminalId === '' || terminalId.length > 256 || !(port >= 1 && port <= 65_535)) {
       return sendPreviewPage(res, { status: 400, title: 'Bad preview link', message: 'The link needs ?terminalId=<pane>&port=<1–65535>.' });
     }
+    const { origins } = this.#options;
+    const refusal = origins.refusal(site.origin);
+    if (refusal) return sendPreviewPage(res, refusal);
+    const room = this.#options.room(machineId);
     if (!room?.daemonOnline) return sendPreviewPage(res, { status: 502, title: `${machineId} is offline`, message: `${machineId}'s Switchboard is not connected to the relay, so its dev servers cannot be reached.` });
     if (!room.previewSupported) return sendPreviewPage(res, { status: 501, title: 'Previews are not available', message: `${machineId}'s Switchboard does not offer dev-server previews (update it).` });
     const target = room.previewTarget(terminalId, port);
@@ -163,60 +236,44 @@ export class PreviewRoutes implements IDisposable {
     }
     const outcome = await room.preview.open(target);
     if (!outcome.ok) return sendPreviewPage(res, outcome.page);
-    res.setHeader('Set-Cookie', previewCookie(machineId, outcome.previewId, site.secure));
-    res.setHeader('Location', `${room.preview.prefixOf(outcome.previewId)}/`);
+    this.#remember(outcome.label, machineId);
+    const ticket = this.#tickets.mint(machineId, outcome.previewId);
+    res.setHeader('Location', `${origins.originOf(outcome.label)}${PREVIEW_ENTER_PATH}?ticket=${ticket}`);
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Referrer-Policy', 'no-referrer');
     res.writeHead(303);
     res.end();
   }
 
-  /** A root path with a preview cookie and that machine's viewer credentials: the preview's. */
-  async #rootFallback(req: IncomingMessage, rawUrl: string, upgrade: boolean): Promise<{ room: PreviewRoom; previewId: string; site: ViewerSite; bearer: boolean } | undefined> {
-    if (!rawUrl.startsWith('/')) return undefined;
-    const pathname = new URL(rawUrl, base).pathname;
-    if (isRelayOwnPath(pathname, upgrade)) return undefined;
-    const cookie = parsePreviewCookie(readCookie(req.headers.cookie, PREVIEW_COOKIE));
-    if (!cookie) return undefined;
-    const auth = await this.#authorize(req, cookie.machineId, upgrade);
-    if (!auth.ok) {
-      if (auth.upgradeStatus === 403 && upgrade) this.#options.refusals.refuse('preview:browser-403', `a preview WebSocket of ${cookie.machineId} was refused: ${auth.upgradeReason}`);
-      return undefined;
-    }
-    const room = this.#options.room(cookie.machineId);
-    if (!room) return undefined;
-    return { room, previewId: cookie.previewId, site: auth.site, bearer: auth.bearer };
+  #remember(label: string, machineId: string): void {
+    this.#labels.delete(label);
+    this.#labels.set(label, machineId);
+    if (this.#labels.size > PreviewRoutesConstants.labels) this.#labels.delete(this.#labels.keys().next().value!);
   }
 
-  async #authorize(req: IncomingMessage, machineId: string, upgrade: boolean): Promise<Authorized> {
+  /** The machine's viewer cookie, or its viewer token as a bearer (a non-browser viewer); the Host must name the relay. */
+  async #authorize(req: IncomingMessage, machineId: string): Promise<Authorized> {
     const { access } = this.#options;
     const site = access.siteOf(req.headers.host);
-    if (!site) return { ok: false, page: { status: 403, title: 'Forbidden', message: access.forbiddenHostReason(req.headers.host) }, upgradeStatus: 403, upgradeReason: 'forbidden host' };
+    if (!site) return { ok: false, page: { status: 403, title: 'Forbidden', message: access.forbiddenHostReason(req.headers.host) } };
     const authorization = req.headers.authorization;
-    // The viewer token as a bearer (a non-browser viewer); any other Authorization is the dev server's own, and the cookie decides.
-    if (authorization?.startsWith('Bearer ') && (await access.verifyViewerToken(machineId, authorization.slice(7).trim()))) return { ok: true, site, bearer: true };
-    if (upgrade) {
-      const refusal = await access.checkBrowserUpgrade(req, machineId);
-      if (!refusal) return { ok: true, site, bearer: false };
-      return { ok: false, page: { status: refusal.status, title: 'Forbidden', message: refusal.reason }, upgradeStatus: refusal.status, upgradeReason: refusal.reason };
-    } else if (await access.hasViewerCookie(req, site, machineId)) {
-      return { ok: true, site, bearer: false };
-    }
+    if (authorization?.startsWith('Bearer ') && (await access.verifyViewerToken(machineId, authorization.slice(7).trim()))) return { ok: true, site };
+    if (await access.hasViewerCookie(req, site, machineId)) return { ok: true, site };
     return {
       ok: false,
       page: { status: 401, title: `Sign in to ${machineId} first`, message: `This browser may not view ${machineId}. Open its viewer link (the remote view's address with ?token=<viewer token>), then the preview again.` },
-      upgradeStatus: 401,
-      upgradeReason: 'unauthorized',
     };
   }
 
-  #context(req: IncomingMessage, previewId: string, site: ViewerSite, bearer: boolean, prefix: string | undefined, path: string, webSocket: boolean) {
+  async #context(req: IncomingMessage, found: Found, path: string, webSocket: boolean): Promise<ServeContext> {
+    // A non-browser viewer may still send its viewer token as a bearer: it never reaches the dev server. Any other Authorization is the page's own.
+    const authorization = req.headers.authorization;
+    const viewerBearer = authorization?.startsWith('Bearer ') === true && (await this.#options.access.verifyViewerToken(found.machineId, authorization.slice(7).trim()));
     return {
-      previewId,
-      site,
+      previewId: found.previewId,
+      origin: found.origin,
       path,
-      headers: (preview: { port: number }) =>
-        rewriteRequestHeaders(req.headers, req.rawHeaders, { siteOrigin: site.origin, prefix, port: preview.port, relayCookies: isRelayCookie, dropAuthorization: bearer, webSocket }),
+      headers: (preview: { port: number }) => rewriteRequestHeaders(req.headers, req.rawHeaders, { previewOrigin: found.origin, port: preview.port, relayCookies: isRelayCookie, dropAuthorization: viewerBearer, webSocket }),
     };
   }
 
