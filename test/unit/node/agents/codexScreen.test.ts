@@ -28,6 +28,14 @@ describe(`Codex ${codexScreen.capturedFrom} screen rules`, () => {
     assert.equal(edit?.reason, 'Shell: sed -i s/hello/world/ notes.txt', 'the latest approval, not the earlier turns above it');
   });
 
+  it('the same approval in a narrower pane, its long option wrapped, reads as the same prompt', () => {
+    const wide = read(captured.screen('permission-shell-edit'));
+    const narrow = read(captured.screen('permission-shell-edit-90-cols'));
+    assert.ok(captured.screen('permission-shell-edit-90-cols').every((line) => line.length <= 90), 'captured at 90 columns');
+    assert.equal(narrow?.state, 'needs-input');
+    assert.deepEqual(narrow, wide);
+  });
+
   it('its question (request_user_input) is needs-input with the options, without their descriptions', () => {
     const reading = read(captured.screen('question'));
     assert.equal(reading?.state, 'needs-input');

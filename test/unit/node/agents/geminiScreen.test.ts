@@ -31,6 +31,14 @@ describe(`Gemini CLI ${geminiScreen.capturedFrom} screen rules`, () => {
     assert.deepEqual(reading.answers, { approve: 1, deny: 4 });
   });
 
+  it('the same approval in a narrower pane, its box drawn again, reads as the same prompt', () => {
+    const wide = read(captured.screen('permission-edit'));
+    const narrow = read(captured.screen('permission-edit-90-cols'));
+    assert.ok(captured.screen('permission-edit-90-cols').every((line) => line.length <= 90), 'captured at 90 columns');
+    assert.equal(narrow?.state, 'needs-input');
+    assert.deepEqual(narrow, wide);
+  });
+
   it('its questions (ask_user, and the first run’s folder trust) are needs-input with their options, without the descriptions', () => {
     const question = read(captured.screen('question'));
     assert.equal(question?.state, 'needs-input');
