@@ -2,10 +2,13 @@
  * Previewing a dev server from anywhere (issue 21), end to end: a real `switchboard relay`, a real
  * `switchboard serve --relay … --share-all`, a Node HTTP + WebSocket dev server typed into a real
  * shared pane, and the relay's remote view in Chromium. The `:PORT` chip of the remote view opens the
- * preview in a new tab through the relay's tunnel: the page with its script (by a root-absolute path,
- * as Vite asks for `/@vite/client`) and its image loads, its hot-reload socket echoes text and binary,
- * a POST arrives intact, a 50 MB download streams through with bounded memory in both processes, and
- * when the server stops the chip goes and the preview says it is over.
+ * preview in a new tab through the relay's tunnel, on an origin of its own (`http://pv….localhost:<relay
+ * port>`, never the relay's): the page with its script (by a root-absolute path, as Vite asks for
+ * `/@vite/client`) and its image loads, its hot-reload socket echoes text and binary, a POST arrives
+ * intact, a 50 MB download streams through with bounded memory in both processes, and when the server
+ * stops the chip goes and the preview says it is over. And what a script in the previewed page can do
+ * to the relay (docs/security.md §8): it cannot open the relay's `/ws/ui` nor read the remote view, the
+ * browser sends the preview none of the relay's cookies, and a dev server's cookie stays on its host.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -46,12 +49,23 @@ socket.onmessage = (event) => {
   if (got.length === 2) document.getElementById('hmr').textContent = 'protocol ' + socket.protocol + ' | ' + got.join(' | ');
 };
 \`;
+// A script of the dev page (an injected one, a bad dependency) going for the relay it is previewed through:
+// the relay's origin comes in the fragment; it reports whether /ws/ui opened and whether the remote view could be read.
+const attack = '<!doctype html><title>attack</title><p id="ws">pending</p><p id="read">pending</p><script>'
+  + 'const relay = decodeURIComponent(location.hash.slice(1));'
+  + 'const ws = new WebSocket(relay.replace(/^http/, "ws") + "/ws/ui?machineId=home");'
+  + 'ws.onopen = () => { document.getElementById("ws").textContent = "OPENED"; ws.send("{}"); };'
+  + 'ws.onerror = () => { document.getElementById("ws").textContent = "refused"; };'
+  + 'fetch(relay + "/m/home/", { credentials: "include" }).then((r) => r.text()).then((t) => { document.getElementById("read").textContent = "READ " + t.length; }, () => { document.getElementById("read").textContent = "blocked"; });'
+  + '</script>';
 const logo = '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><rect width="40" height="20" fill="teal"/></svg>';
 const server = http.createServer((request, response) => {
   const url = new URL(request.url, 'http://x');
   if (url.pathname === '/') { response.setHeader('content-type', 'text/html'); return response.end(page); }
   if (url.pathname === '/app.js') { response.setHeader('content-type', 'text/javascript'); return response.end(script); }
   if (url.pathname === '/logo.svg') { response.setHeader('content-type', 'image/svg+xml'); return response.end(logo); }
+  if (url.pathname === '/attack') { response.setHeader('content-type', 'text/html'); return response.end(attack); }
+  if (url.pathname === '/set-cookie') { response.setHeader('set-cookie', 'x=1; Domain=localhost'); return response.end('set'); }
   if (url.pathname === '/api/echo') {
     const hash = crypto.createHash('sha256');
     let bytes = 0;
@@ -139,9 +153,13 @@ describe('dev-server preview through the relay', () => {
     const [preview] = await Promise.all([remote.context().waitForEvent('page'), chip.click()]);
     t.after(() => preview.close().catch(() => {}));
     await preview.waitForLoadState();
+    // The preview's own origin: a fresh *.localhost name on the relay's port (Chromium resolves *.localhost to loopback).
     const previewUrl = new URL(preview.url());
-    assert.equal(previewUrl.origin, setup.relay.viewOrigin);
-    assert.match(previewUrl.pathname, /^\/m\/home\/preview\/[^/]+\/$/);
+    const relayUrl = new URL(setup.relay.viewOrigin);
+    assert.notEqual(previewUrl.origin, setup.relay.viewOrigin);
+    assert.match(previewUrl.hostname, /^pv[a-z0-9]{26}\.localhost$/);
+    assert.equal(previewUrl.port, relayUrl.port);
+    assert.equal(previewUrl.pathname, '/', 'entered: the ticket is spent and gone from the address bar');
     assert.equal(await preview.locator('h1').textContent(), 'served by the dev server');
     await preview.getByText('script ran').waitFor({ timeout: slow });
     assert.ok(await preview.locator('#logo').evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth === 40), 'the image loaded');
@@ -162,6 +180,44 @@ describe('dev-server preview through the relay', () => {
     assert.equal(echoed.json.host, `localhost:${port}`);
     assert.equal(echoed.json.origin, `http://localhost:${port}`);
     assert.equal(echoed.json.cookie, null, 'the relay’s own cookies stay at the relay');
+
+    // The browser holds the viewer cookie for the relay, but sends the preview's origin only that preview's session cookie.
+    const context = preview.context();
+    assert.ok((await context.cookies(setup.relay.viewOrigin)).some((cookie) => cookie.name.startsWith('sb_viewer_')), 'signed in to the relay');
+    assert.deepEqual((await context.cookies(previewUrl.origin)).map((cookie) => cookie.name), ['sb_preview_session']);
+    const session = (await context.cookies(previewUrl.origin))[0]!;
+    assert.deepEqual([session.domain, session.httpOnly, session.sameSite], [previewUrl.hostname, true, 'Lax']);
+
+    // A dev server's cookie with a Domain reaches the browser without it: it stays on the preview's host.
+    assert.equal(await preview.evaluate(async () => (await fetch('set-cookie')).text()), 'set');
+    const devCookie = (await context.cookies(previewUrl.origin)).find((cookie) => cookie.name === 'x');
+    assert.ok(devCookie, 'stored (a cookie for Domain=localhost would have been rejected)');
+    assert.equal(devCookie.domain, previewUrl.hostname, 'host-only');
+    assert.ok(!(await context.cookies(setup.relay.viewOrigin)).some((cookie) => cookie.name === 'x'), 'not the relay’s');
+
+    // A script of the previewed page cannot open the relay's /ws/ui (which types into shells) nor read the remote view.
+    // In the browser that is signed in to the relay (the remote view's context, its viewer cookie there).
+    const attack = await context.newPage();
+    await attack.goto(`${previewUrl.origin}/attack#${encodeURIComponent(setup.relay.viewOrigin)}`);
+    await attack.locator('#ws').filter({ hasNotText: 'pending' }).waitFor({ timeout: slow });
+    await attack.locator('#read').filter({ hasNotText: 'pending' }).waitFor({ timeout: slow });
+    assert.equal(await attack.locator('#ws').textContent(), 'refused');
+    assert.equal(await attack.locator('#read').textContent(), 'blocked');
+    await attack.close();
+    // The same two steps from a page of the relay's own origin (where previews were served before) both succeed: the check above is not vacuous.
+    const control = await remote.evaluate(async (relay) => {
+      const ws = await new Promise<string>((resolve) => {
+        const socket = new WebSocket(relay.replace(/^http/, 'ws') + '/ws/ui?machineId=home');
+        socket.onopen = () => {
+          socket.close();
+          resolve('OPENED');
+        };
+        socket.onerror = () => resolve('refused');
+      });
+      const read = await fetch(relay + '/m/home/').then((response) => response.text()).then((text) => text.length > 0, () => false);
+      return { ws, read };
+    }, setup.relay.viewOrigin);
+    assert.deepEqual(control, { ws: 'OPENED', read: true });
 
     // 50 MB through the tunnel, read as a stream: whole, and neither process holds it.
     const relayPeak = peakMiB(setup.relay.child.pid!);

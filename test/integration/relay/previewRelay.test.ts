@@ -25,7 +25,7 @@ import { RelayConstants } from '../../../src/common/constants.ts';
 import { RelayHubClient } from '../../../src/browser/relayHubClient.ts';
 import { pollUntil } from '../../helpers/poll.ts';
 import { testEnv } from '../../helpers/tempHome.ts';
-import { cliMain } from '../cli/cliHarness.ts';
+import { cliMain, runInProcess } from '../cli/cliHarness.ts';
 import { PreviewDaemon } from './scriptedPreviewDaemon.ts';
 import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
@@ -1111,8 +1111,9 @@ describe('dev-server previews through a `switchboard relay` process', { skip: pr
     try {
       const ready = await pollUntil(() => {
         const line = stdout.split('\n').find((candidate) => candidate.startsWith('{'));
-        return line ? (JSON.parse(line) as { url: string; port: number }) : undefined;
+        return line ? (JSON.parse(line) as { url: string; port: number; previewOrigins: string | null }) : undefined;
       }, { timeoutMs: 15_000, what: 'switchboard relay ready' });
+      assert.equal(ready.previewOrigins, `http://<label>.localhost:${ready.port}`);
       daemon = await PreviewDaemon.connect({ url: ready.url, tokens }, 'm1');
       daemon.announce('t1', [dev.port]);
       const cookie = await signIn({ port: ready.port, tokens } as TestRelay, 'm1');
@@ -1145,6 +1146,30 @@ describe('dev-server previews through a `switchboard relay` process', { skip: pr
       child.kill('SIGTERM');
       await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
       await dev.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('switchboard relay --preview-domain', () => {
+  it('refuses a preview domain that is no host name, or that holds the relay’s own host, with a message that says why', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-preview-domain-'));
+    try {
+      const tokensFile = join(dir, 'tokens.json');
+      for (const [argv, why] of [
+        [['--preview-domain', 'https://preview.example.com'], /--preview-domain must be a host name like preview\.example\.com .*no scheme, port, path or wildcard/],
+        [['--preview-domain', 'preview.example.com:8443'], /no scheme, port, path or wildcard/],
+        [['--preview-domain', '*.preview.example.com'], /no scheme, port, path or wildcard/],
+        [['--preview-domain', 'bad_label.example.com'], /"bad_label" is not a DNS label/],
+        [['--public-url', 'https://relay.example.com', '--preview-domain', 'example.com'], /--preview-domain example\.com would hold the relay's own host relay\.example\.com/],
+      ] as const) {
+        const result = await runInProcess(['relay', '--tokens', tokensFile, '--port', '0', ...argv]);
+        assert.equal(result.status, 2, argv.join(' '));
+        assert.match(result.stderr, why, argv.join(' '));
+      }
+      const help = await runInProcess(['relay', '--help']);
+      assert.match(help.stdout, /--preview-domain DOMAIN +serve: previews at <label>\.DOMAIN/);
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
