@@ -132,7 +132,7 @@ function expectedDownload(mb: number): { bytes: number; sum: number } {
 }
 
 describe('dev-server preview through the relay', () => {
-  it('opens a shared pane’s dev server from the remote view: page, script, image, hot-reload socket, POST, 50 MB, and the end', async (t) => {
+  it('opens a shared pane’s dev server from the remote view on an origin of its own: page, script, image, hot-reload socket, POST, 50 MB, what its scripts cannot reach, and the end', async (t) => {
     const setup = await startRemoteSetup(t, { 'preview-app.cjs': devServer });
     const local = await newPage(t, browser());
     const pane = await openApp(local, setup.serve.url);
