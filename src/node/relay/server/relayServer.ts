@@ -155,7 +155,9 @@ export class RelayServer implements IDisposable {
     }, this.#options.pingIntervalMs ?? RelayConstants.heartbeatIntervalMs);
     this.#sweep.unref();
     const urlHost = urlHostFor(this.#options.host);
-    this.#address = { host: this.#options.host, port, url: `ws://${urlHost}:${port}`, viewOrigin: this.#options.publicUrl?.origin ?? `http://${urlHost}:${port}`, previewOrigins: null };
+    const viewOrigin = this.#options.publicUrl?.origin ?? `http://${urlHost}:${port}`;
+    this.#address = { host: this.#options.host, port, url: `ws://${urlHost}:${port}`, viewOrigin, previewOrigins: null };
+    // The preview origins name the port, known only now (#address is what PreviewOrigins reads it from).
     this.#address.previewOrigins = this.#previewOrigins.pattern ?? null;
     this.#logger.info('relay listening', { url: this.#address.url, machines: this.#options.tokens.machineIds.length });
     return this.#address;
