@@ -3,7 +3,7 @@
  * dir so that `switchboard serve` and the desktop app see the same settings and socket.
  */
 import { constants as fsConstants } from 'node:fs';
-import { chmod, lstat, mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { chmod, link, lstat, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -134,9 +134,11 @@ async function ensureRealPrivateDir(dir: string): Promise<void> {
 
 /**
  * Write a file with mode 0600 atomically: write a sibling temp file, fsync, then rename over the
- * target, so a crash never leaves a half-written settings or serve.json behind.
+ * target, so a crash never leaves a half-written settings or serve.json behind. With `exclusive`,
+ * the temp file is hard-linked into place instead, which fails with `EEXIST` if anything is at the
+ * path (a file someone else wrote there is never replaced, even one that appears at the last moment).
  */
-export async function writePrivateFileAtomic(path: string, contents: string): Promise<void> {
+export async function writePrivateFileAtomic(path: string, contents: string, options: { exclusive?: boolean } = {}): Promise<void> {
   const temp = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx', PRIVATE_FILE_MODE);
   try {
@@ -151,7 +153,12 @@ export async function writePrivateFileAtomic(path: string, contents: string): Pr
   try {
     // `open` applies the umask to the mode; set it exactly.
     await chmod(temp, PRIVATE_FILE_MODE);
-    await rename(temp, path);
+    if (options.exclusive) {
+      await link(temp, path);
+      await rm(temp, { force: true });
+    } else {
+      await rename(temp, path);
+    }
   } catch (error) {
     await rm(temp, { force: true });
     throw error;

@@ -10,7 +10,6 @@
  * pending reviews), closes the port and removes the lock file.
  */
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -24,7 +23,7 @@ import type { ReviewQueue } from '../review/reviewQueue.ts';
 import { closeHttpServer, listenOn, refuseUpgrade } from '../server/httpKit.ts';
 import type { EditorState } from './editorState.ts';
 import { IdeConnection } from './ideConnection.ts';
-import { lockFilePath, removeStaleLockFiles, writeLockFile } from './lockFile.ts';
+import { lockFileExists, lockFilePath, removeOwnLockFile, removeStaleLockFiles, writeLockFile } from './lockFile.ts';
 import { findAncestor } from './processTree.ts';
 import { checkUpgrade, ideSubprotocol } from './upgradeGuard.ts';
 
@@ -43,12 +42,16 @@ export interface IdeBridgeOptions {
   saveEditorText(path: string, text: string, expectedMtimeMs: number | undefined): Promise<void>;
   /** Keepalive timing; default IdeConstants.pingIntervalMs / pongTimeoutMs (tests shorten them). */
   keepalive?: { pingIntervalMs: number; pongTimeoutMs: number };
+  /** The port to bind on each attempt (1, 2, …); default 0, the OS picks. Tests aim it at a port that has a lock file. */
+  choosePort?: (attempt: number) => number;
 }
 
 /** Clients connected at once; more is not a CLI population but a runaway loop. */
 const maxClients = 64;
 /** How long a graceful shutdown waits for withdrawn openDiff calls to be answered. */
 const shutdownAnswerMs = 1_000;
+/** Ports tried before giving up on a lock file (each one passed over had someone else's lock file). */
+const maxPortAttempts = 8;
 
 export class IdeBridge implements IDisposable {
   readonly #options: IdeBridgeOptions;
@@ -85,12 +88,7 @@ export class IdeBridge implements IDisposable {
       maxPayload: IdeConstants.maxFrameBytes,
       handleProtocols: (protocols) => (protocols.has(ideSubprotocol) ? ideSubprotocol : false),
     });
-    const http = createServer((_request, response) => {
-      response.writeHead(426, { 'Content-Type': 'text/plain', Connection: 'close' }).end('Switchboard IDE bridge: WebSocket (subprotocol mcp) only\n');
-    });
-    http.on('upgrade', (request: IncomingMessage, socket: Socket, head: Buffer) => this.#upgrade(request, socket, head));
-    http.on('clientError', (_error, socket) => socket.destroy());
-    const { port } = await listenOn(http, 0, '127.0.0.1');
+    const { http, port, lockFree } = await this.#bind(lockDir);
     this.#http = http;
     this.#webSockets = webSockets;
     this.#port = port;
@@ -108,7 +106,7 @@ export class IdeBridge implements IDisposable {
         }
       }),
     );
-    if (lockDir) {
+    if (lockDir && lockFree) {
       try {
         this.#lockFile = await writeLockFile(lockDir, this.#port, {
           pid: process.pid,
@@ -121,10 +119,40 @@ export class IdeBridge implements IDisposable {
         if (this.#state !== 'listening') this.#removeLockFile(); // disposed while writing
       } catch (error) {
         // The bridge still works for CLIs started in our panes (CLAUDE_CODE_SSE_PORT), but /ide elsewhere will not find the app.
-        this.#logger.warn('cannot write the IDE lock file; Claude Code outside Switchboard panes will not find the app', { lockDir, error: String(error) });
+        const why = (error as NodeJS.ErrnoException).code === 'EEXIST' ? 'a lock file that is not ours appeared at our port (not replaced)' : String(error);
+        this.#logger.warn('cannot write the IDE lock file; Claude Code outside Switchboard panes will not find the app', { lockFile: lockFilePath(lockDir, this.#port), error: why });
       }
     }
     this.#logger.info('IDE bridge listening', { port: this.#port, lockFile: this.#lockFile });
+  }
+
+  /**
+   * Bind 127.0.0.1 on a port that has no lock file yet. Stale lock files of ours are gone by now, so
+   * one at the port the OS gave us is another app's (an IDE that exited without cleaning up, or
+   * one written by someone who wants our clients): writing ours over it would silently take its
+   * place. Such a port is kept bound until we have another, so the OS does not hand it back.
+   */
+  async #bind(lockDir: string | null): Promise<{ http: HttpServer; port: number; lockFree: boolean }> {
+    const passedOver: HttpServer[] = [];
+    try {
+      for (let attempt = 1; ; attempt++) {
+        const http = createServer((_request, response) => {
+          response.writeHead(426, { 'Content-Type': 'text/plain', Connection: 'close' }).end('Switchboard IDE bridge: WebSocket (subprotocol mcp) only\n');
+        });
+        http.on('upgrade', (request: IncomingMessage, socket: Socket, head: Buffer) => this.#upgrade(request, socket, head));
+        http.on('clientError', (_error, socket) => socket.destroy());
+        const { port } = await listenOn(http, this.#options.choosePort?.(attempt) ?? 0, '127.0.0.1');
+        if (!lockDir || !(await lockFileExists(lockDir, port))) return { http, port, lockFree: true };
+        if (attempt >= maxPortAttempts) {
+          this.#logger.warn('every port tried has a lock file that is not ours; listening without a lock file; Claude Code outside Switchboard panes will not find the app', { lockFile: lockFilePath(lockDir, port), attempts: attempt });
+          return { http, port, lockFree: false };
+        }
+        this.#logger.warn('a lock file that is not ours is at the port we were given; leaving it alone and taking another port', { lockFile: lockFilePath(lockDir, port) });
+        passedOver.push(http);
+      }
+    } finally {
+      for (const http of passedOver) void closeHttpServer(http);
+    }
   }
 
   /** The port CLIs connect to (CLAUDE_CODE_SSE_PORT); null before `listen()`. */
@@ -262,10 +290,12 @@ export class IdeBridge implements IDisposable {
   }
 
   #removeLockFile(): void {
-    const { lockDir } = this.#options;
-    if (!lockDir || this.#port === null || this.#lockFile === null) return;
+    if (this.#lockFile === null) return;
     try {
-      rmSync(lockFilePath(lockDir, this.#port), { force: true });
+      // Only while it still holds our pid and token: another app may have put its own at our port since.
+      if (removeOwnLockFile(this.#lockFile, { pid: process.pid, authToken: this.#authToken }) === 'not ours') {
+        this.#logger.warn('the IDE lock file at our port is no longer ours; leaving it', { lockFile: this.#lockFile });
+      }
     } catch (error) {
       this.#logger.warn('cannot remove the IDE lock file', { lockFile: this.#lockFile, error: String(error) });
     }

@@ -3,9 +3,12 @@
  * `<configDir>/ide/<port>.lock`, `<configDir>` = `$CLAUDE_CONFIG_DIR`, else `~/.claude`. Written
  * atomically (temp file + rename) with mode 0600 (it holds the auth token), its directory created
  * 0700 when we create it. Stale lock files of ours (ideName "Switchboard", pid dead) left by a
- * crashed app are removed at the next start; other IDEs' files are never touched.
+ * crashed app are removed at the next start; other IDEs' files are never touched. A lock file is
+ * never written over one already at its port (it may be another app's: the bridge takes another
+ * port), and on shutdown it is removed only while it still holds our pid and token.
  */
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { lstatSync, readFileSync, rmSync } from 'node:fs';
+import { lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { IdeConstants } from '../../common/constants.ts';
@@ -41,12 +44,47 @@ export function lockFilePath(lockDir: string, port: number): string {
   return join(lockDir, `${port}.lock`);
 }
 
+/**
+ * Write the lock file for `port`. Fails with `EEXIST` if anything is already there: that is not
+ * ours (stale ones of ours are gone by now), and a client reading it would be sent elsewhere.
+ */
 export async function writeLockFile(lockDir: string, port: number, contents: IdeLockContents): Promise<string> {
   // Creates the directory (and a missing config dir) 0700; an existing one keeps its mode: it is Claude Code's.
   await mkdir(lockDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const path = lockFilePath(lockDir, port);
-  await writePrivateFileAtomic(path, JSON.stringify(contents));
+  await writePrivateFileAtomic(path, JSON.stringify(contents), { exclusive: true });
   return path;
+}
+
+/** Is there anything (a file, a link, a directory) at `<port>.lock`? */
+export async function lockFileExists(lockDir: string, port: number): Promise<boolean> {
+  try {
+    await lstat(lockFilePath(lockDir, port));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Just enough of a lock file to tell whether it is still the one we wrote. */
+const LockFileOwner = z.looseObject({ pid: z.number(), authToken: z.string() });
+
+/**
+ * Remove the lock file at `path` only if it is still ours: a regular file holding our pid and our
+ * auth token. Another app may have written its own at the same port since (after a restart of
+ * ours, or while we were suspended); that one is left alone. Throws only if removing ours fails.
+ */
+export function removeOwnLockFile(path: string, owner: { pid: number; authToken: string }): 'removed' | 'not ours' | 'gone' {
+  try {
+    if (!lstatSync(path).isFile()) return 'not ours';
+    const parsed = LockFileOwner.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+    if (!parsed.success || parsed.data.pid !== owner.pid || parsed.data.authToken !== owner.authToken) return 'not ours';
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'gone';
+    return 'not ours'; // unreadable or not JSON: not provably ours
+  }
+  rmSync(path, { force: true });
+  return 'removed';
 }
 
 /** Remove lock files of ours whose app is gone. Returns the paths removed. Never throws. */

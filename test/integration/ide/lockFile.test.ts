@@ -5,10 +5,18 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, watch, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, watch, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hub } from '../../../src/node/hub.ts';
-import { nullLogger } from '../../../src/node/logger.ts';
+import { EditorState } from '../../../src/node/ide/editorState.ts';
+import { IdeBridge } from '../../../src/node/ide/ideBridge.ts';
+import { createLogger, nullLogger } from '../../../src/node/logger.ts';
+import { PtyHost } from '../../../src/node/pty/ptyHost.ts';
+import { ReviewArchive } from '../../../src/node/review/reviewArchive.ts';
+import { ReviewQueue } from '../../../src/node/review/reviewQueue.ts';
+import { freePort } from '../../helpers/freePort.ts';
 import { pollUntil } from '../../helpers/poll.ts';
 import { createTempHome } from '../../helpers/tempHome.ts';
 import { startServe } from '../node/server/serveProcess.ts';
@@ -127,6 +135,80 @@ describe('IDE lock files', () => {
       if (serve.child.exitCode === null && serve.child.signalCode === null) serve.child.kill('SIGKILL');
       temp.dispose();
     }
+  });
+
+  it('on shutdown leaves a lock file that is no longer ours (another app wrote its own at our port), and removes its own', async () => {
+    const kit = await startIdeHub();
+    const path = join(kit.lockDir, `${kit.port}.lock`);
+    // Someone else's, put at our port while we run (atomically, the way lock files are written): the
+    // same ideName even, but another pid and token. Only our pid and token make it ours.
+    const foreign = JSON.stringify({ pid: process.ppid, workspaceFolders: ['/elsewhere'], ideName: 'Switchboard', transport: 'ws', runningInWindows: false, authToken: 'b'.repeat(32) });
+    writeFileSync(`${path}.tmp`, foreign);
+    renameSync(`${path}.tmp`, path);
+    try {
+      await kit.hub.shutdown();
+      assert.equal(readFileSync(path, 'utf8'), foreign, 'the foreign lock file survives our shutdown, unchanged');
+    } finally {
+      await kit.dispose();
+    }
+
+    const own = await startIdeHub();
+    const ownPath = join(own.lockDir, `${own.port}.lock`);
+    assert.ok(existsSync(ownPath));
+    await own.dispose();
+    assert.equal(existsSync(ownPath), false, 'our own is removed');
+  });
+
+  it('at start never replaces a lock file someone else has at the port it bound: it binds another port and says so', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-ide-taken-'));
+    const lockDir = join(dir, 'ide');
+    mkdirSync(lockDir, { mode: 0o700 });
+    const taken = await freePort();
+    // Another IDE's lock file (its pid alive: this test's parent), at the first port the bridge binds.
+    const foreign = JSON.stringify({ pid: process.ppid, workspaceFolders: ['/elsewhere'], ideName: 'Visual Studio Code', transport: 'ws', runningInWindows: false, authToken: 'c'.repeat(32) });
+    writeFileSync(join(lockDir, `${taken}.lock`), foreign);
+    const lines: string[] = [];
+    const ptyHost = new PtyHost({ logger: nullLogger, defaultCwd: dir });
+    const archive = new ReviewArchive({ path: null, logger: nullLogger });
+    const queue = new ReviewQueue({ archive, workspaceFolders: [dir], logger: nullLogger });
+    const editors = new EditorState({ terminalName: () => undefined });
+    const tried: number[] = [];
+    const bridge = new IdeBridge({
+      queue,
+      editors,
+      ptyHost,
+      workspaceFolders: [dir],
+      lockDir,
+      version: 'test',
+      logger: createLogger({ level: 'info', sink: (line) => lines.push(line) }),
+      openFile: () => {},
+      saveEditorText: async () => {},
+      choosePort: (attempt) => {
+        tried.push(attempt);
+        return attempt === 1 ? taken : 0;
+      },
+    });
+    try {
+      await bridge.listen();
+      assert.deepEqual(tried, [1, 2]);
+      assert.notEqual(bridge.port, taken);
+      assert.equal(readFileSync(join(lockDir, `${taken}.lock`), 'utf8'), foreign, 'the foreign lock file is untouched');
+      assert.equal(bridge.lockFile, join(lockDir, `${bridge.port}.lock`));
+      assert.equal(JSON.parse(readFileSync(bridge.lockFile!, 'utf8')).pid, process.pid);
+      const warning = lines.find((line) => line.includes('WARN') && line.includes(`${taken}.lock`));
+      assert.ok(warning, lines.join('\n'));
+      assert.match(warning, /not ours/);
+      // Nothing listens on the port we gave up.
+      await assert.rejects(new Promise((resolve, reject) => createConnection(taken, '127.0.0.1').once('connect', resolve).once('error', reject)), /ECONNREFUSED/);
+    } finally {
+      bridge.dispose();
+      queue.dispose();
+      archive.dispose();
+      editors.dispose();
+      ptyHost.dispose();
+    }
+    assert.deepEqual(lockFilesIn(lockDir), [`${taken}.lock`], 'ours removed on dispose, the foreign one left');
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('never writes into a real home from tests: a test Hub without CLAUDE_CONFIG_DIR writes no lock file', async () => {

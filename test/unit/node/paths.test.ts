@@ -94,4 +94,18 @@ describe('paths: private files', () => {
     assert.equal(statSync(file).mode & 0o777, 0o600);
     assert.deepEqual(readdirSync(temp.dataDir), ['x.json']);
   });
+
+  it('with exclusive, never replaces what is already at the path (EEXIST), and leaves no temp file', async (t) => {
+    const temp = createTempHome();
+    t.after(() => temp.dispose());
+    await ensurePrivateDir(temp.dataDir);
+    const file = join(temp.dataDir, 'x.lock');
+    await writePrivateFileAtomic(file, 'ours', { exclusive: true });
+    assert.equal(readFileSync(file, 'utf8'), 'ours');
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    writeFileSync(file, 'theirs');
+    await assert.rejects(writePrivateFileAtomic(file, 'ours again', { exclusive: true }), { code: 'EEXIST' });
+    assert.equal(readFileSync(file, 'utf8'), 'theirs');
+    assert.deepEqual(readdirSync(temp.dataDir), ['x.lock']);
+  });
 });
