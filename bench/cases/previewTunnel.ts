@@ -1,25 +1,28 @@
 /**
  * The dev-server preview tunnel (issue 21) against a bare HTTP reverse proxy, in the same run: a
- * Node dev server runs in a real pane of an in-process PtyHost, shared with a real relay (RelayClient
- * → RelayServer, everything on loopback). The same client fetches from it
+ * Node dev server runs in a real pane of an in-process PtyHost (the app's side, RelayClient, in this
+ * process, as in the app), shared through a real `switchboard relay` in a process of its own (as it
+ * is deployed). The same client, in this process, fetches from it
  *   - directly (the floor),
- *   - through a bare reverse proxy (node:http piping request and response, nothing else: the peer),
+ *   - through a bare reverse proxy in a process of its own (node:http piping request and response,
+ *     nothing else: the peer),
  *   - through the preview (HTTP → relay → frames, base64, windows and acks → daemon → dev server),
  * 1 000 small requests one after another (p50 and p95 latency; added latency = preview p50 − proxy p50,
  * target < 5 ms) and a 50 MB download (MB/s; target preview ≥ 0.5× the proxy). The preview is
  * opened the way a person's browser does: the remote view's open link, its redirects and cookies.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, createServer, request, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { Agent, request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { nullLogger } from '../../src/node/logger.ts';
 import { PtyHost } from '../../src/node/pty/ptyHost.ts';
 import { RelayClient } from '../../src/node/relay/relayClient.ts';
-import { RelayServer } from '../../src/node/relay/server/relayServer.ts';
 import { RelayTokenStore } from '../../src/node/relay/server/relayTokens.ts';
 import { freePort } from '../../test/helpers/freePort.ts';
+import { startRelayProcess, stop } from '../../test/helpers/remoteRelay.ts';
+import { createTempHome } from '../../test/helpers/tempHome.ts';
 import type { BenchCase } from '../benchCase.ts';
 import { percentile } from './relayBench.ts';
 
@@ -102,17 +105,27 @@ async function openPreview(relayPort: number, openPath: string, viewerToken: str
   throw new Error('too many redirects opening the preview');
 }
 
-function startBareProxy(devPort: number): Promise<Server> {
-  const upstream = new Agent({ keepAlive: true, maxSockets: 4 });
-  const server = createServer((req, res) => {
-    const forward = request({ host: '127.0.0.1', port: devPort, path: req.url, method: req.method, headers: { ...req.headers, host: `localhost:${devPort}` }, agent: upstream }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    forward.on('error', () => res.destroy());
-    req.pipe(forward);
+/** The peer: a bare reverse proxy (pipe in, pipe out) in a process of its own; prints its port. */
+const bareProxyScript = `
+const http = require('node:http');
+const devPort = Number(process.argv[2]);
+const upstream = new http.Agent({ keepAlive: true, maxSockets: 4 });
+const server = http.createServer((req, res) => {
+  const forward = http.request({ host: '127.0.0.1', port: devPort, path: req.url, method: req.method, headers: { ...req.headers, host: 'localhost:' + devPort }, agent: upstream }, (answer) => {
+    res.writeHead(answer.statusCode || 502, answer.headers);
+    answer.pipe(res);
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+  forward.on('error', () => res.destroy());
+  req.pipe(forward);
+});
+server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+`;
+
+async function startBareProxy(dir: string, devPort: number): Promise<{ child: ChildProcess; port: number }> {
+  writeFileSync(join(dir, 'bare-proxy.cjs'), bareProxyScript);
+  const child = spawn(process.execPath, [join(dir, 'bare-proxy.cjs'), String(devPort)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = (await once(child.stdout!.setEncoding('utf8'), 'data')) as [string];
+  return { child, port: Number(line.trim()) };
 }
 
 async function latencies(target: Target, prefix: string, count: number): Promise<number[]> {
@@ -141,15 +154,16 @@ export const previewTunnelCase: BenchCase = {
     const requests = quick ? 200 : 1_000;
     const mb = quick ? 10 : 50;
     const rounds = quick ? 1 : 3;
-    const dir = mkdtempSync(join(tmpdir(), 'sb-bench-preview-'));
+    const dirs = createTempHome('sb-bench-preview-');
+    const dir = dirs.workspace;
     writeFileSync(join(dir, 'dev.cjs'), devServerScript);
     const host = new PtyHost({ logger: nullLogger, defaultCwd: dir });
-    const store = new RelayTokenStore({ filePath: join(dir, 'relay-tokens.json') });
-    const tokens = await store.addMachine('bench');
-    const relay = new RelayServer({ host: '127.0.0.1', port: 0, tokens: store, logger: nullLogger });
-    const address = await relay.listen();
-    const client = new RelayClient({ url: address.url, machineId: 'bench', token: tokens.daemonToken, ptyHost: host, sharedFolders: [dir], logger: nullLogger, version: 'bench', shareAll: true });
-    let proxy: Server | undefined;
+    const tokensFile = join(dirs.home, 'relay-tokens.json');
+    const tokens = await new RelayTokenStore({ filePath: tokensFile }).addMachine('bench');
+    const relay = await startRelayProcess(tokensFile, dirs.home);
+    const relayPort = Number(new URL(relay.url).port);
+    const client = new RelayClient({ url: relay.url, machineId: 'bench', token: tokens.daemonToken, ptyHost: host, sharedFolders: [dir], logger: nullLogger, version: 'bench', shareAll: true });
+    let proxy: { child: ChildProcess; port: number } | undefined;
     try {
       client.start();
       const devPort = await freePort();
@@ -158,7 +172,7 @@ export const previewTunnelCase: BenchCase = {
       // Until the pane's server is found and announced, the open link answers 404.
       let opened: { target: Target; path: string } | undefined;
       for (let attempt = 0; !opened; attempt++) {
-        opened = await openPreview(address.port, openPath, tokens.viewerToken).catch((error: unknown) => {
+        opened = await openPreview(relayPort, openPath, tokens.viewerToken).catch((error: unknown) => {
           if (attempt > 200) throw error;
           return undefined;
         });
@@ -167,8 +181,8 @@ export const previewTunnelCase: BenchCase = {
       const preview = opened.target;
       // The preview's own paths: at the root of its origin, or under a prefix on the relay's.
       const prefix = opened.path.replace(/\/$/, '');
-      proxy = await startBareProxy(devPort);
-      const proxyTarget: Target = { port: (proxy.address() as AddressInfo).port, host: '127.0.0.1', cookie: undefined };
+      proxy = await startBareProxy(dirs.home, devPort);
+      const proxyTarget: Target = { port: proxy.port, host: '127.0.0.1', cookie: undefined };
       const direct: Target = { port: devPort, host: `localhost:${devPort}`, cookie: undefined };
       log(`${requests} small requests and a ${mb} MiB download per path, ${rounds} round(s), alternating, after a warm-up`);
 
@@ -203,14 +217,13 @@ export const previewTunnelCase: BenchCase = {
         { label: 'download ratio preview / proxy (target >= 0.5)', value: percentile(previewRates, 50) / percentile(proxyRates, 50), unit: 'x', digits: 2 },
       ];
     } finally {
-      proxy?.closeAllConnections();
-      await new Promise<void>((resolve) => (proxy ? proxy.close(() => resolve()) : resolve()));
       agent.destroy();
+      proxy?.child.kill();
       await client.stop();
       client.dispose();
-      await relay.close();
+      await stop(relay.child, relay.exited);
       host.dispose();
-      rmSync(dir, { recursive: true, force: true });
+      dirs.dispose();
     }
   },
 };
