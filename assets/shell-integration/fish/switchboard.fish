@@ -1,13 +1,24 @@
 # Switchboard shell integration for fish.
 #
-# Loaded with `fish --init-command 'source <this file>'`, which runs after the user's own
-# configuration (so a broken config.fish still gets these hooks). Reports prompts, commands,
+# Loaded with `fish --init-command 'source <this file> <nonce file>'`, which runs after the user's
+# own configuration (so a broken config.fish still gets these hooks). Reports prompts, commands,
 # exit codes and the cwd with OSC 633 sequences. Everything we define starts with __sb_.
+#
+# The per-terminal nonce comes in a private file (0600, in a 0700 directory) named by our first
+# argument, not in the environment: config.fish, conf.d and every program they start run before
+# this script and would see an environment variable. The file is deleted as soon as it is read.
 
 # Recursion guard: load once per shell.
 if not set -q __sb_loaded
     set -g __sb_loaded 1
-    set -g __sb_nonce "$SWITCHBOARD_NONCE"
+    set -g __sb_nonce ''
+    if set -q argv[1]; and test -f "$argv[1]"; and test -r "$argv[1]"
+        read -g __sb_nonce <$argv[1]
+        command rm -f -- $argv[1]
+    else if set -q SWITCHBOARD_NONCE
+        # Sourced by hand with the nonce in the environment (older launchers).
+        set -g __sb_nonce "$SWITCHBOARD_NONCE"
+    end
     set -e SWITCHBOARD_NONCE
     set -g __sb_command_running 0
 

@@ -24,6 +24,7 @@ import {
   resolveDefaultShell,
   resolveExecutable,
   shellIntegrationLaunch,
+  writeNonceFile,
 } from './shellLaunch.ts';
 
 export interface PtyHostOptions {
@@ -207,6 +208,7 @@ export class PtyHost implements IDisposable {
     const callerArgs = params.args ?? [];
     let spawnArgs = callerArgs;
     let nonce: string | null = null;
+    let nonceFile: { path: string; dispose(): Promise<void> } | null = null;
     if (params.shellIntegration !== false) {
       const launch = shellIntegrationLaunch({
         file: executable.path,
@@ -221,18 +223,29 @@ export class PtyHost implements IDisposable {
         this.#logger.warn('shell integration script not found; starting the shell without integration', { script: launch.script });
       } else if (launch) {
         nonce = randomBytes(16).toString('hex');
-        Object.assign(env, launch.env, { SWITCHBOARD_NONCE: nonce });
-        spawnArgs = launch.args;
+        Object.assign(env, launch.env);
+        if (launch.argsWithNonceFile) {
+          // fish reads the user's config before our script: the nonce must not be in the environment then.
+          nonceFile = await writeNonceFile(nonce);
+          spawnArgs = launch.argsWithNonceFile(nonceFile.path);
+        } else {
+          env.SWITCHBOARD_NONCE = nonce;
+          spawnArgs = launch.args;
+        }
       }
     }
 
     const cols = params.cols ?? TerminalConstants.defaultCols;
     const rows = params.rows ?? TerminalConstants.defaultRows;
+    // The shell deletes its nonce file as it reads it; the directory goes when the shell is gone.
+    const dropNonceFile = () => void nonceFile?.dispose();
+    if (this.#disposed) dropNonceFile();
     this.#assertNotDisposed();
     let pty: IPty;
     try {
       pty = spawn(executable.path, spawnArgs, { name: env.TERM ?? 'xterm-256color', cols, rows, cwd, env, encoding: null });
     } catch (error) {
+      dropNonceFile();
       throw new ApiError('PTY_SPAWN_FAILED', `cannot start ${requested}: ${(error as Error).message}`);
     }
 
@@ -258,8 +271,10 @@ export class PtyHost implements IDisposable {
       });
     } catch (error) {
       pty.kill('SIGKILL');
+      dropNonceFile();
       throw error;
     }
+    if (nonceFile) void session.exited.finally(dropNonceFile);
     const listeners = [
       session.onDidChangeInfo((info) => this.#onDidChangeTerminal.fire(info)),
       session.onDidNotify(({ title, body }) => this.#onDidNotify.fire({ id, title, body })),

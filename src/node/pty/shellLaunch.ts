@@ -5,7 +5,8 @@
  * integration is injected into bash, zsh and fish without replacing the user's own rc files.
  */
 import { constants as fsConstants, existsSync } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -81,6 +82,11 @@ export interface ShellLaunch {
   /** Variables to add to the PTY environment. */
   env: Record<string, string>;
   kind: ShellKind;
+  /**
+   * Set when the nonce must not travel in the environment: the arguments to start with instead of
+   * `args`, naming a private file that holds the nonce (our script reads and deletes it).
+   */
+  argsWithNonceFile?: (nonceFile: string) => string[];
 }
 
 /**
@@ -120,10 +126,35 @@ export function shellIntegrationLaunch(params: {
     case 'fish': {
       if (!args.every((arg) => arg === '-l' || arg === '--login' || arg === '-i' || arg === '--interactive')) return null;
       const script = join(params.integrationDir, 'fish', 'switchboard.fish');
-      // --init-command runs after the user's config, so a broken config.fish still gets hooks.
-      return { kind, script, args: [...args, '--init-command', `source ${fishQuote(script)}`], env: {} };
+      // --init-command runs after the user's config, so a broken config.fish still gets hooks. For
+      // the same reason the nonce cannot be in the environment (config.fish, conf.d and every
+      // program they start would see it before our script could remove it): it comes in a file.
+      return {
+        kind,
+        script,
+        args: [...args, '--init-command', `source ${fishQuote(script)}`],
+        env: {},
+        argsWithNonceFile: (nonceFile) => [...args, '--init-command', `source ${fishQuote(script)} ${fishQuote(nonceFile)}`],
+      };
     }
   }
+}
+
+/**
+ * The nonce in a file only this user can read (0600 in a fresh 0700 directory), for a shell that
+ * takes it from there instead of the environment. Our script deletes the file as it reads it;
+ * `dispose()` removes the directory whatever happened (call it when the shell has exited).
+ */
+export async function writeNonceFile(nonce: string): Promise<{ path: string; dispose(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'sb-nonce-'));
+  const path = join(dir, 'nonce');
+  try {
+    await writeFile(path, nonce + '\n', { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return { path, dispose: () => rm(dir, { recursive: true, force: true }) };
 }
 
 function fishQuote(value: string): string {

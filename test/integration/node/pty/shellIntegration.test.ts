@@ -3,7 +3,7 @@
  * by PtyHost with our scripts injected, in a temp HOME with the user's own rc files.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { CommandEvent, PtySession } from '../../../../src/node/pty/ptySession.ts';
@@ -167,6 +167,39 @@ for (const shell of shells) {
       const event = await run(session, 'echo "nonce=[$SWITCHBOARD_NONCE]"');
       assert.ok(outputOf(session, event).includes('nonce=[]'));
       assert.equal(event.commandLine, 'echo "nonce=[$SWITCHBOARD_NONCE]"');
+    });
+
+    test("the nonce is not visible to the user's rc file nor to the programs it starts", async () => {
+      const leak = join(kit.temp.home, 'seen-by-rc.txt');
+      // The same lines in all three shells: what the rc file sees, and what a program it starts gets.
+      writeHomeFile(shell.rcFile, `echo "nonce=[$SWITCHBOARD_NONCE]" > '${leak}'\nenv >> '${leak}'\n`);
+      if (shell.name === 'fish') writeHomeFile('.config/fish/conf.d/early.fish', `env > '${leak}.conf.d'\n`);
+      const session = await startShell(shell);
+      const event = await run(session, 'echo integration-works');
+      assert.equal(event.exitCode, 0);
+      assert.equal(event.commandLine, 'echo integration-works');
+      // The nonce this shell marks its prompts with, from the raw output.
+      const raw = session.readRing(0).data.toString('utf8');
+      const nonce = /\x1b\]633;A;([0-9a-f]{32})\x07/.exec(raw)?.[1];
+      assert.ok(nonce, 'prompts are marked with the nonce');
+      const seen = readFileSync(leak, 'utf8');
+      assert.ok(seen.startsWith('nonce=[]\n'), seen.slice(0, 200));
+      assert.ok(seen.includes(`SWITCHBOARD_TERMINAL_ID=${session.info.id}`), 'env ran from the rc file');
+      assert.equal(seen.includes(nonce), false, 'the rc file and its programs never see the nonce');
+      assert.equal(seen.includes('SWITCHBOARD_NONCE'), false);
+      // Nor is it in the environment the shell was started with (programs of the same user can read that).
+      const pid = session.info.pid!;
+      assert.equal(readFileSync(`/proc/${pid}/environ`, 'utf8').includes(nonce), shell.name !== 'fish', 'bash and zsh get it there and unset it before any rc file; fish never gets it there');
+      if (shell.name === 'fish') {
+        assert.equal(readFileSync(`${leak}.conf.d`, 'utf8').includes(nonce), false, 'nor do conf.d snippets');
+        // It came in a private file, deleted as soon as our script read it; its directory goes with the shell.
+        const nonceFile = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').match(/'([^']*sb-nonce-[^']*)'/)?.[1];
+        assert.ok(nonceFile, 'fish is told where the nonce file is');
+        assert.equal(existsSync(nonceFile), false, 'deleted once read');
+        session.write('exit\r');
+        await session.exited;
+        await pollUntil(() => !existsSync(dirname(nonceFile)), { what: 'the nonce directory to be removed after exit' });
+      }
     });
 
     test('exiting the shell ends the terminal with its exit code', async () => {

@@ -49,8 +49,11 @@ describe('shellIntegrationLaunch', () => {
     assert.equal(shellIntegrationLaunch({ ...base, env: { ZDOTDIR: '/cfg' }, file: 'zsh', args: [] })?.env.USER_ZDOTDIR, '/cfg');
   });
 
-  test('fish sources our script after its config', () => {
-    assert.deepEqual(shellIntegrationLaunch({ ...base, file: '/usr/bin/fish', args: [] })?.args, ['--init-command', "source '/si/fish/switchboard.fish'"]);
+  test('fish sources our script after its config, handing it the nonce file', () => {
+    const launch = shellIntegrationLaunch({ ...base, file: '/usr/bin/fish', args: ['-l'] });
+    assert.deepEqual(launch?.args, ['-l', '--init-command', "source '/si/fish/switchboard.fish'"]);
+    assert.deepEqual(launch?.argsWithNonceFile?.("/tmp/sb-nonce-x/it's"), ['-l', '--init-command', "source '/si/fish/switchboard.fish' '/tmp/sb-nonce-x/it\\'s'"]);
+    assert.equal(shellIntegrationLaunch({ ...base, file: '/bin/bash', args: [] })?.argsWithNonceFile, undefined, 'bash and zsh unset it before any rc file');
   });
 
   test('unknown programs and argument lists we do not understand are left alone', () => {
