@@ -4,7 +4,7 @@
  * becomes a Copilot pane; its folder-trust question is answered by option number; a command
  * approval makes it `needs-input` with the command as reason; approving (its digit) runs the
  * command; the turn's end makes it `idle`; its question is answered by moving its selector; denying
- * the next command refuses it; `/exit` makes it `exited`. Runs when SWITCHBOARD_COPILOT_BIN points
+ * the next command refuses it; Ctrl+C twice makes it `exited`. Runs when SWITCHBOARD_COPILOT_BIN points
  * at a copilot binary (CI has none; see test/fixtures/agents/copilot/README.md).
  */
 import { after, before, describe, it } from 'node:test';
@@ -106,7 +106,10 @@ describe('GitHub Copilot CLI typed by hand in a pane', { skip }, () => {
     await until('idle after the refusal', (status) => status.state === 'idle' && status.since > again.since);
     assert.equal(existsSync(join(project, 'other.txt')), false, 'deny refused the command');
 
-    await type('/exit');
+    // Ctrl+C twice quits ("ctrl+c again to exit").
+    await person.call('terminal.write', { id: terminalId, data: '\x03' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await person.call('terminal.write', { id: terminalId, data: '\x03' });
     const exited = await until('exited', (status) => status.state === 'exited');
     assert.equal(exited.kind, 'copilot');
     const withCode = await until('the exit code', (status) => status.exitCode !== null, 5_000);
