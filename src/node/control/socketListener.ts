@@ -7,9 +7,10 @@
  * message naming the path. (Same policy and probe timing as claws.)
  */
 import { lstatSync, unlinkSync } from 'node:fs';
-import { chmod, lstat, mkdir, unlink } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chmod, link, lstat, mkdir, unlink } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { ControlConstants } from '../../common/constants.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import { ensurePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../paths.ts';
@@ -91,28 +92,25 @@ export class UnixSocketListener implements IDisposable {
 
     await removeStaleSocket(path, options.probeTimeoutMs);
 
+    // Bind under a temporary name, then link the socket into place. libuv unlinks the name it
+    // bound when the server closes, whatever is there by then; bound at `path`, our shutdown
+    // would delete a socket another server put there since. The temporary name is gone by then.
+    // (A path too close to the length limit for a longer name is bound directly, as before.)
+    const temporary = temporarySocketPath(path);
     const server = createServer({ allowHalfOpen: true }, options.onConnection);
-    await new Promise<void>((resolve, reject) => {
-      const onError = (error: NodeJS.ErrnoException) => {
-        server.off('listening', onListening);
-        reject(error.code === 'EADDRINUSE' ? new SocketInUseError(path) : new Error(`cannot listen on ${path}: ${error.message}`));
-      };
-      const onListening = () => {
-        server.off('error', onError);
-        resolve();
-      };
-      server.once('error', onError);
-      server.once('listening', onListening);
-      // The socket file is created by bind(2), synchronously inside listen(): restoring the
-      // umask right after covers exactly that creation.
-      const previousUmask = process.umask(0o077);
-      try {
-        server.listen(path);
-      } finally {
-        process.umask(previousUmask);
-      }
-    });
+    await bindServer(server, temporary ?? path, path);
     try {
+      if (temporary !== null) {
+        try {
+          await chmod(temporary, PRIVATE_FILE_MODE);
+          await link(temporary, path);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new SocketInUseError(path);
+          throw error;
+        } finally {
+          await unlink(temporary).catch(() => {});
+        }
+      }
       await chmod(path, PRIVATE_FILE_MODE);
       const { ino } = await lstat(path);
       return new UnixSocketListener(path, server, ino);
@@ -133,6 +131,36 @@ export class UnixSocketListener implements IDisposable {
       // Already gone.
     }
   }
+}
+
+/** A sibling of `path` to bind first, or null when its name would not fit in a socket address. */
+function temporarySocketPath(path: string): string | null {
+  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}`);
+  return Buffer.byteLength(temporary) <= ControlConstants.maxSocketPathBytes ? temporary : null;
+}
+
+/** listen(2) on `bindPath` with the socket created 0600 from the start; errors name `path`. */
+async function bindServer(server: Server, bindPath: string, path: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      reject(error.code === 'EADDRINUSE' ? new SocketInUseError(path) : new Error(`cannot listen on ${path}: ${error.message}`));
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    // The socket file is created by bind(2), synchronously inside listen(): restoring the
+    // umask right after covers exactly that creation.
+    const previousUmask = process.umask(0o077);
+    try {
+      server.listen(bindPath);
+    } finally {
+      process.umask(previousUmask);
+    }
+  });
 }
 
 async function removeStaleSocket(path: string, probeTimeoutMs: number | undefined): Promise<void> {

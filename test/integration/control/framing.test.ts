@@ -4,9 +4,9 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
+import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hub } from '../../../src/node/hub.ts';
@@ -311,6 +311,60 @@ describe('control socket files', () => {
     } finally {
       hub.dispose();
       rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('never follows or removes a symbolic link planted at a socket path, even one to a live socket', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'sb-ctl-socklink-'));
+    const dataDir = join(root, 'data');
+    const workspace = join(root, 'ws');
+    mkdirSync(dataDir, { mode: 0o700 });
+    mkdirSync(join(workspace, '.claws'), { recursive: true, mode: 0o700 });
+    const precious = join(root, 'precious.txt');
+    writeFileSync(precious, 'precious');
+    const other = createServer((socket) => socket.end('other\n'));
+    const otherPath = join(root, 'other.sock');
+    await new Promise<void>((resolve) => other.listen(otherPath, resolve));
+    symlinkSync(otherPath, join(dataDir, 'control.sock'));
+    symlinkSync(precious, join(workspace, '.claws', 'claws.sock'));
+    const hub = new Hub({ dataDir, workspaceFolders: [workspace], host: 'test', logger: nullLogger, env: {} });
+    try {
+      await assert.rejects(hub.start(), /control\.sock exists and is not a socket; refusing to replace it/);
+      assert.ok(lstatSync(join(dataDir, 'control.sock')).isSymbolicLink(), 'the link is left');
+      assert.ok(lstatSync(otherPath).isSocket(), 'the socket it points to is left');
+    } finally {
+      hub.dispose();
+    }
+    // With a real control socket path, the claws link is skipped and left; the file it points to is untouched.
+    rmSync(join(dataDir, 'control.sock'));
+    const second = new Hub({ dataDir, workspaceFolders: [workspace], host: 'test', logger: nullLogger, env: {} });
+    try {
+      await second.start();
+      assert.deepEqual(second.controlServer.sockets, [{ workspace: null, socket: join(dataDir, 'control.sock') }]);
+      assert.ok(lstatSync(join(workspace, '.claws', 'claws.sock')).isSymbolicLink());
+      assert.equal(readFileSync(precious, 'utf8'), 'precious');
+      assert.equal(statSync(precious).mode & 0o777, 0o644 & ~process.umask());
+    } finally {
+      await second.shutdown();
+      other.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('on shutdown leaves alone a socket another server bound at our path since', async () => {
+    const t = await startTestHub({ clawsCompatSockets: false });
+    const other = createServer((socket) => socket.end());
+    try {
+      rmSync(t.socketPath);
+      await new Promise<void>((resolve) => other.listen(t.socketPath, resolve));
+      await t.hub.shutdown();
+      assert.ok(lstatSync(t.socketPath).isSocket(), 'the other server keeps its socket');
+      const client = createConnection(t.socketPath);
+      await new Promise((resolve, reject) => client.once('connect', resolve).once('error', reject));
+      client.destroy();
+    } finally {
+      other.close();
+      await t.dispose();
     }
   });
 
