@@ -19,6 +19,7 @@ import type { IDisposable } from '../../common/lifecycle.ts';
 import { parseEnvelope } from '../../common/protocol/relay/envelope.ts';
 import { defaultEnvelopeLimits, type EnvelopeLimits, utf8ByteLength } from '../../common/protocol/relay/frameLimits.ts';
 import type { RelayMessage } from '../../common/protocol/relay/messages.ts';
+import { utf8Frame } from './utf8Frame.ts';
 import type { ILogger } from '../logger.ts';
 import type { RefusalLog } from './refusalLog.ts';
 
@@ -336,7 +337,7 @@ export class RelayConnection implements IDisposable {
   #write(ws: WebSocket, frame: string): void {
     this.#unflushed.push(Date.now());
     this.#framesSent++;
-    ws.send(frame, this.#onFlushed);
+    ws.send(utf8Frame(frame), { binary: false }, this.#onFlushed);
   }
 
   readonly #onFlushed = (error?: Error): void => {

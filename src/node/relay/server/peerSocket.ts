@@ -4,6 +4,7 @@
  * bad frame is refused, logged once per kind, and the socket carries on), outbound frames sent
  * with their raw text (the relay never re-serializes what it forwards).
  */
+import { utf8Frame } from '../utf8Frame.ts';
 import type WebSocket from 'ws';
 import { Emitter, type Event } from '../../../common/event.ts';
 import type { IDisposable } from '../../../common/lifecycle.ts';
@@ -53,7 +54,7 @@ export class PeerSocket implements IDisposable {
 
   send(text: string): boolean {
     if (!this.isOpen) return false;
-    this.#ws.send(text, this.#flushed);
+    this.#ws.send(utf8Frame(text), { binary: false }, this.#flushed);
     return true;
   }
 
