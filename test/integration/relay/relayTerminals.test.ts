@@ -233,7 +233,8 @@ describe('relay: terminals end to end (real relay, real Hub, real PTYs)', () => 
       session.write('exit 0\r');
       const exit = await v.waitFor((frame) => frame.type === 'terminalExit' && frame.terminalId === session.id && frame.channelId === v.channelId, { what: 'exit on the viewer channel' });
       assert.equal(exit.type === 'terminalExit' && exit.reason, 'process_exit');
-      const updated = await v.waitFor((frame) => frame.type === 'agentTerminalUpdated' && frame.terminalId === session.id, { what: 'status update' });
+      // Other updates may come first (readiness, servers); the one that matters says it exited.
+      const updated = await v.waitFor((frame) => frame.type === 'agentTerminalUpdated' && frame.terminalId === session.id && frame.status !== 'running', { what: 'status update' });
       assert.equal(updated.type === 'agentTerminalUpdated' && updated.status, 'exited');
       await hub.hub.ptyHost.close(session.id);
     } finally {
