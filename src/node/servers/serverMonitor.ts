@@ -319,11 +319,15 @@ class ServerWatch implements IDisposable {
     this.#lastInodes = new Set(byInode.keys());
     this.#lastTree = treeSet;
     if (toRead.length === 0 || byInode.size === 0) return;
-    const fdLists = await Promise.all(toRead.map((member) => socketInodesOf(member)));
+    // The Hub's own sockets (its HTTP server, the IDE bridge…) are never a pane's server, though a
+    // pane's process can hold them: between fork and exec a new shell has every fd of the Hub (they
+    // close on exec), and a look at that moment would list the app's own ports as the pane's.
+    const [hubInodes, ...fdLists] = await Promise.all([socketInodesOf(process.pid), ...toRead.map((member) => socketInodesOf(member))]);
+    const hubs = new Set(hubInodes);
     fdLists.forEach((inodes, index) => {
       for (const inode of inodes) {
         const socket = byInode.get(inode);
-        if (socket && !this.#owned.has(inode)) this.#owned.set(inode, { pid: toRead[index]!, socket });
+        if (socket && !hubs.has(inode) && !this.#owned.has(inode)) this.#owned.set(inode, { pid: toRead[index]!, socket });
       }
     });
   }
