@@ -14,6 +14,7 @@ import { createLocalHubClient, type LocalHubClient } from '../../../../src/node/
 import { pollUntil } from '../../../helpers/poll.ts';
 import { type ScriptedModel, startScriptedModel } from '../../../helpers/scriptedClaudeModel.ts';
 import { startTestHub, type TestHub } from '../../control/controlTestKit.ts';
+import { AgentPaneProbe } from './agentPaneProbe.ts';
 
 const claudeBin = process.env.SWITCHBOARD_CLAUDE_BIN;
 const skip = claudeBin ? false : 'SWITCHBOARD_CLAUDE_BIN is not set: no real Claude Code CLI to run (npm install @anthropic-ai/claude-code in a scratch folder and point it at node_modules/.bin/claude)';
@@ -24,16 +25,14 @@ describe('Claude Code typed by hand in a pane', { skip }, () => {
   let model: ScriptedModel;
   let project: string;
   let terminalId: string;
-  const states: string[] = [];
+  // These CLIs take an Enter right after fast text as part of a paste: a pause before it.
+  const probe = new AgentPaneProbe(() => ({ t, person, terminalId }), { enterAfterMs: 300 });
+  const { states, agent, until, type } = probe;
 
   before(async () => {
     t = await startTestHub({ clawsCompatSockets: false });
     person = createLocalHubClient(t.hub, { kind: 'person', name: 'you' });
-    person.on('terminal.changed', (info) => {
-      if (info.id !== terminalId || !info.agent) return;
-      const label = `${info.agent.state}${info.agent.reason ? ` (${info.agent.reason})` : ''}`;
-      if (states.at(-1) !== label) states.push(label);
-    });
+    probe.follow(person);
     model = await startScriptedModel({
       delayMs: 1000,
       script: {
@@ -74,21 +73,6 @@ describe('Claude Code typed by hand in a pane', { skip }, () => {
     await t?.dispose();
   });
 
-  const agent = (): AgentStatus | null => t.hub.ptyHost.get(terminalId)?.info.agent ?? null;
-  const until = (what: string, test: (status: AgentStatus) => boolean, timeoutMs = 30_000): Promise<AgentStatus> =>
-    pollUntil(
-      () => {
-        const status = agent();
-        return status && test(status) ? status : null;
-      },
-      { what: `${what} (states so far: ${states.join(' → ')})`, timeoutMs },
-    );
-  const type = async (text: string): Promise<void> => {
-    await person.call('terminal.write', { id: terminalId, data: text });
-    // Claude Code takes a fast Enter right after text as part of a paste.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    await person.call('terminal.write', { id: terminalId, data: '\r' });
-  };
 
   it('a plain shell is no agent', async () => {
     await pollUntil(() => t.hub.ptyHost.require(terminalId).info.shellIntegration, { what: 'the shell prompt' });

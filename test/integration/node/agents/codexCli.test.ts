@@ -15,6 +15,7 @@ import { createLocalHubClient, type LocalHubClient } from '../../../../src/node/
 import { pollUntil } from '../../../helpers/poll.ts';
 import { codexConfig, escalatedCommand, type ScriptedResponsesModel, startScriptedResponsesModel } from '../../../fixtures/agents/codex/scriptedModel.ts';
 import { startTestHub, type TestHub } from '../../control/controlTestKit.ts';
+import { AgentPaneProbe } from './agentPaneProbe.ts';
 
 const codexBin = process.env.SWITCHBOARD_CODEX_BIN;
 const skip = codexBin ? false : 'SWITCHBOARD_CODEX_BIN is not set: no real Codex CLI to run (npm install @openai/codex in a scratch folder and point it at node_modules/.bin/codex)';
@@ -25,16 +26,14 @@ describe('Codex typed by hand in a pane', { skip }, () => {
   let model: ScriptedResponsesModel;
   let project: string;
   let terminalId: string;
-  const states: string[] = [];
+  // These CLIs take an Enter right after fast text as part of a paste: a pause before it.
+  const probe = new AgentPaneProbe(() => ({ t, person, terminalId }), { enterAfterMs: 400 });
+  const { states, agent, until, screenHas, type } = probe;
 
   before(async () => {
     t = await startTestHub({ clawsCompatSockets: false });
     person = createLocalHubClient(t.hub, { kind: 'person', name: 'you' });
-    person.on('terminal.changed', (info) => {
-      if (info.id !== terminalId || !info.agent) return;
-      const label = `${info.agent.state}${info.agent.reason ? ` (${info.agent.reason})` : ''}`;
-      if (states.at(-1) !== label) states.push(label);
-    });
+    probe.follow(person);
     model = await startScriptedResponsesModel({
       delayMs: 1000,
       script: {
@@ -63,22 +62,6 @@ describe('Codex typed by hand in a pane', { skip }, () => {
     await t?.dispose();
   });
 
-  const agent = (): AgentStatus | null => t.hub.ptyHost.get(terminalId)?.info.agent ?? null;
-  const until = (what: string, test: (status: AgentStatus) => boolean, timeoutMs = 30_000): Promise<AgentStatus> =>
-    pollUntil(
-      () => {
-        const status = agent();
-        return status && test(status) ? status : null;
-      },
-      { what: `${what} (states so far: ${states.join(' → ')})`, timeoutMs },
-    );
-  const screenHas = (pattern: RegExp): Promise<boolean> => t.hub.ptyHost.require(terminalId).readScreen().then((screen) => screen.lines.some((line) => pattern.test(line)));
-  const type = async (text: string): Promise<void> => {
-    await person.call('terminal.write', { id: terminalId, data: text });
-    // Codex takes an Enter right after fast text as part of a paste.
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    await person.call('terminal.write', { id: terminalId, data: '\r' });
-  };
 
   it('follows Codex from start to exit, and answers its command approvals', async (test) => {
     await pollUntil(() => t.hub.ptyHost.require(terminalId).info.shellIntegration, { what: 'the shell prompt' });

@@ -17,6 +17,7 @@ import { pollUntil } from '../../../helpers/poll.ts';
 import { type ScriptedModel, startScriptedModel } from '../../../helpers/scriptedClaudeModel.ts';
 import { copilotEnv, copilotScript } from '../../../fixtures/agents/copilot/scriptedModel.ts';
 import { startTestHub, type TestHub } from '../../control/controlTestKit.ts';
+import { AgentPaneProbe } from './agentPaneProbe.ts';
 
 const copilotBin = process.env.SWITCHBOARD_COPILOT_BIN;
 const skip = copilotBin ? false : 'SWITCHBOARD_COPILOT_BIN is not set: no real Copilot CLI to run (npm install @github/copilot in a scratch folder and point it at node_modules/.bin/copilot)';
@@ -27,16 +28,14 @@ describe('GitHub Copilot CLI typed by hand in a pane', { skip }, () => {
   let model: ScriptedModel;
   let project: string;
   let terminalId: string;
-  const states: string[] = [];
+  // These CLIs take an Enter right after fast text as part of a paste: a pause before it.
+  const probe = new AgentPaneProbe(() => ({ t, person, terminalId }), { enterAfterMs: 400 });
+  const { states, agent, until, type } = probe;
 
   before(async () => {
     t = await startTestHub({ clawsCompatSockets: false });
     person = createLocalHubClient(t.hub, { kind: 'person', name: 'you' });
-    person.on('terminal.changed', (info) => {
-      if (info.id !== terminalId || !info.agent) return;
-      const label = `${info.agent.state}${info.agent.reason ? ` (${info.agent.reason})` : ''}`;
-      if (states.at(-1) !== label) states.push(label);
-    });
+    probe.follow(person);
     project = join(t.workspace, 'project');
     mkdirSync(project, { recursive: true });
     model = await startScriptedModel({ delayMs: 1000, script: copilotScript(project) });
@@ -56,20 +55,6 @@ describe('GitHub Copilot CLI typed by hand in a pane', { skip }, () => {
     await t?.dispose();
   });
 
-  const agent = (): AgentStatus | null => t.hub.ptyHost.get(terminalId)?.info.agent ?? null;
-  const until = (what: string, test: (status: AgentStatus) => boolean, timeoutMs = 30_000): Promise<AgentStatus> =>
-    pollUntil(
-      () => {
-        const status = agent();
-        return status && test(status) ? status : null;
-      },
-      { what: `${what} (states so far: ${states.join(' → ')})`, timeoutMs },
-    );
-  const type = async (text: string): Promise<void> => {
-    await person.call('terminal.write', { id: terminalId, data: text });
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    await person.call('terminal.write', { id: terminalId, data: '\r' });
-  };
 
   it('follows Copilot from start to exit, and answers its trust question, its command approvals and its question', async (test) => {
     await pollUntil(() => t.hub.ptyHost.require(terminalId).info.shellIntegration, { what: 'the shell prompt' });

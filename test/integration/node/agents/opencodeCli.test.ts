@@ -16,6 +16,7 @@ import { pollUntil } from '../../../helpers/poll.ts';
 import { type ScriptedModel, startScriptedModel } from '../../../helpers/scriptedClaudeModel.ts';
 import { opencodeConfig, opencodeScript } from '../../../fixtures/agents/opencode/scriptedModel.ts';
 import { startTestHub, type TestHub } from '../../control/controlTestKit.ts';
+import { AgentPaneProbe } from './agentPaneProbe.ts';
 
 const opencodeBin = process.env.SWITCHBOARD_OPENCODE_BIN;
 const skip = opencodeBin ? false : 'SWITCHBOARD_OPENCODE_BIN is not set: no real OpenCode to run (npm install opencode-ai in a scratch folder and point it at node_modules/.bin/opencode)';
@@ -26,16 +27,14 @@ describe('OpenCode typed by hand in a pane', { skip }, () => {
   let model: ScriptedModel;
   let project: string;
   let terminalId: string;
-  const states: string[] = [];
+  // These CLIs take an Enter right after fast text as part of a paste: a pause before it.
+  const probe = new AgentPaneProbe(() => ({ t, person, terminalId }), { enterAfterMs: 400 });
+  const { states, agent, until, type } = probe;
 
   before(async () => {
     t = await startTestHub({ clawsCompatSockets: false });
     person = createLocalHubClient(t.hub, { kind: 'person', name: 'you' });
-    person.on('terminal.changed', (info) => {
-      if (info.id !== terminalId || !info.agent) return;
-      const label = `${info.agent.state}${info.agent.reason ? ` (${info.agent.reason})` : ''}`;
-      if (states.at(-1) !== label) states.push(label);
-    });
+    probe.follow(person);
     project = join(t.workspace, 'project');
     mkdirSync(project, { recursive: true });
     model = await startScriptedModel({ delayMs: 1000, script: opencodeScript(project) });
@@ -58,20 +57,6 @@ describe('OpenCode typed by hand in a pane', { skip }, () => {
     await t?.dispose();
   });
 
-  const agent = (): AgentStatus | null => t.hub.ptyHost.get(terminalId)?.info.agent ?? null;
-  const until = (what: string, test: (status: AgentStatus) => boolean, timeoutMs = 30_000): Promise<AgentStatus> =>
-    pollUntil(
-      () => {
-        const status = agent();
-        return status && test(status) ? status : null;
-      },
-      { what: `${what} (states so far: ${states.join(' → ')})`, timeoutMs },
-    );
-  const type = async (text: string): Promise<void> => {
-    await person.call('terminal.write', { id: terminalId, data: text });
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    await person.call('terminal.write', { id: terminalId, data: '\r' });
-  };
 
   it('follows OpenCode from start to exit, answers its command approvals by clicking and its question by digit', async (test) => {
     await pollUntil(() => t.hub.ptyHost.require(terminalId).info.shellIntegration, { what: 'the shell prompt' });
