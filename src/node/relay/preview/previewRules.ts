@@ -110,8 +110,25 @@ export function isForwardableMethod(method: string): boolean {
   return isHttpToken(method) && method !== 'CONNECT' && method !== 'TRACE';
 }
 
-/** RFC 9110 §7.6.1, plus the proxy-era ones: never forwarded either way. */
+/** RFC 9110 §7.6.1, plus the proxy-era ones: never forwarded either way, by the machine or by the relay. */
 const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'http2-settings']);
+
+/** The header names a message's `Connection` header lists (`Connection: close, x-foo`): hop-by-hop for that message. */
+export function connectionTokens(values: readonly string[] | string | undefined): Set<string> {
+  const named = new Set<string>();
+  for (const value of typeof values === 'string' ? [values] : (values ?? [])) {
+    for (const token of value.split(',')) {
+      const name = token.trim().toLowerCase();
+      if (name !== '') named.add(name);
+    }
+  }
+  return named;
+}
+
+/** A header that stays with one hop: the standard ones, and those `named` by the message's Connection header. */
+export function isHopByHop(name: string, named: ReadonlySet<string>): boolean {
+  return hopByHop.has(name) || named.has(name);
+}
 
 /** Header values node:http accepts (its checkInvalidHeaderChar): tab, visible ASCII, and obs-text. */
 const badValue = /[^\t\u0020-\u007e\u0080-\u00ff]/;
@@ -126,13 +143,10 @@ export type HeaderRecord = Record<string, string[]>;
  */
 export function requestHeaders(headers: HeaderRecord | undefined, port: number, options: { webSocket?: boolean } = {}): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  const named = new Set<string>();
-  for (const [name, values] of Object.entries(headers ?? {})) {
-    if (name.toLowerCase() === 'connection') for (const value of values) for (const listed of value.split(',')) named.add(listed.trim().toLowerCase());
-  }
+  const named = connectionTokens(Object.entries(headers ?? {}).flatMap(([name, values]) => (name.toLowerCase() === 'connection' ? values : [])));
   for (const [rawName, values] of Object.entries(headers ?? {})) {
     const name = rawName.toLowerCase();
-    if (!isHttpToken(name) || hopByHop.has(name) || named.has(name)) continue;
+    if (!isHttpToken(name) || isHopByHop(name, named)) continue;
     if (options.webSocket && name.startsWith('sec-websocket-')) continue;
     const kept = values.filter((value) => !badValue.test(value));
     if (kept.length === 0) continue;
@@ -145,10 +159,9 @@ export function requestHeaders(headers: HeaderRecord | undefined, port: number, 
 /** Headers of the dev server's response for `previewHttpResponseHead`: hop-by-hop dropped, values as lists. */
 export function responseHeaders(headers: NodeJS.Dict<string[]>): HeaderRecord {
   const out: HeaderRecord = {};
-  const named = new Set<string>();
-  for (const value of headers['connection'] ?? []) for (const name of value.split(',')) named.add(name.trim().toLowerCase());
+  const named = connectionTokens(headers['connection']);
   for (const [name, values] of Object.entries(headers)) {
-    if (!values || hopByHop.has(name) || named.has(name)) continue;
+    if (!values || isHopByHop(name, named)) continue;
     out[name] = values;
   }
   return out;

@@ -6,13 +6,12 @@
  * host). No I/O here, so each rule has a unit test (test/unit/node/relay/server/previewHeaders.test.ts).
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { connectionTokens, isHopByHop, isHttpToken } from '../../preview/previewRules.ts';
 import { MachineId } from '../../relayUrl.ts';
 
 /** Headers as preview frames carry them: lowercase name → values. */
 export type PreviewHeaders = Record<string, string[]>;
 
-/** Hop-by-hop headers (RFC 9110 §7.6.1) and the relay's own: never passed on in either direction. */
-const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization']);
 
 /** The WebSocket handshake's own headers: the daemon's WebSocket client makes its own (sub-protocols travel in `protocols`). */
 const webSocketHandshake = new Set(['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'sec-websocket-protocol', 'sec-websocket-accept']);
@@ -55,12 +54,12 @@ export interface RequestRewrite {
 
 /** The viewer's request headers as the dev server should see them (docs/relay.md "Headers"). */
 export function rewriteRequestHeaders(headers: IncomingHttpHeaders, rawHeaders: readonly string[], rewrite: RequestRewrite): PreviewHeaders {
-  const connectionTokens = connectionHeaderTokens(headers.connection);
+  const named = connectionTokens(headers.connection);
   const out: PreviewHeaders = {};
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
     const name = rawHeaders[index]!.toLowerCase();
     const value = rawHeaders[index + 1]!;
-    if (hopByHop.has(name) || connectionTokens.has(name)) continue;
+    if (isHopByHop(name, named)) continue;
     if (rewrite.webSocket && webSocketHandshake.has(name)) continue;
     if (name === 'host' || name.startsWith('x-forwarded-') || name === 'forwarded') continue;
     if (name === 'authorization' && rewrite.dropAuthorization) continue;
@@ -109,12 +108,12 @@ export interface ResponseRewrite {
  */
 export function rewriteResponseHeaders(headers: PreviewHeaders | undefined, rewrite: ResponseRewrite): Array<[string, string[]]> {
   const input = headers ?? {};
-  const connectionTokens = connectionHeaderTokens(input.connection?.join(','));
+  const named = connectionTokens(input.connection);
   const out: Array<[string, string[]]> = [];
   for (const [rawName, values] of Object.entries(input)) {
     const name = rawName.toLowerCase();
-    if (hopByHop.has(name) || connectionTokens.has(name)) continue;
-    if (!isHeaderName(name) || !Array.isArray(values)) continue;
+    if (isHopByHop(name, named)) continue;
+    if (!isHttpToken(name) || !Array.isArray(values)) continue;
     const clean = values.filter((value) => typeof value === 'string' && !/[\r\n\0]/.test(value));
     if (clean.length === 0) continue;
     out.push([name, name === 'location' ? clean.map((value) => rewriteLocation(value, rewrite)) : name === 'set-cookie' ? clean.map(hostOnlyCookie) : clean]);
@@ -150,22 +149,8 @@ export function offeredProtocols(header: string | undefined): string[] {
     .filter((protocol) => protocol !== '');
 }
 
-function connectionHeaderTokens(value: string | string[] | undefined): Set<string> {
-  const text = Array.isArray(value) ? value.join(',') : (value ?? '');
-  return new Set(
-    text
-      .split(',')
-      .map((token) => token.trim().toLowerCase())
-      .filter((token) => token !== ''),
-  );
-}
-
 function sameOrigin(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase();
-}
-
-function isHeaderName(name: string): boolean {
-  return /^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name);
 }
 
 function decodeSafely(segment: string): string {
