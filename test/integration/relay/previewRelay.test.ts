@@ -375,6 +375,26 @@ describe('dev-server previews through the relay', () => {
       assert.match(otherTerminal.text, /shares no terminal t9/);
     });
 
+    it('answers 400 naming the field for a malformed link, and asks the daemon nothing', async () => {
+      await connectDaemon();
+      const bad = async (query: string) => http(relay.port, `/m/m1/preview/open${query}`, { headers: { cookie } });
+      for (const [query, field] of [
+        ['?port=3000', /terminalId/],
+        ['?terminalId=t1', /port/],
+        ['?terminalId=t1&port=0', /port/],
+        ['?terminalId=t1&port=65536', /port/],
+        ['?terminalId=t1&port=3e3', /port: a port number/],
+        ['?terminalId=t1&port=-80', /port/],
+        [`?terminalId=${'x'.repeat(257)}&port=3000`, /terminalId/],
+      ] as const) {
+        const answer = await bad(query);
+        assert.equal(answer.status, 400, query);
+        assert.match(answer.text, /Bad preview link/, query);
+        assert.match(answer.text, field, query);
+      }
+      assert.equal(daemon.received.filter((frame) => frame.type === 'previewOpen').length, 0);
+    });
+
     it("shows the daemon's refusal (status and message) in a readable page", async () => {
       await connectDaemon();
       daemon.onOpen = (frame) => ({ requestId: frame.requestId, previewId: frame.previewId, ok: false, errorCode: 'port_not_shared', message: `no shared pane listens on ${frame.targetPort} <now>` });

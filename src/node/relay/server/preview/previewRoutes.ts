@@ -16,6 +16,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { WebSocketServer } from 'ws';
+import { z } from 'zod';
 import type { IDisposable } from '../../../../common/lifecycle.ts';
 import { refuseUpgrade } from '../../../server/httpKit.ts';
 import type { RefusalLog } from '../../refusalLog.ts';
@@ -35,6 +36,12 @@ export interface PreviewRoom {
   previewTarget(terminalId: string, port: number): PreviewTarget | { error: 'terminal' | 'port' };
   readonly preview: PreviewGateway;
 }
+
+/** The remote view's link to a pane's server: `/m/<machine>/preview/open?terminalId=…&port=…`. */
+const PreviewOpenQuery = z.object({
+  terminalId: z.string().min(1).max(256),
+  port: z.string().regex(/^\d{1,5}$/, 'a port number').transform(Number).pipe(z.number().int().min(1).max(65_535)),
+});
 
 export interface PreviewRoutesOptions {
   access: ViewerAccess;
@@ -213,13 +220,12 @@ export class PreviewRoutes implements IDisposable {
       res.setHeader('Allow', 'GET, HEAD');
       return sendPreviewPage(res, { status: 405, title: 'Method not allowed', message: 'Open a preview with GET.' });
     }
-    const query = new URL(req.url ?? '/', base).searchParams;
-    const terminalId = query.get('terminalId') ?? '';
-    const portText = query.get('port') ?? '';
-    const port = /^\d{1,5}$/.test(portText) ? Number(portText) : NaN;
-    if (terminalId === '' || terminalId.length > 256 || !(port >= 1 && port <= 65_535)) {
-      return sendPreviewPage(res, { status: 400, title: 'Bad preview link', message: 'The link needs ?terminalId=<pane>&port=<1–65535>.' });
+    const link = PreviewOpenQuery.safeParse(Object.fromEntries(new URL(req.url ?? '/', base).searchParams));
+    if (!link.success) {
+      const problems = link.error.issues.map((issue) => `${issue.path.join('.') || 'query'}: ${issue.message}`).join('; ');
+      return sendPreviewPage(res, { status: 400, title: 'Bad preview link', message: `The link needs ?terminalId=<pane>&port=<1–65535> (${problems}).` });
     }
+    const { terminalId, port } = link.data;
     const { origins } = this.#options;
     const refusal = origins.refusal(site.origin);
     if (refusal) return sendPreviewPage(res, refusal);
