@@ -24,8 +24,10 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-export function exitStatusOf(session: Pick<HistorySession, 'live' | 'exitCode' | 'signal'>): string {
+export function exitStatusOf(session: Pick<HistorySession, 'live' | 'exitCode' | 'signal' | 'interrupted'>): string {
   if (session.live) return 'live';
+  // The app stopped while recording it: how the session really ended is unknown.
+  if (session.interrupted) return 'interrupted';
   if (session.signal) return session.signal;
   return session.exitCode === null ? '-' : `exit ${session.exitCode}`;
 }

@@ -55,8 +55,15 @@ export interface ExitStatus {
 }
 
 /** A session's end: still running, exited 0, exited non-zero, killed by a signal, or unknown (imported). */
-export function sessionExitStatus(session: Pick<HistorySession, 'live' | 'exitCode' | 'signal'>): ExitStatus {
+export function sessionExitStatus(session: Pick<HistorySession, 'live' | 'exitCode' | 'signal' | 'interrupted'>): ExitStatus {
   if (session.live) return { kind: 'live', label: 'live', description: 'Still running (being recorded)' };
+  if (session.interrupted) {
+    return {
+      kind: 'unknown',
+      label: 'interrupted',
+      description: 'Switchboard stopped (crashed or was killed) while recording this session: it ends where recording stopped, and the last moment of output before that may be missing',
+    };
+  }
   // SIGHUP is how a closed terminal ends its shell: not a failure, so not shown as one.
   if (session.signal) return { kind: 'signal', label: session.signal, description: `Ended by ${session.signal}${session.signal === 'SIGHUP' ? ' (the terminal was closed)' : ''}` };
   return exitCodeStatus(session.exitCode);

@@ -38,6 +38,12 @@ export const HistorySession = z.object({
   /** Still being recorded (the terminal is open). */
   live: z.boolean(),
   source: z.enum(['recorded', 'imported']),
+  /**
+   * Switchboard stopped (crashed, was killed, the machine went down) while this session was
+   * recorded: the next start closed it at its last saved batch, so `endedAt` is when recording
+   * stopped and the output of the last moment (~16 ms, one batch) before it may be missing.
+   */
+  interrupted: z.boolean(),
 });
 export type HistorySession = z.infer<typeof HistorySession>;
 

@@ -105,6 +105,8 @@ export const migrations: readonly Migration[] = [
         SELECT session, 1, start_offset, start_offset, started_at, id FROM commands;
       INSERT INTO search (rowid, text) SELECT b.id, c.command_line FROM search_blocks b JOIN commands c ON c.id = b.command_id;
     `),
+  // 2 → 3: sessions closed by crash recovery (the app was killed or crashed while they were live) say so.
+  (db) => db.exec('ALTER TABLE sessions ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0'),
 ];
 
 /** `events.kind` values. */

@@ -128,6 +128,7 @@ interface SessionRow {
   live: number;
   source: 'recorded' | 'imported';
   indexed_offset: number;
+  interrupted: number;
 }
 
 export function newSessionId(now = Date.now()): string {
@@ -135,7 +136,7 @@ export function newSessionId(now = Date.now()): string {
 }
 
 const sessionColumns =
-  'key, id, terminal_id, name, cwd, file, args, creator_kind, creator_name, started_at, ended_at, exit_code, signal, cols, rows, received_input, byte_count, first_offset, end_offset, truncated, command_count, live, source, indexed_offset';
+  'key, id, terminal_id, name, cwd, file, args, creator_kind, creator_name, started_at, ended_at, exit_code, signal, cols, rows, received_input, byte_count, first_offset, end_offset, truncated, command_count, live, source, indexed_offset, interrupted';
 
 export class HistoryStore {
   readonly db: DatabaseSync;
@@ -349,7 +350,8 @@ export class HistoryStore {
   }
 
   /**
-   * After a crash, sessions still marked live ended at their last batch: those whose recording
+   * After a crash, sessions still marked live ended at their last batch (marked `interrupted`:
+   * that is where recording stopped, not where they ended): those whose recording
    * process is gone (another Switchboard on the same data dir, e.g. `switchboard serve` beside the
    * app, keeps its live sessions). Interactive shells that never got input nor ran a command are
    * deleted (the no-input rule) when `dropIdleShells`. Returns the ids it ended and deleted.
@@ -372,7 +374,7 @@ export class HistoryStore {
           this.#deleteByKey(row.key);
           deleted.push(row.id);
         } else {
-          this.#sql('UPDATE sessions SET live = 0, ended_at = coalesce(ended_at, last_event_at) WHERE key = ?').run(row.key);
+          this.#sql('UPDATE sessions SET live = 0, ended_at = coalesce(ended_at, last_event_at), interrupted = 1 WHERE key = ?').run(row.key);
           ended.push(row.id);
         }
       }
@@ -790,6 +792,7 @@ function toSession(row: SessionRow): HistorySession {
     commandCount: row.command_count,
     live: row.live === 1,
     source: row.source,
+    interrupted: row.interrupted === 1,
   };
 }
 

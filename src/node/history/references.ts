@@ -181,6 +181,7 @@ function describeItem(item: ResolvedReference): string {
 
 function exitText(session: HistorySession): string {
   if (session.live) return 'running';
+  if (session.interrupted) return 'recording interrupted';
   if (session.signal) return session.signal;
   return `exit ${session.exitCode ?? '?'}`;
 }

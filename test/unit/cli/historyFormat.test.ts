@@ -49,6 +49,7 @@ describe('history CLI: output', () => {
     commandCount: 3,
     live: false,
     source: 'recorded',
+    interrupted: false,
   };
 
   it('prints sessions as a table with home shortened and control characters neutralised', () => {

@@ -99,12 +99,16 @@ describe('history formatting', () => {
   });
 
   it('says how a session and a command ended', () => {
-    const base = { live: false, exitCode: 0, signal: null };
+    const base = { live: false, exitCode: 0, signal: null, interrupted: false };
     assert.deepEqual(sessionExitStatus(base), { kind: 'success', label: '✓ 0', description: 'Exited with code 0' });
     assert.equal(sessionExitStatus({ ...base, exitCode: 2 }).label, '✗ 2');
     assert.equal(sessionExitStatus({ ...base, exitCode: null, signal: 'SIGKILL' }).label, 'SIGKILL');
     assert.equal(sessionExitStatus({ ...base, live: true }).kind, 'live');
     assert.equal(sessionExitStatus({ ...base, exitCode: null }).kind, 'unknown');
+    // Closed by crash recovery: how it really ended is not known, and the pill says why.
+    const interrupted = sessionExitStatus({ ...base, exitCode: null, interrupted: true });
+    assert.equal(interrupted.label, 'interrupted');
+    assert.match(interrupted.description, /Switchboard stopped \(crashed or was killed\)/);
     assert.equal(commandExitStatus({ exitCode: null, endedAt: null }).label, 'running');
     assert.equal(commandExitStatus({ exitCode: 127, endedAt: 5 }).kind, 'failure');
   });

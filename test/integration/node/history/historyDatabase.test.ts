@@ -160,7 +160,9 @@ describe('History crash recovery', () => {
     const ended = kit.history.get(orphan.id)!;
     assert.equal(ended.live, false);
     assert.equal(ended.endedAt, orphan.writtenAt, 'ended at its last batch');
+    assert.equal(ended.interrupted, true, 'and marked: recording stopped there, not the session');
     assert.equal(kit.history.get(running.id)!.live, true);
+    assert.equal(kit.history.get(running.id)!.interrupted, false);
   });
 });
 

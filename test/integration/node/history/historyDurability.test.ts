@@ -65,6 +65,7 @@ describe('History durability', () => {
       const session = history.get(sessionId);
       assert.ok(session, 'the session is there');
       assert.equal(session.live, false, 'ended by crash recovery');
+      assert.equal(session.interrupted, true, 'and marked as interrupted');
       assert.ok(session.endedAt !== null);
       assert.ok(session.byteCount >= acknowledged, `stored ${session.byteCount} >= acknowledged ${acknowledged}`);
       const output = history.read(sessionId, 0, 16 * 1024 * 1024)!.data.toString();

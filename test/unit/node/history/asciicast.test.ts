@@ -26,6 +26,7 @@ const session: HistorySession = {
   commandCount: 0,
   live: false,
   source: 'recorded',
+  interrupted: false,
 };
 
 describe('asciicast export', () => {

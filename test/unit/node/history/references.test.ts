@@ -26,6 +26,7 @@ const session: HistorySession = {
   commandCount: 1,
   live: false,
   source: 'recorded',
+  interrupted: false,
 };
 const command: HistoryCommand = {
   id: 12,
