@@ -91,6 +91,12 @@ export class ConnectionAccess {
     return id === undefined ? undefined : this.#tokens.get(id);
   }
 
+  /** Whether the connection authenticated with a token that has since been revoked or has expired. */
+  hasLapsedToken(connection: object): boolean {
+    const id = this.#tokenByConnection.get(connection);
+    return id !== undefined && !this.#tokens.isActive(id);
+  }
+
   /** Whether this request may run on this connection (before its fields are validated). */
   check(connection: object, request: ControlRequest): AccessDecision {
     const token = this.#tokenByConnection.get(connection);

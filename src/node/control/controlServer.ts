@@ -114,6 +114,9 @@ export class ControlServer implements IDisposable {
   readonly #startedAt = Date.now();
   readonly #access: ConnectionAccess;
   readonly #limits: ClientLimits;
+  /** Fires when the next token still good expires, to cut off its connections (see #cutOffLapsedTokens). */
+  #expiryTimer: NodeJS.Timeout | undefined;
+  readonly #tokensWatch: IDisposable;
 
   constructor(options: ControlServerOptions) {
     this.#options = options;
@@ -174,6 +177,9 @@ export class ControlServer implements IDisposable {
       enforced: options.tokenAuthEnabled ?? (() => false),
       terminalExists: (id) => options.ptyHost.get(id) !== undefined,
     });
+    // Revoking a token cuts off the connections that use it at once: their requests are refused
+    // (checked on every request) and their subscriptions end, so no more output reaches them.
+    this.#tokensWatch = options.tokens.onDidChange(() => this.#cutOffLapsedTokens());
     this.#limits = new ClientLimits({
       ptyHost: options.ptyHost,
       limits: options.terminalLimits ?? (() => ({ total: defaultSettings.socketMaxTerminals, perClient: defaultSettings.socketMaxTerminalsPerClient })),
@@ -196,6 +202,7 @@ export class ControlServer implements IDisposable {
     await this.bus.start();
     await this.tasks.load();
     if (this.#isDisposed()) return;
+    this.#scheduleExpiry();
     const main = await UnixSocketListener.listen({
       path: this.#options.socketPath,
       ownsDirectory: this.#options.ownsSocketDirectory,
@@ -246,6 +253,8 @@ export class ControlServer implements IDisposable {
   dispose(): void {
     if (this.#state === 'disposed') return;
     this.#state = 'disposed';
+    this.#tokensWatch.dispose();
+    clearTimeout(this.#expiryTimer);
     for (const { listener } of this.#listeners) listener.dispose();
     this.#listeners.length = 0;
     for (const connection of [...this.#connections]) connection.dispose();
@@ -260,6 +269,28 @@ export class ControlServer implements IDisposable {
     this.typingGuard.dispose();
     this.commandLog.dispose();
     this.audit.dispose();
+  }
+
+  /** End the subscriptions of every connection whose token was revoked or has expired; then wait for the next expiry. */
+  #cutOffLapsedTokens(): void {
+    if (this.#isDisposed()) return;
+    for (const connection of this.#connections) {
+      if (!this.#access.hasLapsedToken(connection)) continue;
+      const closed = this.bus.closeSubscriptionsOf(connection);
+      if (closed > 0) this.#logger.info('token revoked or expired: ended its subscriptions', { connection: connection.connectionId, subscriptions: closed });
+    }
+    this.#scheduleExpiry();
+  }
+
+  #scheduleExpiry(): void {
+    clearTimeout(this.#expiryTimer);
+    this.#expiryTimer = undefined;
+    const next = this.#options.tokens.nextExpiry();
+    if (next === null || this.#isDisposed()) return;
+    // A timer longer than 2^31-1 ms fires at once; a far expiry is re-checked when that one fires.
+    const delay = Math.min(Math.max(next - Date.now(), 0) + 1, 2 ** 31 - 1);
+    this.#expiryTimer = setTimeout(() => this.#cutOffLapsedTokens(), delay);
+    this.#expiryTimer.unref();
   }
 
   #isDisposed(): boolean {

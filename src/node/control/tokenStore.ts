@@ -177,6 +177,16 @@ export class TokenStore implements IDisposable {
     return token.expiresAt === null || token.expiresAt > this.#now();
   }
 
+  /** When the next token that is still good expires (epoch ms), or null when none will. */
+  nextExpiry(): number | null {
+    let next: number | null = null;
+    for (const token of this.#tokens) {
+      if (token.expiresAt === null || !this.isActive(token.id)) continue;
+      if (next === null || token.expiresAt < next) next = token.expiresAt;
+    }
+    return next;
+  }
+
   dispose(): void {
     this.#onDidChange.dispose();
   }

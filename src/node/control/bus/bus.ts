@@ -367,6 +367,18 @@ export class Bus implements IDisposable {
     return { push: 'message', protocol: ProtocolV2, topic, from: serverPeerId, payload, sentAt: Date.now(), sequence: this.#log.lastSequence };
   }
 
+  /**
+   * End every subscription of a connection, without a frame: its token was revoked or expired
+   * (ControlServer), so nothing more may reach it. Its next request is refused with `auth:invalid`.
+   */
+  closeSubscriptionsOf(connection: BusConnection): number {
+    const client = this.#clients.get(connection);
+    if (!client) return 0;
+    const subscriptions = [...client.subscriptions.values()];
+    for (const subscription of subscriptions) this.#closeSubscription(client, subscription);
+    return subscriptions.length;
+  }
+
   #closeSubscription(client: BusClient, subscription: Subscription): void {
     subscription.closed = true;
     subscription.pendingLive = null;

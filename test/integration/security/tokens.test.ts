@@ -1,0 +1,177 @@
+/**
+ * Token scopes at their edges (docs/security.md §2, §3): a terminal-limited drive token and token
+ * management, token auth over a claws socket, a token that expires or is revoked on a live
+ * connection (its requests and its subscriptions), and a control-tokens.json that is not valid.
+ * A real Hub, raw NDJSON clients.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { createLocalHubClient } from '../../../src/node/api/localHubClient.ts';
+import { Hub } from '../../../src/node/hub.ts';
+import { createLogger } from '../../../src/node/logger.ts';
+import { createTempHome } from '../../helpers/tempHome.ts';
+import { NdjsonClient, startTestHub, type Frame } from '../control/controlTestKit.ts';
+
+async function hubWithAuth(t: TestContext, options: { clawsCompatSockets?: boolean } = {}) {
+  const testHub = await startTestHub(options);
+  t.after(() => testHub.dispose());
+  const api = createLocalHubClient(testHub.hub);
+  t.after(() => api.dispose());
+  await api.call('settings.update', { controlTokenAuth: true });
+  return { testHub, api };
+}
+
+/** The output a client got pushed for `terminal.<id>.output`, decoded. */
+function pushedOutput(client: NdjsonClient, terminalId: string): string {
+  return client.frames
+    .filter((frame) => frame.push === 'message' && frame.topic === `terminal.${terminalId}.output` && typeof frame.payload?.data === 'string')
+    .map((frame) => Buffer.from(frame.payload.data as string, 'base64').toString('utf8'))
+    .join('');
+}
+
+/**
+ * `watcher` (a live subscriber) has seen `marker`; a ping answered on `client` afterwards proves
+ * every frame written to `client` before then has arrived too.
+ */
+async function settle(client: NdjsonClient): Promise<Frame> {
+  return client.request({ cmd: 'ping' });
+}
+
+describe('token scopes at their edges', () => {
+  it('refuses token management to a drive token limited to terminals: it cannot list, mint or revoke', async (t) => {
+    const { testHub, api } = await hubWithAuth(t, { clawsCompatSockets: false });
+    const terminal = (await api.call('terminal.create', { file: '/bin/sh' })).id;
+    const other = await api.call('tokens.create', { name: 'other', scopes: ['read'] });
+    const limited = await api.call('tokens.create', { name: 'limited driver', scopes: ['drive'], terminals: [terminal] });
+    const client = await testHub.connect();
+    assert.equal((await client.request({ cmd: 'auth', token: limited.secret })).ok, true);
+    assert.equal((await client.request({ cmd: 'send', terminalId: terminal, text: 'true' })).ok, true, 'it does drive its terminal');
+    assert.equal((await client.request({ cmd: 'tokens.list' })).error, 'auth:forbidden tokens.list');
+    assert.equal((await client.request({ cmd: 'tokens.create', name: 'wider', scopes: ['drive'] })).error, 'auth:forbidden tokens.create');
+    assert.equal((await client.request({ cmd: 'tokens.revoke', tokenId: other.token.id })).error, 'auth:forbidden tokens.revoke');
+    const tokens = await api.call('tokens.list', {});
+    assert.deepEqual(tokens.map((token) => [token.name, token.revokedAt]).sort(), [['limited driver', null], ['other', null]], 'nothing was minted or revoked');
+  });
+
+  it('enforces token auth on a claws socket exactly as on the control socket', async (t) => {
+    const { testHub, api } = await hubWithAuth(t);
+    const terminal = (await api.call('terminal.create', { file: '/bin/sh' })).id;
+    const claws = join(testHub.workspace, '.claws', 'claws.sock');
+    const client = await testHub.connect(claws);
+    assert.equal((await client.request({ cmd: 'ping' })).ok, true);
+    assert.equal((await client.request({ cmd: 'list' })).error, 'auth:required');
+    assert.equal((await client.request({ cmd: 'exec', terminalId: terminal, command: 'echo no' })).error, 'auth:required');
+    assert.equal((await client.request({ cmd: 'auth', token: 'sbt_wrong' })).error, 'auth:invalid');
+    const reader = await api.call('tokens.create', { name: 'reader', scopes: ['read'] });
+    assert.equal((await client.request({ cmd: 'auth', token: reader.secret })).ok, true);
+    assert.equal((await client.request({ cmd: 'list' })).ok, true);
+    assert.equal((await client.request({ cmd: 'send', terminalId: terminal, text: 'echo no' })).error, 'auth:forbidden send');
+    const hello = await (await testHub.connect(claws)).request({ cmd: 'hello', protocol: 'claws/2', role: 'observer', peerName: 'x', token: 'sbt_wrong' });
+    assert.equal(hello.error, 'auth:invalid');
+  });
+
+  it('cuts off a connection whose token is revoked or expires while it is connected: its requests and its subscriptions', async (t) => {
+    const temp = createTempHome('sb-sec-expiry-');
+    t.after(() => temp.dispose());
+    mkdirSync(temp.dataDir, { recursive: true, mode: 0o700 });
+    // Tokens written as the app writes them; one expires a few seconds after the Hub starts.
+    const secret = (name: string) => `sbt_${name.padEnd(43, 'x')}`;
+    const stored = (id: string, expiresAt: number | null) => ({
+      id,
+      name: id,
+      scopes: ['drive'],
+      terminals: null,
+      createdAt: Date.now(),
+      expiresAt,
+      revokedAt: null,
+      secretSha256: createHash('sha256').update(secret(id)).digest('hex'),
+    });
+    const expiresAt = Date.now() + 6_000;
+    writeFileSync(join(temp.dataDir, 'control-tokens.json'), JSON.stringify({ version: 1, tokens: [stored('expiring', expiresAt), stored('revoked', null), stored('watcher', null)] }), { mode: 0o600 });
+    writeFileSync(join(temp.dataDir, 'settings.json'), JSON.stringify({ controlTokenAuth: true }), { mode: 0o600 });
+    const hub = new Hub({ dataDir: temp.dataDir, workspaceFolders: [temp.workspace], host: 'test', logger: createLogger({ level: 'silent' }), env: {}, clawsCompatSockets: false });
+    t.after(() => hub.dispose());
+    await hub.start();
+    const api = createLocalHubClient(hub);
+    t.after(() => api.dispose());
+    const terminal = (await api.call('terminal.create', { file: '/bin/sh' })).id;
+
+    const subscribed = async (name: string) => {
+      const client = await NdjsonClient.connect(hub.controlSocketPath);
+      t.after(() => client.close());
+      const hello = await client.request({ cmd: 'hello', protocol: 'claws/2', role: 'observer', peerName: name, token: secret(name) });
+      assert.equal(hello.ok, true, JSON.stringify(hello));
+      const subscription = await client.request({ cmd: 'subscribe', topic: `terminal.${terminal}.output` });
+      assert.equal(subscription.ok, true, JSON.stringify(subscription));
+      return client;
+    };
+    const expiring = await subscribed('expiring');
+    const revoked = await subscribed('revoked');
+    const watcher = await subscribed('watcher');
+    const type = async (marker: string) => {
+      await api.call('terminal.write', { id: terminal, data: `echo ${marker}\n` });
+      await watcher.waitFor(() => pushedOutput(watcher, terminal).includes(marker), 10_000, `${marker} on the watcher`);
+    };
+    assert.ok(Date.now() < expiresAt - 1_000, 'the setup took too long to see the token before it expires');
+    await type('BEFORE1');
+    for (const client of [expiring, revoked]) {
+      await settle(client);
+      assert.ok(pushedOutput(client, terminal).includes('BEFORE1'), 'both see output while their tokens are good');
+      assert.equal((await client.request({ cmd: 'list' })).ok, true);
+    }
+
+    await api.call('tokens.revoke', { id: 'revoked' });
+    assert.equal((await revoked.request({ cmd: 'list' })).error, 'auth:invalid');
+    await type('AFTERREVOKE');
+    await settle(revoked);
+    assert.ok(!pushedOutput(revoked, terminal).includes('AFTERREVOKE'), 'no output reaches a revoked token\'s subscription');
+
+    // Expiry: waited for by asking, as a client would; the token is good until then.
+    const refusal = await (async () => {
+      for (;;) {
+        const answer = await expiring.request({ cmd: 'list' });
+        if (!answer.ok) return answer;
+        assert.ok(Date.now() < expiresAt + 1_000, 'still accepted a second after it expired');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    assert.ok(Date.now() >= expiresAt, 'refused only once expired');
+    assert.equal(refusal.error, 'auth:invalid');
+    await type('AFTEREXPIRY');
+    await settle(expiring);
+    assert.ok(!pushedOutput(expiring, terminal).includes('AFTEREXPIRY'), 'no output reaches an expired token\'s subscription');
+    // Refused once with auth:invalid, the connection has no token left: it must authenticate again.
+    assert.equal((await expiring.request({ cmd: 'subscribe', topic: `terminal.${terminal}.output` })).error, 'auth:required');
+  });
+
+  it('starts with no tokens and a warning when control-tokens.json is not valid, and refuses every token (fails closed)', async (t) => {
+    for (const [what, contents] of [
+      ['not JSON', '{"version": 1, "tokens": [ {'],
+      ['a future version', JSON.stringify({ version: 2, tokens: [] })],
+      ['a token with a bad hash', JSON.stringify({ version: 1, tokens: [{ id: 'a', name: 'a', scopes: ['drive'], terminals: null, createdAt: 0, expiresAt: null, revokedAt: null, secretSha256: 'nothex' }] })],
+    ] as const) {
+      const temp = createTempHome('sb-sec-badtokens-');
+      t.after(() => temp.dispose());
+      mkdirSync(temp.dataDir, { recursive: true, mode: 0o700 });
+      writeFileSync(join(temp.dataDir, 'control-tokens.json'), contents, { mode: 0o600 });
+      writeFileSync(join(temp.dataDir, 'settings.json'), JSON.stringify({ controlTokenAuth: true }), { mode: 0o600 });
+      const lines: string[] = [];
+      const hub = new Hub({ dataDir: temp.dataDir, workspaceFolders: [temp.workspace], host: 'test', logger: createLogger({ level: 'warn', sink: (line) => lines.push(line) }), env: {}, clawsCompatSockets: false });
+      t.after(() => hub.dispose());
+      await hub.start();
+      const warning = lines.find((line) => line.includes('control tokens file is invalid; starting with none'));
+      assert.ok(warning, `${what}: ${lines.join('\n')}`);
+      assert.ok(warning.includes(join(temp.dataDir, 'control-tokens.json')), warning);
+      const api = createLocalHubClient(hub);
+      t.after(() => api.dispose());
+      assert.deepEqual(await api.call('tokens.list', {}), [], what);
+      const client = await NdjsonClient.connect(hub.controlSocketPath);
+      t.after(() => client.close());
+      assert.equal((await client.request({ cmd: 'list' })).error, 'auth:required', what);
+      assert.equal((await client.request({ cmd: 'auth', token: `sbt_${'a'.repeat(43)}` })).error, 'auth:invalid', what);
+    }
+  });
+});
