@@ -45,6 +45,8 @@ export interface ServedAppOptions {
   port?: number;
   /** The temp HOME's .bashrc (default: `PS1='$ '`, so every pane's prompt is predictable). */
   bashrc?: string;
+  /** Start the server under this umask (octal digits, e.g. '000'), as a shell would give it. */
+  umask?: string;
 }
 
 /**
@@ -56,7 +58,12 @@ export async function startServedApp(options: ServedAppOptions = {}): Promise<Se
   writeFileSync(join(temp.home, '.bashrc'), options.bashrc ?? "PS1='$ '\n");
   for (const [name, content] of Object.entries(options.workspaceFiles ?? {})) writeFileSync(join(temp.workspace, name), content);
 
-  const child = spawn(process.execPath, [cliMain, 'serve', '--port', String(options.port ?? 0), temp.workspace], {
+  const serveArgs = [cliMain, 'serve', '--port', String(options.port ?? 0), temp.workspace];
+  // `exec`, so the signal stop() sends reaches the server itself.
+  const [command, args]: [string, string[]] = options.umask === undefined
+    ? [process.execPath, serveArgs]
+    : ['/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, ...serveArgs]];
+  const child = spawn(command, args, {
     env: { ...testEnv(temp.home), SWITCHBOARD_HOME: temp.dataDir, SWITCHBOARD_LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
