@@ -15,6 +15,7 @@ import type { TokenCipher } from '../src/node/relay/relayTokenStore.ts';
 import { installAppSecurity } from './security.ts';
 import { BridgeChannels } from '../src/common/api/bridge.ts';
 import { WindowBridge } from './windowBridge.ts';
+import { createIpcCallHandler, windowWebPreferences } from './windowPolicy.ts';
 
 const logger = createLogger({ subsystem: 'main' });
 // Bundled to dist/main/main.cjs; the renderer and preload are built beside it.
@@ -63,20 +64,7 @@ function createWindow(activeHub: Hub): void {
     height: 800,
     title: AppConstants.appName,
     show: false,
-    webPreferences: {
-      preload: preloadPath,
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-      nodeIntegrationInSubFrames: false,
-      webSecurity: true,
-      allowRunningInsecureContent: false,
-      webviewTag: false,
-      spellcheck: false,
-      // Panes acknowledge output from xterm.js write callbacks, which run on timers; throttled
-      // timers in a hidden window would hold every busy terminal's PTY paused.
-      backgroundThrottling: false,
-    },
+    webPreferences: windowWebPreferences(preloadPath),
   });
   const contentsId = window.webContents.id;
   const bridge = new WindowBridge({ window, hub: activeHub, rendererUrl, logger: logger.child('ipc') });
@@ -88,15 +76,8 @@ function createWindow(activeHub: Hub): void {
   });
 }
 
-ipcMain.handle(BridgeChannels.call, (event, method: unknown, params: unknown) => {
-  // Check who is asking before looking at what they ask.
-  const bridge = bridges.get(event.sender.id);
-  if (!bridge || !bridge.isTrustedSender(event)) {
-    logger.warn('refused an IPC call from an unknown sender', { url: event.senderFrame?.url?.slice(0, 200) });
-    return { ok: false, error: { code: 'UNAUTHORIZED', message: 'this frame may not call the Switchboard API' } };
-  }
-  return bridge.handleCall(method, params);
-});
+// Who is asking is checked before what they ask (windowPolicy.ts).
+ipcMain.handle(BridgeChannels.call, createIpcCallHandler((senderId) => bridges.get(senderId), logger));
 
 async function startApp(): Promise<void> {
   let workspaceFolders: string[];

@@ -3,20 +3,21 @@
  * is replaced whenever the page is reloaded or its renderer dies, so a reloaded page never
  * inherits (and never has to acknowledge) the old page's terminal attachments.
  */
-import type { BrowserWindow, IpcMainInvokeEvent } from 'electron';
+import type { BrowserWindow } from 'electron';
 import { BridgeChannels } from '../src/common/api/bridge.ts';
 import type { CallOutcome } from '../src/common/api/wire.ts';
 import type { IDisposable } from '../src/common/lifecycle.ts';
 import type { HubConnection } from '../src/node/api/hubConnection.ts';
 import type { Hub } from '../src/node/hub.ts';
 import type { ILogger } from '../src/node/logger.ts';
+import { isTrustedSender, type IpcBridge, type IpcSender } from './windowPolicy.ts';
 
 
 /** At most this many automatic reloads after renderer crashes within `crashWindowMs`. */
 const maxReloadsPerWindow = 3;
 const crashWindowMs = 60_000;
 
-export class WindowBridge implements IDisposable {
+export class WindowBridge implements IDisposable, IpcBridge {
   readonly #window: BrowserWindow;
   readonly #hub: Hub;
   readonly #rendererUrl: string;
@@ -61,13 +62,8 @@ export class WindowBridge implements IDisposable {
   }
 
   /** Whether an IPC message comes from our page in our window (not an iframe, not another window). */
-  isTrustedSender(event: IpcMainInvokeEvent): boolean {
-    if (this.#disposed || this.#window.isDestroyed()) return false;
-    const contents = this.#window.webContents;
-    if (event.sender !== contents) return false;
-    const frame = event.senderFrame;
-    if (!frame || frame !== contents.mainFrame) return false;
-    return stripHashAndQuery(frame.url) === this.#rendererUrl;
+  isTrustedSender(event: IpcSender): boolean {
+    return !this.#disposed && isTrustedSender(event, this.#window, this.#rendererUrl);
   }
 
   async handleCall(method: unknown, params: unknown): Promise<CallOutcome> {
@@ -103,9 +99,4 @@ export class WindowBridge implements IDisposable {
     this.#connection?.dispose();
     this.#connection = undefined;
   }
-}
-
-function stripHashAndQuery(url: string): string {
-  const cut = url.search(/[?#]/);
-  return cut === -1 ? url : url.slice(0, cut);
 }
