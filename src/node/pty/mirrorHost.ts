@@ -4,8 +4,9 @@
  * reads and never stalls the Hub's thread. Where the worker script is not available (e.g. a
  * bundle that did not emit it) or `mode: 'inline'` is asked for, mirrors run in-process.
  *
- * If the worker dies, its mirrors fail loudly (snapshots reject) and release their flow-control
- * debt so no PTY stays paused; terminals created afterwards get a fresh worker.
+ * If the worker dies, its mirrors fail (requests in flight reject) and release their flow-control
+ * debt so no PTY stays paused, and are told they were lost: each session builds a new mirror from
+ * its output ring on a fresh worker (PtySession#rebuildMirror) and asks it again.
  */
 import { Worker } from 'node:worker_threads';
 import type { IDisposable } from '../../common/lifecycle.ts';
@@ -78,6 +79,18 @@ export class MirrorHost implements IDisposable {
     const worker = this.#worker;
     this.#worker = undefined;
     if (worker) stopWorker(worker);
+  }
+
+  /**
+   * Fault tests only: end the worker thread the way a crash would (`Worker.terminate()`), so the
+   * same path as a real death runs — every mirror on it is lost and its session rebuilds it.
+   * Resolves once the worker has exited; false when no worker runs.
+   */
+  async terminateWorkerForFaultTest(): Promise<boolean> {
+    const worker = this.#worker;
+    if (!worker) return false;
+    await worker.terminate();
+    return true;
   }
 
   // --- used by WorkerMirror -------------------------------------------------------------------

@@ -165,6 +165,11 @@ export class PtyHost implements IDisposable {
     return promise;
   }
 
+  /** Fault tests only: kill the mirror worker thread as a crash would (see MirrorHost). */
+  terminateMirrorWorkerForFaultTest(): Promise<boolean> {
+    return this.#mirrors.terminateWorkerForFaultTest();
+  }
+
   /** Close every terminal gracefully (kill escalation per terminal, in parallel). */
   async closeAll(): Promise<void> {
     await Promise.all([...this.#sessions.keys()].map((id) => this.close(id)));

@@ -357,7 +357,7 @@ export class PtySession implements IDisposable {
     const offset = this.#offset;
     let snapshot: { data: string; cols: number; rows: number };
     try {
-      snapshot = await this.#mirror.snapshot();
+      snapshot = await this.#askMirror((mirror) => mirror.snapshot());
     } catch (error) {
       this.#unsubscribe(subscription);
       // Closed while we waited for the mirror: that is the client's "not found", not our failure.
@@ -388,13 +388,28 @@ export class PtySession implements IDisposable {
   /** The serialized mirror (screen + scrollback), as of everything produced so far. */
   async serializeScreen(options: { scrollback?: number } = {}): Promise<string> {
     this.#batcher.flush();
-    return (await this.#mirror.snapshot(options)).data;
+    return (await this.#askMirror((mirror) => mirror.snapshot(options))).data;
   }
 
   /** The mirror's text (viewport, or everything with `scrollback: true`), as of everything produced so far. */
   readScreen(options: { scrollback?: boolean } = {}): Promise<ScreenText> {
     this.#batcher.flush();
-    return this.#mirror.readText(options);
+    return this.#askMirror((mirror) => mirror.readText(options));
+  }
+
+  /**
+   * Ask the mirror; when its worker died while it was answering, ask once more of the mirror
+   * rebuilt from the ring (#rebuildMirror runs before the failed request's caller resumes), so
+   * a pane attaching or an agent reading the screen at that moment does not see the fault.
+   */
+  async #askMirror<T>(ask: (mirror: ITerminalMirror) => Promise<T>): Promise<T> {
+    const mirror = this.#mirror;
+    try {
+      return await ask(mirror);
+    } catch (error) {
+      if (this.#disposed || this.#mirror === mirror) throw error;
+      return ask(this.#mirror);
+    }
   }
 
   /** Hard stop: every process group of the session gets SIGHUP and SIGKILL at once; nothing is left running. */
