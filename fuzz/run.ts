@@ -158,6 +158,8 @@ for (const boundary of selected) {
   if (recording) {
     state.done[boundary.name] = { ...outcome, date: new Date().toISOString() };
     saveState();
+    // After each boundary, so an interrupted run's figures are not lost.
+    if (!values['no-docs'] && only.length === 0) writeDocs(state);
   }
 }
 

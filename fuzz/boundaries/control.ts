@@ -77,6 +77,7 @@ export const controlSocketBoundary: FuzzBoundary = {
   name: 'control-socket',
   title: 'Control socket: every command over a real socket to a real Hub (src/node/control)',
   testRuns: 2000,
+  fullRuns: 200_000,
   asyncTimeoutMs: 10_000,
   async open() {
     const fuzzHub = await startFuzzHub();

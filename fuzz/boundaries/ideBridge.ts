@@ -98,7 +98,7 @@ export const ideBridgeBoundary: FuzzBoundary = {
   name: 'ide-bridge',
   title: "IDE bridge JSON-RPC over a real WebSocket to a real Hub (src/node/ide)",
   testRuns: 1000,
-  fullRuns: 200_000,
+  fullRuns: 100_000,
   asyncTimeoutMs: 10_000,
   async open() {
     const fuzzHub = await startFuzzHub();
