@@ -120,7 +120,8 @@ export class BrowserServer implements IDisposable {
 
   #onRequest(req: IncomingMessage, res: ServerResponse): void {
     this.#handleRequest(req, res).catch((error: unknown) => {
-      this.#logger.error('request failed', { url: req.url, error: describeError(error) });
+      // The path only: a query can carry the token.
+      this.#logger.error('request failed', { path: (req.url ?? '').split('?')[0]!.slice(0, 200), error: describeError(error) });
       if (!res.headersSent) sendText(res, 500, 'internal error\n');
       else res.destroy();
     });
@@ -137,7 +138,14 @@ export class BrowserServer implements IDisposable {
       sendText(res, 405, 'method not allowed\n');
       return;
     }
-    const url = new URL(req.url ?? '/', 'http://switchboard.invalid');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://switchboard.invalid');
+    } catch {
+      // `//?token=…` and the like are no path of ours (the WHATWG parser reads them as a host).
+      sendText(res, 400, 'bad path\n');
+      return;
+    }
     const offered = url.searchParams.get('token');
     if (offered !== null) {
       if (!tokensEqual(this.#token, offered)) {
