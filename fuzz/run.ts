@@ -12,13 +12,15 @@
  *   npm run fuzz -- --no-docs          leave docs/reliability.md alone
  *
  * Progress is kept in fuzz/.state/run.json (gitignored): the seed and each finished boundary's
- * outcome, so an interrupted run goes on with the boundaries not yet done. A failure prints the
- * counterexample and the command that replays it, and the run exits 1.
+ * outcome, so an interrupted run goes on with the boundaries not yet done; the table is made from
+ * it after each boundary. Once every boundary has run, the next `npm run fuzz` starts over, while
+ * `--only` runs its boundaries again and replaces their rows. A failure prints the counterexample
+ * and the command that replays it, and the run exits 1.
  *
  * A watchdog thread reports a hang: an input during which the main thread stopped counting for
  * `hangSeconds` (a sync loop that never ends cannot be interrupted from inside).
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
@@ -39,6 +41,8 @@ interface RunState {
   runs: number | null;
   startedAt: string;
   done: Record<string, BoundaryOutcome & { date: string }>;
+  /** Every boundary has a row. */
+  complete?: boolean;
 }
 
 const { values } = parseArgs({
@@ -90,6 +94,8 @@ if (recording && !values.fresh && existsSync(statePath)) {
     state = null;
   }
   if (state && ((seedOption !== null && state.seed !== seedOption) || state.runs !== runsOption)) state = null;
+  // A finished run is kept (the table is made from it); a new full run starts over, `--only` re-runs rows of it.
+  if (state?.complete && only.length === 0) state = null;
 }
 if (state) {
   const finished = Object.keys(state.done);
@@ -129,7 +135,7 @@ watchdog.unref();
 const selected = boundaries.filter((boundary) => only.length === 0 || only.includes(boundary.name));
 let failed = false;
 for (const boundary of selected) {
-  if (recording && state.done[boundary.name] && !state.done[boundary.name]!.failed) {
+  if (recording && only.length === 0 && state.done[boundary.name] && !state.done[boundary.name]!.failed) {
     console.log(`${boundary.name}: done before (${state.done[boundary.name]!.runs} inputs)`);
     continue;
   }
@@ -159,16 +165,16 @@ for (const boundary of selected) {
     state.done[boundary.name] = { ...outcome, date: new Date().toISOString() };
     saveState();
     // After each boundary, so an interrupted run's figures are not lost.
-    if (!values['no-docs'] && only.length === 0) writeDocs(state);
+    if (!values['no-docs']) writeDocs(state);
   }
 }
 
 const complete = boundaries.every((boundary) => state.done[boundary.name] !== undefined);
-if (recording && !values['no-docs'] && only.length === 0) {
-  writeDocs(state);
-  console.log(`\nwrote the fuzz section of docs/reliability.md${complete ? '' : ' (partial)'}`);
+if (recording) {
+  state.complete = complete;
+  saveState();
+  if (!values['no-docs']) console.log(`\nwrote the fuzz section of docs/reliability.md${complete ? '' : ' (partial: the boundaries not yet run say so)'}`);
 }
-if (recording && complete && !failed) rmSync(statePath, { force: true });
 process.exit(failed ? 1 : 0);
 
 function writeDocs(run: RunState): void {

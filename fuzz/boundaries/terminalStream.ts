@@ -49,9 +49,12 @@ const oscPieces = [
   '😀',
 ];
 
-const terminalText = fc
-  .array(fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...oscPieces) }, { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }) }), { maxLength: 24 })
-  .map((pieces) => pieces.join(''));
+const piece = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...oscPieces) }, { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }) });
+/** Whole sequences (introducer, payload, terminator) among loose pieces. */
+const sequence = fc
+  .tuple(fc.constantFrom('\x1b]', '\x1bP', '\x1b_'), fc.array(piece, { maxLength: 3 }), fc.constantFrom('\x07', '\x1b\\', ''))
+  .map(([start, payload, end]) => start + payload.join('').replace(/[\x07\x1b]/g, '') + end);
+const terminalText = fc.array(fc.oneof(piece, sequence), { maxLength: 16 }).map((pieces) => pieces.join(''));
 
 type OscEvent = string;
 
@@ -103,6 +106,8 @@ export const oscBoundary: FuzzBoundary = {
           const whole = scan([text], maxPayloadChars);
           const split = scan(splitText(text, cuts), maxPayloadChars);
           if (whole.join('\n') !== split.join('\n')) throw new Error(`split at ${show(cuts)}: ${show(split)}, in one piece: ${show(whole)}`);
+          const byChar = scan([...text], maxPayloadChars);
+          if (whole.join('\n') !== byChar.join('\n')) throw new Error(`fed one character at a time: ${show(byChar)}, in one piece: ${show(whole)}`);
           // Our scripts' escaping survives the scanner and the mark parser, whatever the value.
           const escaped = escapeVsCodeValue(value);
           const events = scan([`\x1b]633;E;${escaped};${nonce}\x07\x1b]633;P;Cwd=${escaped}\x1b\\`], undefined);
