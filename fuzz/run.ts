@@ -101,7 +101,8 @@ if (state) {
   const finished = Object.keys(state.done);
   console.log(`resuming the run of ${state.startedAt} (seed ${state.seed}); done: ${finished.join(', ') || 'none'} (--fresh starts over)`);
 } else {
-  state = { seed: seedOption ?? (Date.now() ^ (Math.random() * 0x100000000)) >>> 0, runs: runsOption, startedAt: new Date().toISOString(), done: {} };
+  // fast-check seeds are 32-bit signed integers: one made so prints as it replays.
+  state = { seed: seedOption ?? (Date.now() ^ (Math.random() * 0x100000000)) | 0, runs: runsOption, startedAt: new Date().toISOString(), done: {} };
 }
 const seed = state.seed;
 console.log(`seed ${seed} (repeat with --seed ${seed})`);
