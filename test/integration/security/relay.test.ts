@@ -45,7 +45,7 @@ async function startRelay(t: TestContext, tokensFile: string, home: string, logL
     () => {
       const line = stdout.split('\n').find((candidate) => candidate.startsWith('{'));
       if (!line && child.exitCode !== null) throw new Error(`relay exited: ${stderr}`);
-      return line && (JSON.parse(line) as { url: string; port: number });
+      return line ? (JSON.parse(line) as { url: string; port: number }) : undefined;
     },
     { timeoutMs: 15_000, what: 'switchboard relay ready line' },
   );
