@@ -23,7 +23,7 @@ import type { ReviewQueue } from '../review/reviewQueue.ts';
 import { closeHttpServer, listenOn, refuseUpgrade } from '../server/httpKit.ts';
 import type { EditorState } from './editorState.ts';
 import { IdeConnection } from './ideConnection.ts';
-import { lockFileExists, lockFilePath, removeOwnLockFile, removeStaleLockFiles, writeLockFile } from './lockFile.ts';
+import { lockFileExists, lockFilePath, prepareLockDir, removeOwnLockFile, removeStaleLockFiles, writeLockFile } from './lockFile.ts';
 import { findAncestor } from './processTree.ts';
 import { checkUpgrade, ideSubprotocol } from './upgradeGuard.ts';
 
@@ -78,7 +78,7 @@ export class IdeBridge implements IDisposable {
 
   async listen(): Promise<void> {
     if (this.#state !== 'new') throw new Error(`IdeBridge.listen() called in state ${this.#state}`);
-    const { lockDir } = this.#options;
+    const lockDir = await this.#usableLockDir();
     if (lockDir) {
       const removed = await removeStaleLockFiles(lockDir);
       if (removed.length > 0) this.#logger.info('removed stale IDE lock files', { removed });
@@ -124,6 +124,22 @@ export class IdeBridge implements IDisposable {
       }
     }
     this.#logger.info('IDE bridge listening', { port: this.#port, lockFile: this.#lockFile });
+  }
+
+  /** The lock directory once it is safe to use (see prepareLockDir), or null: then the bridge runs without a lock file. */
+  async #usableLockDir(): Promise<string | null> {
+    const { lockDir } = this.#options;
+    if (!lockDir) return null;
+    try {
+      const { tightenedFrom } = await prepareLockDir(lockDir);
+      if (tightenedFrom !== null) {
+        this.#logger.warn('the IDE lock directory was writable by other users; removed their write permission', { lockDir, mode: tightenedFrom.toString(8) });
+      }
+      return lockDir;
+    } catch (error) {
+      this.#logger.warn('cannot use the IDE lock directory; listening without a lock file; Claude Code outside Switchboard panes will not find the app', { lockDir, error: (error as Error).message });
+      return null;
+    }
   }
 
   /**

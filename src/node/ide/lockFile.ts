@@ -8,11 +8,11 @@
  * port), and on shutdown it is removed only while it still holds our pid and token.
  */
 import { lstatSync, readFileSync, rmSync } from 'node:fs';
-import { lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { IdeConstants } from '../../common/constants.ts';
-import { PRIVATE_DIR_MODE, writePrivateFileAtomic } from '../paths.ts';
+import { PRIVATE_DIR_MODE, UnsafeDirectoryError, writePrivateFileAtomic } from '../paths.ts';
 import { isProcessAlive } from '../processAlive.ts';
 
 export interface IdeLockContents {
@@ -54,6 +54,27 @@ export async function writeLockFile(lockDir: string, port: number, contents: Ide
   const path = lockFilePath(lockDir, port);
   await writePrivateFileAtomic(path, JSON.stringify(contents), { exclusive: true });
   return path;
+}
+
+/**
+ * Make sure the lock directory is one only this user can write to before anything is read from,
+ * written to or deleted in it: in a directory others may write to, they could plant or swap lock
+ * files between our check and our removal. It is Claude Code's directory, so it is not made 0700:
+ * a missing one is created 0700; one of ours writable by group or others loses those write bits
+ * (returned, for a warning); one owned by another user is refused (`UnsafeDirectoryError`).
+ */
+export async function prepareLockDir(lockDir: string): Promise<{ tightenedFrom: number | null }> {
+  await mkdir(lockDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  if (process.platform === 'win32') return { tightenedFrom: null };
+  // Followed on purpose: ~/.claude may be a link into the user's dotfiles; what counts is the directory written to.
+  const info = await stat(lockDir);
+  if (!info.isDirectory()) throw new UnsafeDirectoryError(lockDir, 'exists and is not a directory');
+  const uid = process.getuid?.();
+  if (uid !== undefined && info.uid !== uid) throw new UnsafeDirectoryError(lockDir, `is owned by uid ${info.uid}, not by this user (uid ${uid})`);
+  const mode = info.mode & 0o7777;
+  if ((mode & 0o022) === 0) return { tightenedFrom: null };
+  await chmod(lockDir, mode & ~0o022);
+  return { tightenedFrom: mode & 0o777 };
 }
 
 /** Is there anything (a file, a link, a directory) at `<port>.lock`? */
