@@ -1,11 +1,12 @@
 /**
  * bench/results/latest.json: the latest full figure of every case, with the machine it was measured
- * on. A run of some cases updates those and keeps the others (each with its own date), so the file
- * always holds one figure per case that has ever run here.
+ * on and how loaded it was. A run of some cases updates those and keeps the others (each with its
+ * own date), so the file always holds one figure per case that has ever run here; a case that
+ * skipped (no figures, no error: a missing tool) keeps its earlier figure.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './benchCase.ts';
 import { machineCores } from './machineCpu.ts';
@@ -15,13 +16,17 @@ export interface CaseOutcome {
   results?: BenchResult[];
   error?: string;
   seconds: number;
+  /** The machine's 1-minute load average when the case started and when it ended. */
+  load?: [number, number];
 }
 
-interface LatestFile {
-  cases: Record<string, CaseOutcome & { date: string; machine: Machine }>;
+export interface LatestFile {
+  cases: Record<string, LatestCase>;
 }
 
-interface Machine {
+export type LatestCase = CaseOutcome & { date: string; machine: Machine };
+
+export interface Machine {
   cpu: string;
   cores: number;
   node: string;
@@ -30,19 +35,32 @@ interface Machine {
 }
 
 const resultsDir = fileURLToPath(new URL('results/', import.meta.url));
-const latestPath = `${resultsDir}latest.json`;
+export const latestPath = `${resultsDir}latest.json`;
+
+/** The machine's 1-minute load average now (other work sharing the cores shows in every figure). */
+export function loadNow(): number {
+  return loadavg()[0] ?? 0;
+}
+
+export function readLatestResults(): LatestFile {
+  try {
+    return JSON.parse(readFileSync(latestPath, 'utf8')) as LatestFile;
+  } catch {
+    // First run, or a file broken by hand: start again.
+    return { cases: {} };
+  }
+}
 
 /** Merges this run's outcomes into latest.json; returns its path. */
 export function writeLatestResults(outcomes: Record<string, CaseOutcome>): string {
-  let latest: LatestFile = { cases: {} };
-  try {
-    latest = JSON.parse(readFileSync(latestPath, 'utf8')) as LatestFile;
-  } catch {
-    // First run, or a file broken by hand: start again.
-  }
+  const latest = readLatestResults();
   const machine = describeMachine();
   const date = new Date().toISOString();
-  for (const [name, outcome] of Object.entries(outcomes)) latest.cases[name] = { ...outcome, date, machine };
+  for (const [name, outcome] of Object.entries(outcomes)) {
+    const skipped = !outcome.error && (outcome.results ?? []).length === 0;
+    if (skipped && latest.cases[name]) continue;
+    latest.cases[name] = { ...outcome, date, machine };
+  }
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(latestPath, `${JSON.stringify(latest, null, 2)}\n`);
   return latestPath;

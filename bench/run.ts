@@ -1,6 +1,9 @@
 /**
- * Benchmarks: `npm run bench` runs every case at full size, `npm run bench -- --quick` at tiny
- * sizes (for CI, under a minute). `npm run bench -- <case>...` runs only the named cases.
+ * Benchmarks: `npm run bench` runs every case at full size, merges the figures into
+ * bench/results/latest.json and regenerates docs/benchmarks.md's table from it.
+ * `npm run bench -- --quick` runs tiny sizes to check that every case still runs (CI, .ci/run): it
+ * asserts nothing about speed and writes neither file. `npm run bench -- <case>...` runs only the
+ * named cases; `npm run bench -- --doc` only regenerates the page from latest.json.
  *
  * A case is a module in bench/cases that exports a `BenchCase`; add it to `cases` below.
  */
@@ -20,16 +23,32 @@ import { previewTunnelCase } from './cases/previewTunnel.ts';
 import { rendererFloodCase } from './cases/rendererFlood.ts';
 import { rendererKeystrokeCase } from './cases/rendererKeystroke.ts';
 import { rendererSpawnCase } from './cases/rendererSpawn.ts';
-import { writeLatestResults, type CaseOutcome } from './results.ts';
+import { rendererIsolationCase } from './cases/rendererIsolation.ts';
+import { rendererInterruptCase } from './cases/rendererInterrupt.ts';
+import { rendererFortyAgentsCase } from './cases/rendererFortyAgents.ts';
+import { rendererReattachCase } from './cases/rendererReattach.ts';
+import { loadNow, readLatestResults, writeLatestResults, type CaseOutcome } from './results.ts';
+import { writeBenchDoc } from './benchDoc.ts';
 import type { BenchCase } from './benchCase.ts';
 
-const cases: BenchCase[] = [ptyFloodCase, oscScanCase, controlSocketCase, historyRecordingCase, historyIngestCase, historySearchCase, ideReviewCase, relayThroughputCase, relayLatencyCase, agentStateCase, agentWorkspacesCase, devServersCase, previewTunnelCase, rendererFloodCase, rendererKeystrokeCase, rendererSpawnCase];
+const cases: BenchCase[] = [ptyFloodCase, oscScanCase, controlSocketCase, historyRecordingCase, historyIngestCase, historySearchCase, ideReviewCase, relayThroughputCase, relayLatencyCase, agentStateCase, agentWorkspacesCase, devServersCase, previewTunnelCase, rendererFloodCase, rendererKeystrokeCase, rendererSpawnCase, rendererIsolationCase, rendererInterruptCase, rendererFortyAgentsCase, rendererReattachCase];
 
 async function main(argv: string[]): Promise<number> {
+  const flags = argv.filter((arg) => arg.startsWith('--'));
+  const unknownFlags = flags.filter((flag) => !['--quick', '--doc', '--help'].includes(flag));
+  if (unknownFlags.length > 0) {
+    // A mistyped --quick must not become a full run that rewrites the figures.
+    console.error(`unknown option: ${unknownFlags.join(', ')} (known: --quick, --doc, --help)`);
+    return 2;
+  }
   const quick = argv.includes('--quick');
   const names = argv.filter((arg) => !arg.startsWith('--'));
   if (argv.includes('--help')) {
-    console.log(`usage: npm run bench -- [--quick] [case...]\ncases:\n${cases.map((c) => `  ${c.name}  ${c.description}`).join('\n')}`);
+    console.log(`usage: npm run bench -- [--quick | --doc] [case...]\ncases:\n${cases.map((c) => `  ${c.name}  ${c.description}`).join('\n')}`);
+    return 0;
+  }
+  if (argv.includes('--doc')) {
+    console.log(`wrote ${writeBenchDoc(readLatestResults(), cases.map((c) => c.name))}`);
     return 0;
   }
   const unknown = names.filter((name) => !cases.some((c) => c.name === name));
@@ -44,19 +63,23 @@ async function main(argv: string[]): Promise<number> {
   for (const benchCase of selected) {
     console.log(`\n## ${benchCase.name}: ${benchCase.description}`);
     const started = performance.now();
+    const loadAtStart = loadNow();
     try {
       const results = await benchCase.run({ quick, log: (line) => console.log(`   ${line}`) });
       for (const result of results) console.log(`   ${result.label.padEnd(44)} ${result.value.toFixed(result.digits ?? 1).padStart(10)} ${result.unit}`);
-      outcomes[benchCase.name] = { description: benchCase.description, results, seconds: (performance.now() - started) / 1000 };
+      outcomes[benchCase.name] = { description: benchCase.description, results, seconds: (performance.now() - started) / 1000, load: [loadAtStart, loadNow()] };
     } catch (error) {
       failed = true;
       console.error(`   FAILED: ${(error as Error).stack ?? String(error)}`);
-      outcomes[benchCase.name] = { description: benchCase.description, error: String(error), seconds: (performance.now() - started) / 1000 };
+      outcomes[benchCase.name] = { description: benchCase.description, error: String(error), seconds: (performance.now() - started) / 1000, load: [loadAtStart, loadNow()] };
     }
     console.log(`   (${((performance.now() - started) / 1000).toFixed(1)} s)`);
   }
   // Quick runs check that cases run; only full runs are figures worth keeping.
-  if (!quick) console.log(`\nwrote ${writeLatestResults(outcomes)}`);
+  if (!quick) {
+    console.log(`\nwrote ${writeLatestResults(outcomes)}`);
+    console.log(`wrote ${writeBenchDoc(readLatestResults(), cases.map((c) => c.name))}`);
+  }
   return failed ? 1 : 0;
 }
 

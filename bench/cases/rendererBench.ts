@@ -1,18 +1,19 @@
 /**
- * Shared setup of the renderer benchmarks (pane flood, keystroke, spawn): Switchboard in browser
+ * Shared setup of the renderer benchmarks (pane flood, keystroke, spawn, isolation, interrupt,
+ * forty agents, reattach): Switchboard in browser
  * mode (`switchboard serve` on a temp HOME, test/helpers/servedApp.ts) in Debian's headless
  * Chromium at 1280×800 with the DOM renderer, and the peers they are measured against: a page with
  * bare `@xterm/xterm` (bench/peers) served by a tiny HTTP server on loopback, with a `ws` echo
  * server over a bare node-pty for keystrokes. Both pages are timed by the same in-page probe
  * (bench/peers/probe.js) on the page's own clock.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { spawn as spawnPty } from 'node-pty';
 import type { Page } from 'playwright-core';
 import { WebSocketServer } from 'ws';
-import { defaultSettings } from '../../src/common/api/contract.ts';
+import { defaultSettings, type Layout, type LayoutNode, type TerminalInfo } from '../../src/common/api/contract.ts';
 import { launchBrowser, openApp, startServedApp, type ServedApp, type ServedAppOptions, type TestBrowser } from '../../test/helpers/servedApp.ts';
 import { testEnv } from '../../test/helpers/tempHome.ts';
 import type { BenchResult } from '../benchCase.ts';
@@ -20,7 +21,8 @@ import { median, percentile } from './relayBench.ts';
 
 const peersDir = new URL('../peers/', import.meta.url);
 const xtermDir = new URL('../../node_modules/@xterm/xterm/', import.meta.url);
-const probeSource = readFileSync(new URL('probe.js', peersDir), 'utf8');
+export const probeSource = readFileSync(new URL('probe.js', peersDir), 'utf8');
+const appApiSource = readFileSync(new URL('appApi.js', peersDir), 'utf8');
 
 /** What the probe's `waitRows` can wait for (see bench/peers/probe.js). */
 export type RowCondition =
@@ -88,29 +90,31 @@ export async function startPeerServer(home: string): Promise<PeerServer> {
  * (measured: 10 requestAnimationFrame callbacks took 6–10 s while its timers ran freely), which
  * would time the browser and not the pane.
  */
-export interface RendererRig {
-  app: ServedApp;
+export interface RendererRig extends AppRig {
   peers: PeerServer;
-  browser: TestBrowser;
   peerBrowser: TestBrowser;
+  /** The peer's page, probe installed, no terminal opened yet. */
+  peerPage: Page;
+}
+
+/** Switchboard in browser mode in one headless Chromium, for the cases with no peer page. */
+export interface AppRig {
+  app: ServedApp;
+  browser: TestBrowser;
   /** The app's page, opened at its first pane (prompt shown), probe installed. */
   appPage: Page;
   firstPane: string;
-  /** The peer's page, probe installed, no terminal opened yet. */
-  peerPage: Page;
   close(): Promise<void>;
 }
 
 /** `app`: how to start `switchboard serve` (env for a `--cpu-prof`, the dirs of a prepared data dir). */
-export async function startRendererRig(options: { app?: ServedAppOptions } = {}): Promise<RendererRig> {
+export async function startAppRig(options: { app?: ServedAppOptions } = {}): Promise<AppRig> {
   const app = await startServedApp(options.app);
   const cleanups: Array<() => Promise<unknown>> = [() => app.stop()];
   const close = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   };
   try {
-    const peers = await startPeerServer(app.home);
-    cleanups.push(() => peers.close());
     const browser = await launchBrowser();
     cleanups.push(() => browser.close());
     const appPage = browser.page;
@@ -119,12 +123,29 @@ export async function startRendererRig(options: { app?: ServedAppOptions } = {})
     if ((await appPage.locator(`[data-terminal-id="${firstPane}"] .xterm-rows`).count()) !== 1) {
       throw new Error('the pane does not use the DOM renderer (no .xterm-rows): the probe cannot see what is drawn');
     }
+    return { app, browser, appPage, firstPane, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** The app's rig and the peer's page in a second browser. */
+export async function startRendererRig(options: { app?: ServedAppOptions } = {}): Promise<RendererRig> {
+  const appRig = await startAppRig(options);
+  const cleanups: Array<() => Promise<unknown>> = [() => appRig.close()];
+  const close = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  };
+  try {
+    const peers = await startPeerServer(appRig.app.home);
+    cleanups.push(() => peers.close());
     const peerBrowser = await launchBrowser();
     cleanups.push(() => peerBrowser.close());
     const peerPage = peerBrowser.page;
     await peerPage.goto(`${peers.origin}/`);
     await peerPage.evaluate(probeSource);
-    return { app, peers, browser, peerBrowser, appPage, firstPane, peerPage, close };
+    return { ...appRig, peers, peerBrowser, peerPage, close };
   } catch (error) {
     await close();
     throw error;
@@ -173,15 +194,115 @@ export async function armRows(page: Page, selector: string, condition: RowCondit
   return { settled: () => page.evaluate(() => globalThis.__probe!.pending!) };
 }
 
-/** Median and p95 of both paths and their ratio, peer time over Switchboard's (1 = as fast as the peer). */
-export function compare(name: string, switchboard: number[], peer: number[], unit = 'ms'): BenchResult[] {
+/**
+ * Median and p95 of both paths and their ratio, peer time over Switchboard's (1 = as fast as the
+ * peer); `ratioTarget` is what that ratio should be (≥ 0.8: at least 0.8× the peer's speed).
+ */
+export function compare(name: string, switchboard: number[], peer: number[], options: { unit?: string; ratioTarget?: BenchResult['target'] } = {}): BenchResult[] {
+  const unit = options.unit ?? 'ms';
+  const of = (role: NonNullable<BenchResult['comparison']>['role']) => ({ comparison: { measure: name, role } });
   return [
-    { label: `${name}: peer median`, value: median(peer), unit },
-    { label: `${name}: peer p95`, value: percentile(peer, 95), unit },
-    { label: `${name}: Switchboard median`, value: median(switchboard), unit },
-    { label: `${name}: Switchboard p95`, value: percentile(switchboard, 95), unit },
-    { label: `${name}: speed vs peer (median)`, value: median(peer) / median(switchboard), unit: '×', digits: 2 },
+    { label: `${name}: peer median`, value: median(peer), unit, ...of('peer median') },
+    { label: `${name}: peer p95`, value: percentile(peer, 95), unit, ...of('peer p95') },
+    { label: `${name}: Switchboard median`, value: median(switchboard), unit, ...of('median') },
+    { label: `${name}: Switchboard p95`, value: percentile(switchboard, 95), unit, ...of('p95') },
+    { label: `${name}: speed vs peer (median)`, value: median(peer) / median(switchboard), unit: '×', digits: 2, ...of('ratio'), ...(options.ratioTarget ? { target: options.ratioTarget } : {}) },
   ];
+}
+
+/**
+ * Clears the focused pane with `clear` and waits for the fresh prompt, so the next keys go to the
+ * shell's new line (not echoed by the tty while `clear` still runs). `gone`: text on the screen
+ * now that only the clearing removes.
+ */
+export async function clearPane(page: Page, terminalId: string, gone: string): Promise<void> {
+  const pane = paneSelector(terminalId);
+  await page.keyboard.type('clear');
+  await page.keyboard.press('Enter');
+  await waitForRows(page, pane, { kind: 'noRowContains', text: gone }, 10_000);
+  await waitForRows(page, pane, { kind: 'rowEquals', text: '$' }, 10_000);
+}
+
+/** Letters that are not in a `$ cat` line, so "no row contains the first" means the line was erased. */
+const echoKeys = 'bdefghijklmnopqrsuvwxyz';
+export const keyGapMs = 20;
+
+/**
+ * One line of keys typed into a terminal running `cat` (focused), each timed from its keydown to
+ * its echo drawn, then erased with ^U. Keys are `keyGapMs` apart: the Hub batches output that
+ * follows a flush by less than 8 ms, which is the pane's own behaviour.
+ */
+export async function typeLine(page: Page, selector: string): Promise<number[]> {
+  const times: number[] = [];
+  for (let index = 0; index < echoKeys.length; index++) {
+    await new Promise((resolve) => setTimeout(resolve, keyGapMs));
+    const drawn = await armRows(page, selector, { kind: 'rowEndsWith', text: echoKeys.slice(0, index + 1) }, 10_000);
+    await page.keyboard.press(echoKeys[index]!);
+    const at = await drawn.settled();
+    times.push(at - (await page.evaluate(() => globalThis.__probe!.lastKeydown)));
+  }
+  await page.keyboard.press('Control+U');
+  await waitForRows(page, selector, { kind: 'noRowContains', text: echoKeys[0]! }, 10_000);
+  return times;
+}
+
+/** A call on the app's API from its page, over a second WebSocket (bench/peers/appApi.js); after a reload too. */
+export async function hubCall<T = unknown>(page: Page, method: string, params: unknown): Promise<T> {
+  await page.evaluate(appApiSource);
+  return (await page.evaluate(({ method, params }) => globalThis.__appApi!.call(method, params), { method, params })) as T;
+}
+
+/** Starts `count` terminals (80×24 until a pane shows them) and returns their ids. */
+export async function createTerminals(page: Page, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let index = 0; index < count; index++) ids.push((await hubCall<TerminalInfo>(page, 'terminal.create', {})).id);
+  return ids;
+}
+
+/** Types a line into a terminal through the API, as an agent's `send` does (the pane need not be focused). */
+export async function writeLine(page: Page, terminalId: string, line: string): Promise<void> {
+  await hubCall(page, 'terminal.write', { id: terminalId, data: `${line}\r` });
+}
+
+/** A split of `ids` into `rows` rows of equal panes (a grid), as one layout node. */
+export function gridNode(ids: string[], rows: number): LayoutNode {
+  const perRow = Math.ceil(ids.length / rows);
+  const rowNodes: LayoutNode[] = [];
+  for (let start = 0; start < ids.length; start += perRow) {
+    const panes = ids.slice(start, start + perRow).map((terminalId): LayoutNode => ({ type: 'pane', terminalId }));
+    rowNodes.push(panes.length === 1 ? panes[0]! : { type: 'split', direction: 'row', sizes: panes.map(() => 100 / panes.length), children: panes });
+  }
+  return rowNodes.length === 1 ? rowNodes[0]! : { type: 'split', direction: 'column', sizes: rowNodes.map(() => 100 / rowNodes.length), children: rowNodes };
+}
+
+/** Saves `tabs` as the window's layout (first tab active) and reloads the page, which restores it. */
+export async function showLayout(page: Page, tabs: LayoutNode[]): Promise<void> {
+  const layout: Layout = { tabs: tabs.map((root, index) => ({ id: `bench-tab-${index + 1}`, root })), activeTabId: 'bench-tab-1', focusedTerminalId: null };
+  await hubCall(page, 'layout.set', layout);
+  await page.reload();
+  await page.evaluate(probeSource);
+}
+
+/** The pid of the `switchboard serve` process (the Hub) of a served app: the one whose command line names its workspace. */
+export function servedAppPid(app: ServedApp): number {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let argv: string[];
+    try {
+      argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    if (argv.includes('serve') && argv.includes(app.workspace)) return Number(entry);
+  }
+  throw new Error(`no switchboard serve process for ${app.workspace} in /proc`);
+}
+
+/** Resident set size of a process in bytes (VmRSS), worker threads included. */
+export function residentBytes(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(match[1]) * 1024;
 }
 
 /** The page-side globals of the probe and the peer page (bench/peers/*.js), seen from the bench (which has no DOM types). */
@@ -193,6 +314,9 @@ interface Probe {
   watchLongTasks(): void;
   rows(selector: string): string[][];
   waitRows(selector: string, condition: RowCondition, timeoutMs: number): Promise<number>;
+  waitEveryRow(selector: string, conditions: RowCondition[], timeoutMs: number): Promise<number>;
+  watchFrames(): void;
+  stopFrames(): { intervals: number[]; longFrames: Array<{ duration: number; blocking: number }>; longFramesUnsupported: boolean };
 }
 interface Peer {
   open(options: { cols: number; rows: number; scrollback: number; fontSize: number; fontFamily: string }): void;
@@ -201,7 +325,11 @@ interface Peer {
   clear(): Promise<void>;
   connect(url: string): Promise<void>;
 }
+interface AppApi {
+  call(method: string, params: unknown): Promise<unknown>;
+}
 declare global {
   var __probe: Probe | undefined;
   var peer: Peer | undefined;
+  var __appApi: AppApi | undefined;
 }

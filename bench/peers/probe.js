@@ -41,7 +41,18 @@
      * under `selector` meet `condition` (at once if they already do).
      */
     waitRows(selector, condition, timeoutMs) {
-      const check = () => Array.from(document.querySelectorAll(selector)).some((root) => holds(rowsOf(root), condition));
+      return probe.waitEveryRow(selector, [condition], timeoutMs);
+    },
+    /**
+     * The same for several conditions at once: each met by some terminal under `selector`. Watches
+     * the whole document, so it can be armed before the page has a body (an init script, to time
+     * a reload from its start: performance.now() counts from the navigation).
+     */
+    waitEveryRow(selector, conditions, timeoutMs) {
+      const check = () => {
+        const screens = Array.from(document.querySelectorAll(selector), rowsOf);
+        return conditions.every((condition) => screens.some((rows) => holds(rows, condition)));
+      };
       if (check()) return Promise.resolve(performance.now());
       return new Promise((resolve, reject) => {
         const observer = new MutationObserver(() => {
@@ -51,12 +62,44 @@
           clearTimeout(timer);
           resolve(at);
         });
-        observer.observe(document.body, { childList: true, subtree: true, characterData: true });
+        observer.observe(document, { childList: true, subtree: true, characterData: true });
         const timer = setTimeout(() => {
           observer.disconnect();
-          reject(new Error(`timed out after ${timeoutMs} ms waiting for ${JSON.stringify(condition)} in ${selector}; rows: ${JSON.stringify(probe.rows(selector))}`));
+          reject(new Error(`timed out after ${timeoutMs} ms waiting for ${JSON.stringify(conditions)} in ${selector}; rows: ${JSON.stringify(probe.rows(selector))}`));
         }, timeoutMs);
       });
+    },
+    /**
+     * From now on, the page's animation frames: the interval between requestAnimationFrame
+     * callbacks, and the long animation frames (> 50 ms) Chromium reports with their blocking time.
+     */
+    watchFrames() {
+      probe.frames = { intervals: [], longFrames: [], running: true };
+      const frames = probe.frames;
+      let last = 0;
+      const tick = (now) => {
+        if (!frames.running) return;
+        if (last) frames.intervals.push(now - last);
+        last = now;
+        requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+      probe.frameObserver?.disconnect();
+      probe.frameObserver = new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) frames.longFrames.push({ duration: entry.duration, blocking: entry.blockingDuration ?? 0 });
+      });
+      try {
+        probe.frameObserver.observe({ type: 'long-animation-frame' });
+      } catch {
+        frames.longFramesUnsupported = true;
+      }
+    },
+    /** Stops watching; what `watchFrames` saw. */
+    stopFrames() {
+      const frames = probe.frames;
+      frames.running = false;
+      probe.frameObserver?.disconnect();
+      return { intervals: frames.intervals, longFrames: frames.longFrames, longFramesUnsupported: Boolean(frames.longFramesUnsupported) };
     },
   };
   document.addEventListener('keydown', () => (probe.lastKeydown = performance.now()), true);
