@@ -412,12 +412,12 @@ export class RelayClient implements IDisposable {
     });
     this.#logger.info('relay connected', { url: this.url, machineId: this.machineId, ...(welcome.latestDaemonVersion ? { latestDaemonVersion: welcome.latestDaemonVersion } : {}) });
     this.#setStatus({ state: 'connected', since: establishedAt, latestDaemonVersion: welcome.latestDaemonVersion });
-    this.#preview?.linkOpened(connection, welcome.previewStreamWindowBytes);
+    this.#preview?.linkOpened(connection, welcome);
     this.#shared.announceAll();
     this.#prompts.announceAll();
   }
 
-  /** What hello says this daemon does (gsd-relay.md; `previewStreamWindowBytes` is our extension). */
+  /** What hello says this daemon does (gsd-relay.md; `previewStreamWindowBytes` and `previewBinaryBodies` are our extensions). */
   #capabilities(): HelloCapabilities {
     const preview = this.#preview;
     if (!preview) return { terminal: true, agentTerminalJobs: true };
@@ -430,6 +430,7 @@ export class RelayClient implements IDisposable {
       previewWebSocketProtocols: true,
       localServerDetection: true,
       previewStreamWindowBytes: preview.limits.bufferBytes,
+      previewBinaryBodies: true,
     };
   }
 

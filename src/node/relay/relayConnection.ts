@@ -19,14 +19,19 @@ import type { IDisposable } from '../../common/lifecycle.ts';
 import { parseEnvelope } from '../../common/protocol/relay/envelope.ts';
 import { defaultEnvelopeLimits, type EnvelopeLimits, utf8ByteLength } from '../../common/protocol/relay/frameLimits.ts';
 import type { RelayMessage } from '../../common/protocol/relay/messages.ts';
+import { decodeBodyFrame } from './preview/previewBodyFrames.ts';
 import { utf8Frame } from './utf8Frame.ts';
 import type { ILogger } from '../logger.ts';
 import type { RefusalLog } from './refusalLog.ts';
 
 /** Something that produces frames on demand (a viewer's stream of one terminal). */
 export interface OutputSource {
-  /** The next frame to write, or undefined when nothing is ready (the source calls `markReady` again once it has). */
-  nextFrame(): string | undefined;
+  /**
+   * The next frame to write, or undefined when nothing is ready (the source calls `markReady` again
+   * once it has). Bytes are a binary frame (a preview body, only once the relay said
+   * `previewBinaryBodies`: see previewBodyFrames.ts).
+   */
+  nextFrame(): string | Buffer | undefined;
 }
 
 /** What the relay's `welcome` told us. */
@@ -34,6 +39,8 @@ export interface RelayWelcome {
   latestDaemonVersion: string | undefined;
   /** The relay honours `previewStreamAck` with this window per stream (undefined: it does not). */
   previewStreamWindowBytes: number | undefined;
+  /** The relay takes preview bodies as binary frames, and may send them (a Switchboard extension). */
+  previewBinaryBodies: boolean;
 }
 
 export type RelayConnectFailure = 'refused' | 'timeout' | 'protocol' | 'network';
@@ -97,6 +104,8 @@ export class RelayConnection implements IDisposable {
   /** Control frames waiting for the socket; `#queueHead` is the next to write. */
   #queue: string[] = [];
   #queueHead = 0;
+  /** The relay said `previewBinaryBodies` in welcome: its binary frames are preview bodies. */
+  #binaryBodies = false;
   readonly #ready = new Set<OutputSource>();
   #pumping = false;
   /** Issue times of writes not flushed yet, oldest first. */
@@ -240,6 +249,7 @@ export class RelayConnection implements IDisposable {
   #onWelcome(welcome: RelayWelcome): void {
     clearTimeout(this.#welcomeTimer);
     this.#state = 'open';
+    this.#binaryBodies = welcome.previewBinaryBodies;
     const interval = setInterval(() => this.#beat(), this.#timing.heartbeatIntervalMs);
     interval.unref();
     const watchdog = setInterval(() => this.#checkWrites(), Math.max(10, Math.min(1000, this.#timing.writeTimeoutMs / 4)));
@@ -255,20 +265,33 @@ export class RelayConnection implements IDisposable {
   #onMessage(data: WebSocket.RawData, isBinary: boolean): void {
     if (this.#state === 'closed') return;
     this.#framesReceived++;
+    const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     if (isBinary) {
       if (this.#state === 'handshaking') {
         this.#fail(new RelayConnectError('protocol', 'unexpected first frame: binary'));
         return;
       }
-      this.#options.refusals.refuse('binary', 'binary frames are not part of the protocol');
+      if (!this.#binaryBodies) {
+        this.#options.refusals.refuse('binary', 'binary frames are not part of the protocol (the relay did not offer previewBinaryBodies)');
+        return;
+      }
+      const decoded = decodeBodyFrame(buffer, this.#options.limits);
+      if (!decoded.ok) {
+        this.#options.refusals.refuse(decoded.kind, decoded.error);
+        return;
+      }
+      this.#deliver(decoded.message);
       return;
     }
-    const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     const parsed = parseEnvelope(buffer.toString('utf8'), { byteLength: buffer.length, ...(this.#options.limits ? { limits: this.#options.limits } : {}) });
 
     if (this.#state === 'handshaking') {
       if (parsed.ok && parsed.message.type === 'welcome') {
-        this.#onWelcome({ latestDaemonVersion: parsed.message.latestDaemonVersion, previewStreamWindowBytes: parsed.message.previewStreamWindowBytes });
+        this.#onWelcome({
+          latestDaemonVersion: parsed.message.latestDaemonVersion,
+          previewStreamWindowBytes: parsed.message.previewStreamWindowBytes,
+          previewBinaryBodies: parsed.message.previewBinaryBodies === true,
+        });
         return;
       }
       const what = parsed.ok ? JSON.stringify(parsed.message.type) : `(${parsed.error})`;
@@ -279,11 +302,15 @@ export class RelayConnection implements IDisposable {
       this.#options.refusals.refuse(parsed.kind, parsed.error);
       return;
     }
+    this.#deliver(parsed.message);
+  }
+
+  #deliver(message: RelayMessage): void {
     try {
-      this.#options.onMessage(parsed.message);
+      this.#options.onMessage(message);
     } catch (error) {
       // A handler bug must not take the link (and every viewer) down with it.
-      this.#logger.error('relay frame handler failed', { type: parsed.message.type, error });
+      this.#logger.error('relay frame handler failed', { type: message.type, error });
     }
   }
 
@@ -296,7 +323,7 @@ export class RelayConnection implements IDisposable {
     this.#pumping = true;
     try {
       while (this.#state === 'open' && ws.bufferedAmount < this.#highWater) {
-        let frame: string | undefined;
+        let frame: string | Buffer | undefined;
         if (this.#queueHead < this.#queue.length) {
           frame = this.#queue[this.#queueHead]!;
           this.#queue[this.#queueHead++] = '';
@@ -316,10 +343,10 @@ export class RelayConnection implements IDisposable {
   }
 
   /** Round-robin over ready sources: each gives one frame per turn. */
-  #nextSourceFrame(): string | undefined {
+  #nextSourceFrame(): string | Buffer | undefined {
     for (const source of this.#ready) {
       this.#ready.delete(source);
-      let frame: string | undefined;
+      let frame: string | Buffer | undefined;
       try {
         frame = source.nextFrame();
       } catch (error) {
@@ -334,10 +361,11 @@ export class RelayConnection implements IDisposable {
     return undefined;
   }
 
-  #write(ws: WebSocket, frame: string): void {
+  #write(ws: WebSocket, frame: string | Buffer): void {
     this.#unflushed.push(Date.now());
     this.#framesSent++;
-    ws.send(utf8Frame(frame), { binary: false }, this.#onFlushed);
+    if (typeof frame === 'string') ws.send(utf8Frame(frame), { binary: false }, this.#onFlushed);
+    else ws.send(frame, { binary: true }, this.#onFlushed);
   }
 
   readonly #onFlushed = (error?: Error): void => {

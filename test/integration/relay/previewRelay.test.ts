@@ -31,7 +31,7 @@ import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
 import type { RelayClient } from '../../../src/node/relay/relayClient.ts';
 import { freePort } from '../../helpers/freePort.ts';
-import { bashShell, connectClient, createTokens, startTestHub, startTestRelay, type TestHub, type TestRelay } from './relayTestKit.ts';
+import { bashShell, connectClient, createTokens, layOutBodyFrame, startTestHub, startTestRelay, type TestHub, type TestRelay } from './relayTestKit.ts';
 
 // --- the dev server ------------------------------------------------------------------------------
 
@@ -630,6 +630,50 @@ describe('dev-server previews through the relay', () => {
       const get = daemon.requests().find((frame) => frame.path === '/app.js')!;
       const getChunks = daemon.received.filter((frame) => frame.type === 'previewStreamChunk' && frame.streamId === get.streamId);
       assert.deepEqual(getChunks.map((frame) => frame.type === 'previewStreamChunk' && [frame.sequence, frame.bodyBase64, frame.final]), [[1, '', true]]);
+    });
+
+    it('with a daemon that offered previewBinaryBodies: bodies go as binary frames both ways, the same bytes; a malformed one is refused and the daemon stays; without the offer they stay refused', async () => {
+      await connectDaemon({ binaryBodies: true });
+      assert.ok(daemon.welcome?.type === 'welcome' && daemon.welcome.previewBinaryBodies === true, 'the relay agrees in welcome');
+      const preview = await openPreview();
+      const body = Buffer.alloc(300 * 1024);
+      for (let index = 0; index < body.length; index++) body[index] = (index * 13 + 1) % 256;
+      const reply = await pv(preview, `/upload`, { method: 'POST', body, headers: { 'content-type': 'application/octet-stream' } });
+      assert.deepEqual(JSON.parse(reply.text), { sha256: createHash('sha256').update(body).digest('hex'), length: body.length, method: 'POST' });
+      const upload = daemon.requests().find((frame) => frame.path === '/upload')!;
+      const uploadChunks = daemon.received.filter((frame) => frame.type === 'previewStreamChunk' && frame.streamId === upload.streamId);
+      assert.ok(uploadChunks.length >= 2 && uploadChunks.every((frame) => 'body' in frame), 'every request chunk came as a binary frame');
+      // Response chunks (the daemon's side, binary) reach the viewer as the dev server wrote them.
+      assert.equal((await pv(preview, '/app.js')).text, 'console.log("relative script")');
+      // WebSocket messages, text and binary, both ways.
+      const opened = await socketTo(preview, '/hmr', ['vite-hmr']);
+      assert.ok('socket' in opened, JSON.stringify(opened));
+      opened.socket.send('hot ✓');
+      assert.deepEqual(await nextMessage(opened.socket).then((message) => [message.data.toString(), message.isBinary]), ['hot ✓', false]);
+      opened.socket.send(Buffer.from([1, 0, 255]));
+      const echoed = await nextMessage(opened.socket);
+      assert.ok(echoed.isBinary && echoed.data.equals(Buffer.from([1, 0, 255])));
+      assert.ok(daemon.binaryFramesReceived >= uploadChunks.length + 2);
+
+      // Malformed binary frames: each refused with its kind, the daemon stays online.
+      const count = (kind: string) => relay.server.refusals.get(kind) ?? 0;
+      const before = ['daemon:binary-short', 'daemon:binary-header', 'daemon:binary-type', 'daemon:binary-body'].map(count);
+      daemon.sendBytes(Buffer.from([0, 0, 0]));
+      daemon.sendBytes(Buffer.from([0, 0, 0, 200, 123, 125]));
+      daemon.sendBytes(layOutBodyFrame({ type: 'previewClose', previewId: preview.previewId, reason: 'smuggled' }, Buffer.alloc(0)));
+      const withBase64 = Buffer.from(JSON.stringify({ type: 'previewStreamChunk', streamId: 'x', sequence: 1, final: true, bodyBase64: 'eA==' }));
+      daemon.sendBytes(Buffer.concat([Buffer.from([0, 0, 0, withBase64.length]), withBase64]));
+      await pollUntil(() => ['daemon:binary-short', 'daemon:binary-header', 'daemon:binary-type', 'daemon:binary-body'].every((kind, index) => count(kind) === before[index]! + 1), { what: 'four refusals' });
+      assert.equal((await pv(preview, '/app.js')).status, 200, 'the preview is still open: the smuggled previewClose was refused');
+
+      // A daemon that did not offer it: no agreement in welcome, and its binary frames are refused.
+      await daemon.close();
+      await pollUntil(() => (relay.server.stats.m1?.previews.open ?? 0) === 0, { what: 'previews ended' });
+      await connectDaemon();
+      assert.ok(daemon.welcome?.type === 'welcome' && daemon.welcome.previewBinaryBodies === undefined);
+      const refusedBinary = count('daemon:binary');
+      daemon.sendBytes(layOutBodyFrame({ type: 'previewStreamChunk', streamId: 'x', sequence: 1, final: true }, Buffer.from('x')));
+      await pollUntil(() => count('daemon:binary') === refusedBinary + 1, { what: 'the binary frame refused' });
     });
 
     it("pauses the viewer's upload while the daemon's window is full", async () => {

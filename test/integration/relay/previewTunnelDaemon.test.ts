@@ -26,7 +26,7 @@ import type { PtySession } from '../../../src/node/pty/ptySession.ts';
 import type { RelayClient } from '../../../src/node/relay/relayClient.ts';
 import { freePort } from '../../helpers/freePort.ts';
 import { pollUntil } from '../../helpers/poll.ts';
-import { bashShell, connectClient, recordingLogger, startTestHub, type TestHub } from './relayTestKit.ts';
+import { bashShell, connectClient, layOutBodyFrame, readBodyFrameLayout, recordingLogger, startTestHub, type TestHub } from './relayTestKit.ts';
 
 /** A full GC before each memory sample, so the figure is what is held, not garbage not yet collected. */
 setFlagsFromString('--expose-gc');
@@ -131,6 +131,8 @@ class ScriptedPreviewRelay {
   frames: Frame[] = [];
   bodies = new Map<string, ReceivedBody>();
   connections = 0;
+  /** Body frames the daemon sent as binary frames. */
+  binaryFrames = 0;
   welcome: Record<string, unknown> = { latestDaemonVersion: '1.0.0', previewStreamWindowBytes: limits.bufferBytes };
   ackDelayMs: number | false = 0;
   /** Streams whose chunks are not acknowledged (a viewer that stopped reading). */
@@ -143,7 +145,7 @@ class ScriptedPreviewRelay {
       this.connections++;
       this.socket = socket;
       socket.once('message', () => socket.send(JSON.stringify({ type: 'welcome', ...this.welcome })));
-      socket.on('message', (data) => this.#onFrame(JSON.parse(data.toString())));
+      socket.on('message', (data, isBinary) => (isBinary ? this.#onBinaryFrame(data as Buffer) : this.#onFrame(JSON.parse(data.toString()))));
     });
   }
 
@@ -154,9 +156,18 @@ class ScriptedPreviewRelay {
     return relay;
   }
 
-  #onFrame(frame: Frame): void {
+  /** A binary body frame (the `previewBinaryBodies` extension), read by its documented layout. */
+  #onBinaryFrame(data: Buffer): void {
+    const { header, body } = readBodyFrameLayout(data);
+    assert.ok(header.type === 'previewStreamChunk' || header.type === 'previewWebSocketData', `a binary ${header.type}`);
+    assert.equal(header.bodyBase64, '', 'a binary frame carries its body after the header');
+    this.binaryFrames++;
+    this.#onFrame(header, body);
+  }
+
+  #onFrame(frame: Frame, binaryBody?: Buffer): void {
     if (frame.type === 'previewStreamChunk' || frame.type === 'previewWebSocketData') {
-      const body = Buffer.from(frame.bodyBase64, 'base64');
+      const body = binaryBody ?? Buffer.from(frame.bodyBase64, 'base64');
       const received = this.body(frame.streamId);
       received.chunks++;
       received.bytes += body.length;
@@ -169,7 +180,7 @@ class ScriptedPreviewRelay {
       received.peakOutstanding = Math.max(received.peakOutstanding, received.outstanding);
       received.unacked.push({ sequence: frame.sequence, bytes: body.length });
       const { bodyBase64: _dropped, ...kept } = frame;
-      this.frames.push({ ...kept, bodyBytes: body.length, ...(frame.type === 'previewWebSocketData' ? { text: body.toString('utf8') } : {}) });
+      this.frames.push({ ...kept, bodyBytes: body.length, ...(binaryBody ? { binary: true } : {}), ...(frame.type === 'previewWebSocketData' ? { text: body.toString('utf8') } : {}) });
       if (this.ackDelayMs !== false && !this.noAckFor.has(frame.streamId)) {
         const ack = () => {
           while (received.unacked.length > 0 && received.unacked[0]!.sequence <= frame.sequence) received.outstanding -= received.unacked.shift()!.bytes;
@@ -194,6 +205,15 @@ class ScriptedPreviewRelay {
 
   send<T extends RelayMessageType>(type: T, fields: RelayFields<T>): void {
     if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(encodeFrame(type, fields));
+  }
+
+  /** A body frame as a binary frame, laid out by hand. */
+  sendBinaryBody(fields: Record<string, unknown>, body: Buffer): void {
+    this.sendBytes(layOutBodyFrame(fields, body));
+  }
+
+  sendBytes(frame: Buffer): void {
+    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(frame, { binary: true });
   }
 
   sendRaw(frame: unknown): void {
@@ -318,6 +338,7 @@ describe('preview tunnel, daemon side (real Hub, real panes, real dev server, sc
       previewWebSocketProtocols: true,
       localServerDetection: true,
       previewStreamWindowBytes: limits.bufferBytes,
+      previewBinaryBodies: true,
     });
   });
 
@@ -769,6 +790,90 @@ describe('preview tunnel, daemon side (real Hub, real panes, real dev server, sc
     }
   });
 
+  it('to a relay that offered previewBinaryBodies, bodies go as binary frames both ways, the same bytes; a bad binary frame is refused and the link carries on', async () => {
+    const reconnect = async (welcome: Record<string, unknown>) => {
+      relay.welcome = welcome;
+      const connections = client.stats.connections;
+      relay.dropLink();
+      await pollUntil(() => client.stats.connections === connections + 1 && client.status.state === 'connected', { what: 'reconnected' });
+    };
+    const plainWelcome = relay.welcome;
+    await reconnect({ ...plainWelcome, previewBinaryBodies: true });
+    try {
+      const previewId = await openOk();
+      const binaryBefore = relay.binaryFrames;
+      // A download: every chunk a binary frame, the bytes those the dev server wrote.
+      const total = 1024 * 1024 + 5;
+      const download = request(previewId, 'GET', `/big?bytes=${total}`);
+      const { head, body } = await response(download);
+      assert.equal(head.statusCode, 200);
+      assert.equal(body.bytes, total);
+      const expected = Buffer.alloc(total);
+      for (let i = 0; i < total; i++) expected[i] = ((i % 65536) * 31 + 7) & 255;
+      assert.equal(body.hash.copy().digest('hex'), sha256(expected));
+      assert.ok(relay.of('previewStreamChunk', { streamId: download }).every((frame) => frame.binary === true), 'every chunk binary');
+      assert.ok(body.maxChunk <= limits.chunkBytes);
+
+      // An upload in binary frames (the relay's side of the extension) and one in base64: both arrive intact.
+      const upload = nextId('st');
+      const parts = [Buffer.from('binary part one ✓ '), Buffer.alloc(70_000, 7), Buffer.from([0, 255, 0])];
+      relay.send('previewHttpRequest', { requestId: nextId('req'), streamId: upload, previewId, method: 'POST', path: '/echo', headers: { 'content-type': ['application/octet-stream'] } });
+      parts.slice(0, 1).forEach((part, index) => relay.sendBinaryBody({ type: 'previewStreamChunk', streamId: upload, sequence: index + 1, final: false }, part));
+      relay.send('previewStreamChunk', { streamId: upload, sequence: 2, bodyBase64: b64(parts[1]!.subarray(0, 60_000)), final: false });
+      relay.sendBinaryBody({ type: 'previewStreamChunk', streamId: upload, sequence: 3, final: false }, parts[1]!.subarray(60_000));
+      relay.sendBinaryBody({ type: 'previewStreamChunk', streamId: upload, sequence: 4, final: true }, parts[2]!);
+      const echoed = JSON.parse((await response(upload)).body.text);
+      const sent = Buffer.concat(parts);
+      assert.deepEqual({ method: echoed.method, bytes: echoed.bytes, sha256: echoed.sha256 }, { method: 'POST', bytes: sent.length, sha256: sha256(sent) });
+
+      // WebSocket data both ways in binary frames, text and binary messages kept apart.
+      const socketStream = nextId('ws');
+      relay.send('previewWebSocketOpen', { streamId: socketStream, previewId, path: '/hmr', protocols: [] });
+      assert.equal((await relay.waitFor('previewWebSocketOpenResult', { streamId: socketStream })).ok, true);
+      relay.sendBinaryBody({ type: 'previewWebSocketData', streamId: socketStream, sequence: 1, isBinary: false }, Buffer.from('hot update ✓'));
+      relay.sendBinaryBody({ type: 'previewWebSocketData', streamId: socketStream, sequence: 2, isBinary: true }, Buffer.from([9, 8, 7]));
+      await pollUntil(() => relay.bodies.get(socketStream)?.chunks === 2, { what: 'two echoes' });
+      const echoes = relay.of('previewWebSocketData', { streamId: socketStream });
+      assert.deepEqual(echoes.map((frame) => [frame.sequence, frame.isBinary, frame.bodyBytes, frame.binary]), [[1, false, Buffer.byteLength('hot update ✓'), true], [2, true, 3, true]]);
+      assert.equal(echoes[0]!.text, 'hot update ✓');
+      assert.ok(relay.binaryFrames > binaryBefore);
+
+      // Bad binary frames: refused with the reason, once per kind; nothing ends, the link stays.
+      const links = client.stats.connections;
+      relay.sendBytes(Buffer.from([0, 0]));
+      relay.sendBytes(Buffer.concat([Buffer.from([0, 0, 1, 0]), Buffer.from('{}')]));
+      // A well-formed previewOpen, but in a binary frame: refused, so no preview opens.
+      const smuggled = { type: 'previewOpen', requestId: nextId('req'), previewId: nextId('pv'), sessionId: client.sessionId, channelId: 'preview:x', machineId: 'm1', targetHost: '127.0.0.1', targetPort: port, expiresAt: inAnHour() };
+      relay.sendBinaryBody(smuggled, Buffer.alloc(0));
+      const withBase64 = Buffer.from(JSON.stringify({ type: 'previewStreamChunk', streamId: socketStream, sequence: 3, final: false, bodyBase64: 'eA==' }));
+      relay.sendBytes(Buffer.concat([Buffer.from([0, 0, 0, withBase64.length]), withBase64]));
+      await pollUntil(() => log.lines.filter((line) => /binary frame|bodyBase64 must be/.test(line)).length >= 4, { what: 'four refusals logged' });
+      const refusals = log.lines.join('\n');
+      assert.match(refusals, /a binary frame of 2 bytes has no header length/);
+      assert.match(refusals, /header of 256 bytes is longer than the frame/);
+      assert.match(refusals, /previewOpen is never sent as a binary frame/);
+      assert.match(refusals, /bodyBase64 must be ""/);
+      assert.equal(relay.of('previewOpenResult', { requestId: smuggled.requestId }).length, 0, 'the smuggled open was not answered');
+      const after = request(previewId, 'GET', '/hello');
+      assert.equal((await response(after)).body.text, 'hello from the dev server');
+      assert.equal(client.stats.connections, links, 'the link stayed up');
+      relay.send('previewClose', { previewId, reason: 'done' });
+
+      // A relay that did not offer it gets base64 again, and its binary frames are refused.
+      await reconnect(plainWelcome);
+      const plainPreview = await openOk();
+      const before = relay.binaryFrames;
+      const plain = request(plainPreview, 'GET', `/big?bytes=${200_000}`);
+      assert.equal((await response(plain)).body.bytes, 200_000);
+      assert.equal(relay.binaryFrames, before, 'no binary frame to a relay that did not offer them');
+      relay.sendBinaryBody({ type: 'previewStreamChunk', streamId: 'st-x', sequence: 1, final: true }, Buffer.alloc(1));
+      await pollUntil(() => log.lines.some((line) => line.includes('the relay did not offer previewBinaryBodies')), { what: 'the refusal' });
+      relay.send('previewClose', { previewId: plainPreview, reason: 'done' });
+    } finally {
+      if (relay.welcome !== plainWelcome) await reconnect(plainWelcome);
+    }
+  });
+
   it('the daemon sends previewClose when the port closes, the pane is unshared, expiresAt passes, the pane exits', async () => {
     const pane = await hub.hub.ptyHost.create({ ...bashShell, cwd: hub.temp.workspace, createdBy: { kind: 'person', name: 'you' }, name: 'closing' });
     client.setShared(pane.id, true);
@@ -799,7 +904,7 @@ describe('preview tunnel, daemon side (real Hub, real panes, real dev server, sc
     previewId = await open();
     await hub.hub.ptyHost.close(pane.id);
     assert.equal(await closedWith(previewId), 'pane_exited');
-    assert.equal(client.stats.connections, 3, 'the two reconnects the tests asked for, no other');
+    assert.equal(client.stats.connections, 5, 'the four reconnects the tests asked for, no other');
   });
 
   it('python3 -m http.server in a shared pane: static files and HEAD through the tunnel', async () => {

@@ -67,6 +67,7 @@ describe('relay client against a misbehaving relay', () => {
         previewWebSocketProtocols: true,
         localServerDetection: true,
         previewStreamWindowBytes: 1024 * 1024,
+        previewBinaryBodies: true,
       },
     });
     assert.equal(heartbeat.machineId, 'm1');

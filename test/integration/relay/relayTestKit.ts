@@ -249,3 +249,21 @@ export async function screenOf(text: string, cols: number, rows: number): Promis
   terminal.dispose();
   return lines;
 }
+
+/**
+ * A binary body frame (the `previewBinaryBodies` extension) laid out by hand from its documented
+ * layout — 4 bytes header length (big-endian), the header JSON with `"bodyBase64":""`, the body —
+ * so tests check the layout itself, not the product's encoder against its own decoder.
+ */
+export function layOutBodyFrame(header: Record<string, unknown>, body: Buffer): Buffer {
+  const json = Buffer.from(JSON.stringify({ ...header, bodyBase64: '' }));
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(json.length);
+  return Buffer.concat([length, json, body]);
+}
+
+/** The header and body of a binary body frame, read by the documented layout (see layOutBodyFrame). */
+export function readBodyFrameLayout(frame: Buffer): { header: { type: string; bodyBase64: string; [field: string]: any }; body: Buffer } {
+  const headerBytes = frame.readUInt32BE(0);
+  return { header: JSON.parse(frame.toString('utf8', 4, 4 + headerBytes)), body: frame.subarray(4 + headerBytes) };
+}

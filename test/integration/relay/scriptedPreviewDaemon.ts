@@ -12,6 +12,12 @@ import { parseEnvelope } from '../../../src/common/protocol/relay/envelope.ts';
 import { encodeFrame, rfc3339 } from '../../../src/common/protocol/relay/frames.ts';
 import type { RelayFields, RelayMessage, RelayMessageType } from '../../../src/common/protocol/relay/messages.ts';
 import { pollUntil } from '../../helpers/poll.ts';
+import { layOutBodyFrame, readBodyFrameLayout } from './relayTestKit.ts';
+
+/** A body frame's bytes: those of a binary frame, or its base64. */
+function bodyOf(message: { bodyBase64: string; body?: Buffer }): Buffer {
+  return message.body ?? Buffer.from(message.bodyBase64, 'base64');
+}
 
 type Frame<T extends RelayMessageType> = Extract<RelayMessage, { type: T }>;
 
@@ -40,6 +46,8 @@ export interface PreviewDaemonOptions {
   ackDelayMs?: number;
   /** Advertised previewChunkBytes, and the size of the chunks this daemon sends (default RelayConstants.previewChunkBytes). */
   chunkBytes?: number;
+  /** Advertise previewBinaryBodies (default false): bodies as binary frames, both ways, once the relay agrees in welcome. */
+  binaryBodies?: boolean;
 }
 
 export class PreviewDaemon {
@@ -47,6 +55,8 @@ export class PreviewDaemon {
   readonly machineId: string;
   /** The relay's window from welcome (undefined: it advertised none). */
   relayWindow: number | undefined;
+  /** The relay's welcome as it came. */
+  welcome: RelayMessage | undefined;
   /** previewId → where it points. */
   readonly previews = new Map<string, { host: string; port: number }>();
   readonly streams = new Map<string, UpstreamHttp | UpstreamSocket>();
@@ -64,11 +74,24 @@ export class PreviewDaemon {
   #chunkBytes: number = RelayConstants.previewChunkBytes;
   /** The largest request chunk / WebSocket message the relay sent. */
   maxRelayChunkBytes = 0;
+  /** The relay agreed to previewBinaryBodies in welcome. */
+  binaryBodies = false;
+  /** Body frames the relay sent as binary frames. */
+  binaryFramesReceived = 0;
 
   private constructor(socket: WebSocket, machineId: string) {
     this.#socket = socket;
     this.machineId = machineId;
-    socket.on('message', (data) => {
+    socket.on('message', (data, isBinary) => {
+      if (isBinary) {
+        // A body frame of the previewBinaryBodies extension, read by its layout: the header, the body as bytes.
+        const { header, body } = readBodyFrameLayout(data as Buffer);
+        this.binaryFramesReceived++;
+        const message = { ...header, body } as unknown as RelayMessage;
+        this.received.push(message);
+        this.#onFrame(message);
+        return;
+      }
       const parsed = parseEnvelope(data.toString());
       if (!parsed.ok) return;
       this.received.push(parsed.message);
@@ -94,6 +117,7 @@ export class PreviewDaemon {
           previewWebSocketProtocols: true,
           localServerDetection: true,
           ...(windowBytes === null ? {} : { previewStreamWindowBytes: windowBytes }),
+          ...(options.binaryBodies ? { previewBinaryBodies: true } : {}),
         },
       }),
     );
@@ -102,11 +126,24 @@ export class PreviewDaemon {
     daemon.#ackDelayMs = options.ackDelayMs ?? 0;
     daemon.#chunkBytes = options.chunkBytes ?? RelayConstants.previewChunkBytes;
     daemon.relayWindow = welcome.type === 'welcome' ? welcome.previewStreamWindowBytes : undefined;
+    daemon.binaryBodies = welcome.type === 'welcome' && welcome.previewBinaryBodies === true;
+    daemon.welcome = welcome;
     return daemon;
   }
 
   send<T extends RelayMessageType>(type: T, fields: RelayFields<T>): void {
     this.#socket.send(encodeFrame(type, fields));
+  }
+
+  /** Raw bytes as one binary frame (a test's malformed body frame). */
+  sendBytes(frame: Buffer): void {
+    this.#socket.send(frame, { binary: true });
+  }
+
+  /** A body frame: binary when the relay agreed to previewBinaryBodies, else base64 in JSON. */
+  #sendBody(fields: Record<string, unknown> & { type: 'previewStreamChunk' | 'previewWebSocketData' }, body: Buffer): void {
+    if (this.binaryBodies) this.sendBytes(layOutBodyFrame(fields, body));
+    else this.#socket.send(JSON.stringify({ ...fields, bodyBase64: body.toString('base64') }));
   }
 
   /** A shared pane with servers on these ports (agentTerminalStarted on "*"). */
@@ -167,7 +204,7 @@ export class PreviewDaemon {
         if (stream?.kind !== 'http') return;
         if (message.sequence !== stream.nextIn) throw new Error(`relay sent request chunk ${message.sequence}, expected ${stream.nextIn}`);
         stream.nextIn++;
-        const body = Buffer.from(message.bodyBase64, 'base64');
+        const body = bodyOf(message);
         this.maxRelayChunkBytes = Math.max(this.maxRelayChunkBytes, body.length);
         if (body.length > 0) stream.request.write(body);
         const unacked = (this.#relayUnacked.get(message.streamId) ?? 0) + body.length;
@@ -202,7 +239,7 @@ export class PreviewDaemon {
       case 'previewWebSocketData': {
         const stream = this.streams.get(message.streamId);
         if (stream?.kind !== 'ws') return;
-        const body = Buffer.from(message.bodyBase64, 'base64');
+        const body = bodyOf(message);
         stream.socket.send(message.isBinary ? body : body.toString('utf8'), { binary: message.isBinary });
         if (this.relayWindow !== undefined) this.send('previewStreamAck', { streamId: message.streamId, sequence: message.sequence });
         return;
@@ -243,7 +280,7 @@ export class PreviewDaemon {
         for (let offset = 0; offset < data.length; offset += this.#chunkBytes) {
           const piece = data.subarray(offset, offset + this.#chunkBytes);
           stream.outSequence++;
-          this.send('previewStreamChunk', { streamId: frame.streamId, sequence: stream.outSequence, bodyBase64: piece.toString('base64'), final: false });
+          this.#sendBody({ type: 'previewStreamChunk', streamId: frame.streamId, sequence: stream.outSequence, final: false }, piece);
           if (this.relayWindow !== undefined) {
             stream.unacked.push({ sequence: stream.outSequence, bytes: piece.length });
             stream.unackedBytes += piece.length;
@@ -256,7 +293,7 @@ export class PreviewDaemon {
         if (this.streams.get(frame.streamId) !== stream) return;
         this.streams.delete(frame.streamId);
         stream.outSequence++;
-        this.send('previewStreamChunk', { streamId: frame.streamId, sequence: stream.outSequence, bodyBase64: '', final: true });
+        this.#sendBody({ type: 'previewStreamChunk', streamId: frame.streamId, sequence: stream.outSequence, final: true }, Buffer.alloc(0));
       });
     });
   }
@@ -281,7 +318,7 @@ export class PreviewDaemon {
     socket.on('error', () => {});
     socket.on('message', (data, isBinary) => {
       stream.outSequence++;
-      this.send('previewWebSocketData', { streamId: frame.streamId, sequence: stream.outSequence, isBinary, bodyBase64: Buffer.from(data as Buffer).toString('base64') });
+      this.#sendBody({ type: 'previewWebSocketData', streamId: frame.streamId, sequence: stream.outSequence, isBinary }, Buffer.from(data as Buffer));
     });
     socket.on('close', (code, reason) => {
       if (this.streams.get(frame.streamId) !== stream) return;

@@ -35,7 +35,8 @@ class ManualSink {
           continue;
         }
         progress = true;
-        const parsed = parseEnvelope(frame);
+        assert.equal(typeof frame, 'string', 'a viewer stream sends text frames');
+        const parsed = parseEnvelope(frame as string);
         assert.ok(parsed.ok, 'every frame a stream makes is valid');
         frames.push(parsed.message);
       }

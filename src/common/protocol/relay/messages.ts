@@ -57,6 +57,13 @@ export const HelloCapabilities = z.object({
    * holds by cancelling a stream that outruns its reader.
    */
   previewStreamWindowBytes: int.optional(),
+  /**
+   * Switchboard extension: the sender takes preview bodies (`previewStreamChunk`,
+   * `previewWebSocketData`) as binary frames — the message's JSON with `"bodyBase64":""`, then the
+   * bytes (src/node/relay/preview/previewBodyFrames.ts has the layout). Each side sends them only
+   * when the other said so: the daemon in hello, the relay in welcome (only to a daemon that did).
+   */
+  previewBinaryBodies: bool.optional(),
 });
 export type HelloCapabilities = z.infer<typeof HelloCapabilities>;
 
@@ -122,8 +129,8 @@ export const relayMessageSchemas = {
     activeTasks: z.array(str).optional(),
     capabilities: HelloCapabilities.optional(),
   }),
-  /** `previewStreamWindowBytes`: Switchboard extension, as in HelloCapabilities (the relay honours `previewStreamAck`). */
-  welcome: z.object({ latestDaemonVersion: str.optional(), previewStreamWindowBytes: int.optional() }),
+  /** `previewStreamWindowBytes` (the relay honours `previewStreamAck`), `previewBinaryBodies`: Switchboard extensions, as in HelloCapabilities. */
+  welcome: z.object({ latestDaemonVersion: str.optional(), previewStreamWindowBytes: int.optional(), previewBinaryBodies: bool.optional() }),
   heartbeat: z.object({ machineId: str, daemonVersion: str, status: str, timestamp: str }),
   machineStatus: z.object({
     machineId: str,

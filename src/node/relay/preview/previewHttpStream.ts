@@ -18,7 +18,8 @@
  * - No redirect is ever followed (node:http does not); only target host:port is dialled.
  */
 import { type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
-import { encodeFrame, isStdBase64 } from '../../../common/protocol/relay/frames.ts';
+import { type BodyCarrier, bodyBytes, encodeBodyFrame } from './previewBodyFrames.ts';
+import { encodeFrame } from '../../../common/protocol/relay/frames.ts';
 import type { RelayFields } from '../../../common/protocol/relay/messages.ts';
 import { dialHost, requestHeaders, responseHeaders } from './previewRules.ts';
 import { PreviewStream, type StreamHost, type StreamTarget } from './previewStream.ts';
@@ -38,19 +39,20 @@ export class PreviewHttpStream extends PreviewStream {
   readonly #totalTimer: NodeJS.Timeout;
 
   constructor(host: StreamHost, target: StreamTarget, request: RelayFields<'previewHttpRequest'>) {
-    super(host, request.streamId, target, (sequence, item) =>
-      encodeFrame('previewStreamChunk', { streamId: request.streamId, sequence, bodyBase64: item.body.toString('base64'), final: item.final ?? false }),
-    );
+    super(host, request.streamId, target, (sequence, item) => {
+      const fields = { streamId: request.streamId, sequence, final: item.final ?? false };
+      return host.binaryBodies ? encodeBodyFrame('previewStreamChunk', fields, item.body) : encodeFrame('previewStreamChunk', { ...fields, bodyBase64: item.body.toString('base64') });
+    });
     this.#request = request;
     this.#totalTimer = setTimeout(() => this.cancel(`no answer within ${host.limits.totalTimeoutMs} ms (total timeout)`), host.limits.totalTimeoutMs);
   }
 
   /** A piece of the request body. */
-  onChunk(chunk: RelayFields<'previewStreamChunk'>): void {
+  onChunk(chunk: RelayFields<'previewStreamChunk'> & BodyCarrier): void {
     if (this.ended) return;
     if (!this.acceptSequence(chunk.sequence, chunk.final, 'previewStreamChunk')) return;
-    if (!isStdBase64(chunk.bodyBase64)) return this.refuse('bad-base64', `previewStreamChunk ${chunk.sequence}: bodyBase64 is not standard base64`);
-    const body = Buffer.from(chunk.bodyBase64, 'base64');
+    const body = bodyBytes(chunk);
+    if (!body) return this.refuse('bad-base64', `previewStreamChunk ${chunk.sequence}: bodyBase64 is not standard base64`);
     const limits = this.host.limits;
     if (body.length > limits.chunkBytes) return this.refuse('preview-body', `chunk ${chunk.sequence} of ${body.length} bytes is over ${limits.chunkBytes}`);
     this.#requestBodyBytes += body.length;

@@ -26,8 +26,8 @@ type Item = { kind: 'frame'; frame: string; last: boolean } | ({ kind: 'body' } 
 export interface PreviewOutputOptions {
   connection: RelayConnection;
   streamId: string;
-  /** The frame of one body item with its sequence. */
-  encode: (sequence: number, item: BodyItem) => string;
+  /** The frame of one body item with its sequence (bytes: a binary frame, see previewBodyFrames.ts). */
+  encode: (sequence: number, item: BodyItem) => string | Buffer;
   /** The relay's window, or undefined when it did not advertise one (send without waiting). */
   window: number | undefined;
   /** A body frame left: the stream may resume its reader; `sent` is its size. */
@@ -105,7 +105,7 @@ export class PreviewOutput implements OutputSource {
     return true;
   }
 
-  nextFrame(): string | undefined {
+  nextFrame(): string | Buffer | undefined {
     if (this.#closed) return undefined;
     if (this.#ackSequence !== undefined) {
       const sequence = this.#ackSequence;

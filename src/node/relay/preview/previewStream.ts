@@ -17,6 +17,8 @@ export interface StreamHost {
   limits: PreviewLimits;
   /** The relay's `welcome.previewStreamWindowBytes`, or undefined (it does not acknowledge). */
   peerWindow: number | undefined;
+  /** The relay's `welcome.previewBinaryBodies`: bodies go as binary frames (previewBodyFrames.ts). */
+  binaryBodies: boolean;
   refusals: RefusalLog;
   logger: ILogger;
   /** Send a control frame (a cancel, a failed open) — held back while the link's queue is half full, so answers to a flood never drop the link. */
@@ -42,7 +44,7 @@ export abstract class PreviewStream {
   #ended = false;
   #cancelSent = false;
 
-  constructor(host: StreamHost, streamId: string, target: StreamTarget, encode: (sequence: number, item: BodyItem) => string) {
+  constructor(host: StreamHost, streamId: string, target: StreamTarget, encode: (sequence: number, item: BodyItem) => string | Buffer) {
     this.host = host;
     this.streamId = streamId;
     this.target = target;

@@ -26,7 +26,7 @@ import type { RelayFields, RelayMessage } from '../../../common/protocol/relay/m
 import type { ILogger } from '../../logger.ts';
 import type { PtyHost } from '../../pty/ptyHost.ts';
 import type { RefusalLog } from '../refusalLog.ts';
-import type { RelayConnection } from '../relayConnection.ts';
+import type { RelayConnection, RelayWelcome } from '../relayConnection.ts';
 import { PreviewHttpStream } from './previewHttpStream.ts';
 import {
   defaultPreviewLimits,
@@ -115,14 +115,16 @@ export class PreviewTunnel implements IDisposable {
     return { previews: this.#previews.size, streams: this.#streams.size, pendingBytes, peakStreamPendingBytes: peak, answersHeldBack: this.#heldBack };
   }
 
-  /** A link is up: previews open on it from now on. `peerWindow`: the relay's `welcome.previewStreamWindowBytes`. */
-  linkOpened(connection: RelayConnection, peerWindow: number | undefined): void {
+  /** A link is up: previews open on it from now on, as the relay's welcome allows (its window, binary bodies). */
+  linkOpened(connection: RelayConnection, welcome: Pick<RelayWelcome, 'previewStreamWindowBytes' | 'previewBinaryBodies'>): void {
+    const peerWindow = welcome.previewStreamWindowBytes;
     this.#endAll(undefined);
     const queueLimit = this.#options.sendQueueFrames ?? RelayConstants.sendQueueFrames;
     this.#host = {
       connection,
       limits: this.limits,
       peerWindow: peerWindow !== undefined && peerWindow > 0 ? peerWindow : undefined,
+      binaryBodies: welcome.previewBinaryBodies,
       refusals: this.#options.refusals,
       logger: this.#options.logger,
       send: (frame) => {

@@ -15,7 +15,8 @@
  *   so a quiet hot-reload socket lives, and one whose server hangs ends (`idle`).
  */
 import WebSocket from 'ws';
-import { encodeFrame, isStdBase64 } from '../../../common/protocol/relay/frames.ts';
+import { type BodyCarrier, bodyBytes, encodeBodyFrame } from './previewBodyFrames.ts';
+import { encodeFrame } from '../../../common/protocol/relay/frames.ts';
 import type { RelayFields } from '../../../common/protocol/relay/messages.ts';
 import { closeReason, dialHost, isHttpToken, isSendableCloseCode, requestHeaders } from './previewRules.ts';
 import { PreviewStream, type StreamHost, type StreamTarget } from './previewStream.ts';
@@ -27,9 +28,10 @@ export class PreviewWebSocket extends PreviewStream {
   #pingTimer: NodeJS.Timeout | undefined;
 
   constructor(host: StreamHost, target: StreamTarget, open: RelayFields<'previewWebSocketOpen'>) {
-    super(host, open.streamId, target, (sequence, item) =>
-      encodeFrame('previewWebSocketData', { streamId: open.streamId, sequence, isBinary: item.isBinary ?? false, bodyBase64: item.body.toString('base64') }),
-    );
+    super(host, open.streamId, target, (sequence, item) => {
+      const fields = { streamId: open.streamId, sequence, isBinary: item.isBinary ?? false };
+      return host.binaryBodies ? encodeBodyFrame('previewWebSocketData', fields, item.body) : encodeFrame('previewWebSocketData', { ...fields, bodyBase64: item.body.toString('base64') });
+    });
     const protocols = open.protocols ?? [];
     const bad = protocols.find((protocol) => !isHttpToken(protocol));
     if (bad !== undefined || new Set(protocols).size !== protocols.length) {
@@ -90,13 +92,13 @@ export class PreviewWebSocket extends PreviewStream {
   }
 
   /** A message from the viewer. */
-  onData(data: RelayFields<'previewWebSocketData'>): void {
+  onData(data: RelayFields<'previewWebSocketData'> & BodyCarrier): void {
     if (this.ended) return;
     const socket = this.#socket;
     if (!this.#open || !socket) return this.refuse('preview-websocket', 'previewWebSocketData before the socket opened');
     if (!this.acceptSequence(data.sequence, false, 'previewWebSocketData')) return;
-    if (!isStdBase64(data.bodyBase64)) return this.refuse('bad-base64', `previewWebSocketData ${data.sequence}: bodyBase64 is not standard base64`);
-    const body = Buffer.from(data.bodyBase64, 'base64');
+    const body = bodyBytes(data);
+    if (!body) return this.refuse('bad-base64', `previewWebSocketData ${data.sequence}: bodyBase64 is not standard base64`);
     const { chunkBytes, bufferBytes } = this.host.limits;
     if (body.length > chunkBytes) {
       this.host.refusals.refuse('preview-websocket', `preview stream ${JSON.stringify(this.streamId)}: a message of ${body.length} bytes is over ${chunkBytes}`);

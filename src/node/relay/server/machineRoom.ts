@@ -121,12 +121,13 @@ export class MachineRoom implements IDisposable, PreviewRoom {
       logger: options.logger,
       refusals: options.refusals,
       limits,
-      sendToDaemon: (text) => {
+      sendToDaemon: (frame) => {
         const daemon = this.#daemon;
         if (!daemon || daemon.state !== 'online') return false;
         this.#framesToDaemon++;
-        return daemon.socket.send(text);
+        return daemon.socket.send(frame);
       },
+      daemonBinaryBodies: () => this.#daemon?.capabilities.previewBinaryBodies === true,
       daemonWindowBytes: () => positive(this.#daemon?.capabilities.previewStreamWindowBytes),
       daemonChunkBytes: () => positive(this.#daemon?.capabilities.previewChunkBytes),
     });
@@ -215,10 +216,14 @@ export class MachineRoom implements IDisposable, PreviewRoom {
       daemon.capabilities = message.capabilities ?? {};
       // previewStreamWindowBytes: the relay acknowledges preview chunks (a Switchboard extension, see messages.ts).
       const previewWindow = (this.#options.previewLimits ?? defaultPreviewLimits).streamBufferBytes;
+      // previewBinaryBodies: preview bodies as binary frames, both ways, only with a daemon that offered it (previewBodyFrames.ts).
+      const binaryBodies = daemon.capabilities.previewBinaryBodies === true;
+      daemon.socket.acceptsBodyFrames = binaryBodies;
       daemon.socket.send(
         encodeFrame('welcome', {
           ...(this.#options.latestDaemonVersion ? { latestDaemonVersion: this.#options.latestDaemonVersion } : {}),
           previewStreamWindowBytes: previewWindow,
+          ...(binaryBodies ? { previewBinaryBodies: true } : {}),
         }),
       );
       this.#logger.info('daemon online', { machineId: this.machineId, daemonVersion: message.daemonVersion, os: message.os, arch: message.arch });

@@ -4,6 +4,7 @@
  * bad frame is refused, logged once per kind, and the socket carries on), outbound frames sent
  * with their raw text (the relay never re-serializes what it forwards).
  */
+import { decodeBodyFrame } from '../preview/previewBodyFrames.ts';
 import { utf8Frame } from '../utf8Frame.ts';
 import type WebSocket from 'ws';
 import { Emitter, type Event } from '../../../common/event.ts';
@@ -21,6 +22,8 @@ export class PeerSocket implements IDisposable {
   #closed = false;
   /** Answered the last ping (see RelayServer's liveness sweep). */
   alive = true;
+  /** Binary frames are preview bodies (a daemon that agreed to `previewBinaryBodies`); otherwise refused. */
+  acceptsBodyFrames = false;
 
   readonly #onDidFrame = new Emitter<{ message: RelayMessage; text: string }>();
   readonly onDidFrame: Event<{ message: RelayMessage; text: string }> = this.#onDidFrame.event;
@@ -52,9 +55,11 @@ export class PeerSocket implements IDisposable {
     return this.#ws.bufferedAmount;
   }
 
-  send(text: string): boolean {
+  /** A frame's text, or the bytes of a binary body frame (previewBodyFrames.ts). */
+  send(frame: string | Buffer): boolean {
     if (!this.isOpen) return false;
-    this.#ws.send(utf8Frame(text), { binary: false }, this.#flushed);
+    if (typeof frame === 'string') this.#ws.send(utf8Frame(frame), { binary: false }, this.#flushed);
+    else this.#ws.send(frame, { binary: true }, this.#flushed);
     return true;
   }
 
@@ -89,11 +94,21 @@ export class PeerSocket implements IDisposable {
 
   #onMessage(data: WebSocket.RawData, isBinary: boolean): void {
     if (this.#closed) return;
+    const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     if (isBinary) {
-      this.#refusals.refuse(`${this.#label}:binary`, 'binary frames are not part of the protocol');
+      if (!this.acceptsBodyFrames) {
+        this.#refusals.refuse(`${this.#label}:binary`, 'binary frames are not part of the protocol');
+        return;
+      }
+      const decoded = decodeBodyFrame(buffer, this.#limits);
+      if (!decoded.ok) {
+        this.#refusals.refuse(`${this.#label}:${decoded.kind}`, decoded.error);
+        return;
+      }
+      // No text: body frames end at the relay (previews), they are never forwarded or remembered.
+      this.#onDidFrame.fire({ message: decoded.message, text: '' });
       return;
     }
-    const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     const text = buffer.toString('utf8');
     const parsed = parseEnvelope(text, { byteLength: buffer.length, ...(this.#limits ? { limits: this.#limits } : {}) });
     if (!parsed.ok) {

@@ -18,7 +18,7 @@ function fakeLink() {
 
 function drain(output: PreviewOutput): Array<Record<string, unknown>> {
   const frames: Array<Record<string, unknown>> = [];
-  for (let frame = output.nextFrame(); frame !== undefined; frame = output.nextFrame()) frames.push(JSON.parse(frame));
+  for (let frame = output.nextFrame(); frame !== undefined; frame = output.nextFrame()) frames.push(JSON.parse(typeof frame === 'string' ? frame : assert.fail('these outputs encode text frames')));
   return frames;
 }
 

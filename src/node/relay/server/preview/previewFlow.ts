@@ -5,6 +5,7 @@
  */
 import { RelayConstants } from '../../../../common/constants.ts';
 import type { RelayFields, RelayMessageType } from '../../../../common/protocol/relay/messages.ts';
+import type { BodyFrameType } from '../../preview/previewBodyFrames.ts';
 
 export interface PreviewLimits {
   /** Body bytes per chunk / WebSocket message (before base64); larger from the daemon is refused. */
@@ -60,6 +61,8 @@ export interface StreamHost {
    */
   readonly daemonChunkBytes: number;
   send<T extends RelayMessageType>(type: T, fields: RelayFields<T>): void;
+  /** Send body bytes: a binary frame to a daemon that takes them (`previewBinaryBodies`), else base64 in JSON. */
+  sendBody<T extends BodyFrameType>(type: T, fields: Omit<RelayFields<T>, 'bodyBase64'>, body: Buffer): void;
   refuse(kind: string, error: string): void;
   /** The stream is over: forget it (its id is remembered as ended). */
   ended(stream: PreviewStream): void;

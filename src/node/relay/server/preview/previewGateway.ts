@@ -17,6 +17,7 @@ import type { RelayFields, RelayMessage, RelayMessageType } from '../../../../co
 import type { ILogger } from '../../../logger.ts';
 import { refuseUpgrade } from '../../../server/httpKit.ts';
 import type { RefusalLog } from '../../refusalLog.ts';
+import { encodeBodyFrame } from '../../preview/previewBodyFrames.ts';
 import { type DaemonStreamFrame, type OpenPreview, type PreviewLimits, type PreviewStream, type StreamHost } from './previewFlow.ts';
 import { HttpStream } from './previewHttp.ts';
 import { offeredProtocols, type PreviewHeaders } from './previewHeaders.ts';
@@ -36,8 +37,10 @@ export interface PreviewGatewayOptions {
   logger: ILogger;
   refusals: RefusalLog;
   limits: PreviewLimits;
-  /** Send a frame to the machine's daemon; false while it is offline. */
-  sendToDaemon(text: string): boolean;
+  /** Send a frame to the machine's daemon (bytes: a binary body frame); false while it is offline. */
+  sendToDaemon(frame: string | Buffer): boolean;
+  /** The daemon takes preview bodies as binary frames (it said `previewBinaryBodies`, and we agreed in welcome). */
+  daemonBinaryBodies(): boolean;
   /** The daemon's `previewStreamWindowBytes` (hello.capabilities), undefined when it advertised none. */
   daemonWindowBytes(): number | undefined;
   /** The daemon's `previewChunkBytes` (hello.capabilities), undefined when it advertised none. */
@@ -119,6 +122,10 @@ export class PreviewGateway implements IDisposable {
         return advertised !== undefined && advertised > 0 ? advertised : options.limits.chunkBytes;
       },
       send: (type, fields) => this.#send(type, fields),
+      sendBody: (type, fields, body) => {
+        if (options.daemonBinaryBodies()) options.sendToDaemon(encodeBodyFrame(type, fields, body));
+        else this.#send(type, { ...fields, bodyBase64: body.toString('base64') } as RelayFields<typeof type>);
+      },
       refuse: (kind, error) => options.refusals.refuse(kind, `machine ${options.machineId}: ${error}`),
       ended: (stream) => gateway.#streamEnded(stream),
       noteBuffered: (bytes) => {

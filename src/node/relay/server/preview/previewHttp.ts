@@ -8,7 +8,7 @@
  * stream (cancel to the daemon, 502 or a cut response to the viewer) and nothing else.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { base64DecodedLength, isStdBase64 } from '../../../../common/protocol/relay/frames.ts';
+import { bodyBytes } from '../../preview/previewBodyFrames.ts';
 import { type DaemonStreamFrame, type OpenPreview, type PreviewStream, SendWindow, sequenceError, type StreamHost } from './previewFlow.ts';
 import { type PreviewHeaders, rewriteResponseHeaders } from './previewHeaders.ts';
 import { type PreviewPage, sendPreviewPage } from './previewPages.ts';
@@ -119,7 +119,7 @@ export class HttpStream implements PreviewStream {
         return;
       }
       this.#outSequence++;
-      this.#host.send('previewStreamChunk', { streamId: this.id, sequence: this.#outSequence, bodyBase64: piece.toString('base64'), final: false });
+      this.#host.sendBody('previewStreamChunk', { streamId: this.id, sequence: this.#outSequence, final: false }, piece);
       this.#window.sent(this.#outSequence, piece.length);
     }
     if (this.#window.full) this.#req.pause();
@@ -129,7 +129,7 @@ export class HttpStream implements PreviewStream {
     if (this.#state === 'ended' || this.#requestDone) return;
     this.#requestDone = true;
     this.#outSequence++;
-    this.#host.send('previewStreamChunk', { streamId: this.id, sequence: this.#outSequence, bodyBase64: '', final: true });
+    this.#host.sendBody('previewStreamChunk', { streamId: this.id, sequence: this.#outSequence, final: true }, Buffer.alloc(0));
     this.#window.sent(this.#outSequence, 0);
   }
 
@@ -159,12 +159,12 @@ export class HttpStream implements PreviewStream {
     if (this.#state === 'head') return this.#refuse('preview:chunk-before-head', `chunk ${message.sequence} before the response head on stream ${this.id}`);
     const outOfOrder = sequenceError(this.#nextSequence, message.sequence);
     if (outOfOrder) return this.#refuse('preview:sequence', outOfOrder);
-    if (!isStdBase64(message.bodyBase64)) return this.#refuse('preview:bad-chunk', `chunk ${message.sequence} on stream ${this.id} is not standard base64`);
+    const body = bodyBytes(message);
+    if (!body) return this.#refuse('preview:bad-chunk', `chunk ${message.sequence} on stream ${this.id} is not standard base64`);
     const { maxResponseBodyBytes } = this.#host.limits;
     const chunkBytes = this.#host.daemonChunkBytes;
-    if (base64DecodedLength(message.bodyBase64) > chunkBytes) return this.#refuse('preview:bad-chunk', `chunk ${message.sequence} on stream ${this.id} is over ${chunkBytes} bytes`);
+    if (body.length > chunkBytes) return this.#refuse('preview:bad-chunk', `chunk ${message.sequence} on stream ${this.id} is over ${chunkBytes} bytes`);
     this.#nextSequence++;
-    const body = Buffer.from(message.bodyBase64, 'base64');
     this.#responseBytes += body.length;
     if (this.#responseBytes > maxResponseBodyBytes) return this.#end({ cancel: 'response body over the cap' });
     this.#touch();

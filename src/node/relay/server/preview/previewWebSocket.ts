@@ -8,7 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { WebSocket, WebSocketServer } from 'ws';
-import { base64DecodedLength, isStdBase64 } from '../../../../common/protocol/relay/frames.ts';
+import { bodyBytes } from '../../preview/previewBodyFrames.ts';
 import { refuseUpgrade } from '../../../server/httpKit.ts';
 import { closeReason, type DaemonStreamFrame, type OpenPreview, type PreviewStream, SendWindow, sendableCloseCode, sequenceError, type StreamHost } from './previewFlow.ts';
 import type { PreviewHeaders } from './previewHeaders.ts';
@@ -139,7 +139,7 @@ export class WebSocketStream implements PreviewStream {
       return this.#close(1009, 'message too big', false);
     }
     this.#outSequence++;
-    this.#host.send('previewWebSocketData', { streamId: this.id, sequence: this.#outSequence, isBinary, bodyBase64: body.toString('base64') });
+    this.#host.sendBody('previewWebSocketData', { streamId: this.id, sequence: this.#outSequence, isBinary }, body);
     this.#window.sent(this.#outSequence, body.length);
     if (this.#window.full) this.#ws?.pause();
   }
@@ -148,9 +148,10 @@ export class WebSocketStream implements PreviewStream {
     if (this.#state !== 'open') return this.#refuse('preview:data-before-open', `WebSocket data ${message.sequence} before the open result on stream ${this.id}`);
     const outOfOrder = sequenceError(this.#nextSequence, message.sequence);
     if (outOfOrder) return this.#refuse('preview:sequence', outOfOrder);
-    if (!isStdBase64(message.bodyBase64)) return this.#refuse('preview:bad-chunk', `WebSocket data ${message.sequence} on stream ${this.id} is not standard base64`);
+    const body = bodyBytes(message);
+    if (!body) return this.#refuse('preview:bad-chunk', `WebSocket data ${message.sequence} on stream ${this.id} is not standard base64`);
     const chunkBytes = this.#host.daemonChunkBytes;
-    if (base64DecodedLength(message.bodyBase64) > chunkBytes) {
+    if (body.length > chunkBytes) {
       this.#host.refuse('preview:bad-chunk', `WebSocket message ${message.sequence} on stream ${this.id} is over ${chunkBytes} bytes`);
       this.#host.send('previewStreamCancel', { streamId: this.id, reason: 'message too big' });
       return this.#close(1009, 'message too big', false);
@@ -159,7 +160,6 @@ export class WebSocketStream implements PreviewStream {
     const ws = this.#ws;
     // handleUpgrade completes synchronously without verifyClient; guard anyway rather than crash.
     if (!ws) return this.#refuse('preview:data-before-open', `WebSocket data ${message.sequence} before the viewer's handshake completed on stream ${this.id}`);
-    const body = Buffer.from(message.bodyBase64, 'base64');
     const sequence = message.sequence;
     ws.send(message.isBinary ? body : body.toString('utf8'), { binary: message.isBinary }, (error) => {
       if (!error && this.#state === 'open' && this.#host.daemonWindowBytes !== undefined) this.#host.send('previewStreamAck', { streamId: this.id, sequence });
