@@ -5,13 +5,14 @@ import { RecordIcon } from './historyIcons.tsx';
 
 /**
  * The recording state, in the History view: a warning while recording is paused (disk full, a
- * database error; terminals keep working), a note when it is off, and once, the news that a
- * database that could not be opened was moved aside.
+ * database error; terminals keep working), a note when it is off, and once each, the news that a
+ * database that could not be opened was moved aside and that the last run stopped while recording.
  */
 export function RecordingBanners() {
   const workbench = useWorkbench();
   const status = useObservable(workbench.history.status);
   const movedAside = useObservable(workbench.history.movedAsideNotice);
+  const interrupted = useObservable(workbench.history.interruptedNotice);
   return (
     <>
       {status?.state === 'paused' && (
@@ -27,6 +28,20 @@ export function RecordingBanners() {
         <div className="history-banner" data-severity="info" role="status" data-recording="disabled">
           <RecordIcon off />
           <span>Recording is turned off: new terminal sessions are not added to History.</span>
+        </div>
+      )}
+      {interrupted && (
+        <div className="history-banner" data-severity="info" role="status" data-recording="interrupted">
+          <WarningIcon />
+          <span>
+            Switchboard stopped without closing {interrupted.sessions === 1 ? 'a terminal session' : `${interrupted.sessions} terminal sessions`} it was
+            recording (it crashed or was killed). {interrupted.sessions === 1 ? 'It ends' : 'They end'} where recording stopped, at{' '}
+            {new Date(interrupted.lastRecordedAt).toLocaleTimeString()}, and {interrupted.sessions === 1 ? 'is' : 'are'} marked <em>interrupted</em>;
+            the output of the last moment before that may be missing.
+          </span>
+          <button type="button" className="banner-button" onClick={() => workbench.history.dismissInterrupted()}>
+            Dismiss
+          </button>
         </div>
       )}
       {movedAside && (

@@ -12,12 +12,14 @@ export function HistoryNavIndicator() {
   const workbench = useWorkbench();
   const status = useObservable(workbench.history.status);
   const movedAside = useObservable(workbench.history.movedAsideNotice);
+  const interrupted = useObservable(workbench.history.interruptedNotice);
   if (status?.state === 'paused') {
     return (
       <span className="history-nav-dot" data-severity="warning" title={`Recording is paused${status.reason ? `: ${status.reason}` : ''}`} aria-hidden="true" />
     );
   }
   if (movedAside) return <span className="history-nav-dot" data-severity="info" title="The history database was moved aside" aria-hidden="true" />;
+  if (interrupted) return <span className="history-nav-dot" data-severity="info" title="The last run stopped while recording" aria-hidden="true" />;
   return null;
 }
 

@@ -23,6 +23,7 @@ export interface HistoryViewerProbe {
 }
 
 const movedAsideSeenKey = 'switchboard.history.movedAsideSeen';
+const interruptedSeenKey = 'switchboard.history.interruptedSeen';
 
 export class HistoryService extends Disposable {
   readonly #client: IHubClient;
@@ -33,6 +34,8 @@ export class HistoryService extends Disposable {
   readonly notRecorded = this.register(new ObservableValue<ReadonlySet<string>>(new Set()));
   /** The "database was moved aside" notice, until the person dismisses it (once per moved file). */
   readonly movedAsideNotice = this.register(new ObservableValue<string | null>(null));
+  /** The "the last run stopped while recording" notice, until the person dismisses it (once per such stop). */
+  readonly interruptedNotice = this.register(new ObservableValue<NonNullable<HistoryStatus['interrupted']> | null>(null));
   readonly openRequest = this.register(new ObservableValue<HistoryOpenRequest | null>(null));
   /** The session viewer on screen, for the e2e test hook. */
   activeViewer: HistoryViewerProbe | null = null;
@@ -76,8 +79,14 @@ export class HistoryService extends Disposable {
 
   dismissMovedAside(): void {
     const path = this.movedAsideNotice.value;
-    if (path) rememberSeen(path);
+    if (path) rememberSeen(movedAsideSeenKey, path);
     this.movedAsideNotice.set(null);
+  }
+
+  dismissInterrupted(): void {
+    const notice = this.interruptedNotice.value;
+    if (notice) rememberSeen(interruptedSeenKey, String(notice.lastRecordedAt));
+    this.interruptedNotice.set(null);
   }
 
   #markRecorded(terminalId: string, record: boolean): void {
@@ -90,21 +99,25 @@ export class HistoryService extends Disposable {
 
   #setStatus(status: HistoryStatus): void {
     this.status.set(status);
-    if (status.movedAside && !wasSeen(status.movedAside)) this.movedAsideNotice.set(status.movedAside);
+    if (status.movedAside && !wasSeen(movedAsideSeenKey, status.movedAside)) this.movedAsideNotice.set(status.movedAside);
+    // Optional: a Hub from before this field sends none.
+    const interrupted = status.interrupted ?? null;
+    if (interrupted && !wasSeen(interruptedSeenKey, String(interrupted.lastRecordedAt))) this.interruptedNotice.set(interrupted);
   }
 }
 
-function wasSeen(path: string): boolean {
+/** Whether this notice (by key, for this value) was dismissed before. */
+function wasSeen(key: string, value: string): boolean {
   try {
-    return localStorage.getItem(movedAsideSeenKey) === path;
+    return localStorage.getItem(key) === value;
   } catch {
     return false;
   }
 }
 
-function rememberSeen(path: string): void {
+function rememberSeen(key: string, value: string): void {
   try {
-    localStorage.setItem(movedAsideSeenKey, path);
+    localStorage.setItem(key, value);
   } catch {
     // Without storage the notice shows again next start; that is the safe side.
   }

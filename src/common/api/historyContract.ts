@@ -121,6 +121,12 @@ export const HistoryStatus = z.object({
   capBytes: z.number().int().min(0),
   /** Set when a corrupt or foreign database was moved aside at start: where it went. */
   movedAside: z.string().nullable(),
+  /**
+   * Set when the previous run stopped without closing sessions it was recording (a crash, kill -9,
+   * the machine going down) and this start closed them (marked `interrupted`): how many, and the
+   * latest time recording of one of them stopped (epoch ms). null after a clean stop.
+   */
+  interrupted: z.object({ sessions: z.number().int().min(1), lastRecordedAt: z.number() }).nullable(),
   /** Open terminals marked "don't record", so a window that opens later shows their marks. */
   notRecorded: z.array(z.string()),
 });

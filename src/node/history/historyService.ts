@@ -5,7 +5,7 @@
  * store), the indexer (stored output → full-text index) and retention (caps on size and age).
  *
  * API for in-process callers (all synchronous reads on the Hub's thread; each is one indexed query):
- *   status()                                 HistoryStatus (state, reason, stored bytes, cap, movedAside)
+ *   status()                                 HistoryStatus (state, reason, stored bytes, cap, movedAside, interrupted)
  *   list / get / read / events / commands / search   as the `history.*` contract methods
  *   delete(ids) / exportSession / importCast / reference / setRecording
  *   sessionOfTerminal(terminalId)            the session recording a live terminal now
@@ -66,6 +66,7 @@ export class HistoryService implements IDisposable {
   #state: HistoryStatus['state'] = 'disabled';
   #reason: string | null = null;
   #movedAside: string | null = null;
+  #interrupted: HistoryStatus['interrupted'] = null;
   #retryTimer: NodeJS.Timeout | undefined;
   #retentionTimer: NodeJS.Timeout | undefined;
   #retentionRunning = false;
@@ -121,7 +122,17 @@ export class HistoryService implements IDisposable {
     const settings = this.#options.settings();
     try {
       const recovered = store.recoverAfterCrash(!settings.historyRecordIdleSessions);
-      if (recovered.ended.length + recovered.deleted.length > 0) this.#logger.info('sessions of the previous run closed', { ended: recovered.ended.length, dropped: recovered.deleted.length });
+      if (recovered.ended.length > 0) {
+        const lastRecordedAt = Math.max(...recovered.ended.map((id) => store.get(id)?.endedAt ?? 0));
+        this.#interrupted = { sessions: recovered.ended.length, lastRecordedAt };
+        this.#logger.warn('the previous run stopped without closing its sessions (a crash or kill); they end where recording stopped, marked interrupted', {
+          sessions: recovered.ended.length,
+          lastRecordedAt: new Date(lastRecordedAt).toISOString(),
+          dropped: recovered.deleted.length,
+        });
+      } else if (recovered.deleted.length > 0) {
+        this.#logger.info('idle sessions of the previous run dropped', { dropped: recovered.deleted.length });
+      }
     } catch (error) {
       this.#logger.warn('cannot close the previous run\'s sessions', { error: describe(error) });
     }
@@ -182,6 +193,7 @@ export class HistoryService implements IDisposable {
       storedBytes,
       capBytes: this.#options.settings().historyMaxTotalMiB * HistoryConstants.bytesPerMiB,
       movedAside: this.#movedAside,
+      interrupted: this.#interrupted,
       notRecorded: this.#openNotRecorded(),
     };
   }

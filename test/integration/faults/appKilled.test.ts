@@ -7,8 +7,9 @@
  * every line from the first, in order, with no gap, up to the last committed batch; what was lost
  * is the output the pane printed in the last ≤ 100 ms before the kill (measured: the kill time
  * minus the stamp of the last stored line, which over-counts when the shell was blocked on a full
- * PTY); the next start marks the session interrupted (History over the socket and
- * `switchboard history list`), and its output, up to the last stored line, is found by search.
+ * PTY); the next start reports it (a warning in the log, `interrupted` in History's status) and
+ * marks the session interrupted (History over the socket and `switchboard history list`), and its
+ * output, up to the last stored line, is found by search.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,7 +20,7 @@ import { nullLogger } from '../../../src/node/logger.ts';
 import { isProcessAlive } from '../../../src/node/processAlive.ts';
 import { runInProcess } from '../cli/cliHarness.ts';
 import { createTerminal, NdjsonClient, type Frame } from '../control/controlTestKit.ts';
-import { startServe, type ServeProcess } from '../node/server/serveProcess.ts';
+import { openApi, startServe, type ServeProcess } from '../node/server/serveProcess.ts';
 import { pollUntil } from '../../helpers/poll.ts';
 import { createTempHome, testEnv } from '../../helpers/tempHome.ts';
 
@@ -85,6 +86,14 @@ describe('fault: the app is killed with SIGKILL during a flood', () => {
     assert.equal(recovered.live, false, 'the next start closed it');
     assert.equal(recovered.interrupted, true, 'and says recording was interrupted');
     assert.ok(recovered.endedAt !== null && recovered.endedAt <= killedAt, 'ended where recording stopped');
+    // Reported at start: the log, and the status every window reads (its History notice: appKilledReport.test.ts).
+    await pollUntil(() => /the previous run stopped without closing its sessions/.test(second.serve.stderr()), { what: 'the warning in the log' });
+    const api = await openApi(second.serve.port, { Cookie: `switchboard_token_${second.serve.port}=${second.serve.token}`, Origin: `http://127.0.0.1:${second.serve.port}` });
+    try {
+      assert.deepEqual((await api.call('history.status', {})).result.interrupted, { sessions: 1, lastRecordedAt: recovered.endedAt });
+    } finally {
+      api.close();
+    }
     const cli = await runInProcess(['history', 'list'], { env: { ...testEnv(temp.home), SWITCHBOARD_HOME: temp.dataDir } });
     assert.equal(cli.status, 0, cli.stderr);
     assert.match(cli.stdout.split('\n').find((line) => line.startsWith(session.id)) ?? '', /\binterrupted\b/, 'the CLI shows it too');

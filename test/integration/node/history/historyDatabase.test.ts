@@ -161,6 +161,7 @@ describe('History crash recovery', () => {
     assert.equal(ended.live, false);
     assert.equal(ended.endedAt, orphan.writtenAt, 'ended at its last batch');
     assert.equal(ended.interrupted, true, 'and marked: recording stopped there, not the session');
+    assert.deepEqual(kit.history.status().interrupted, { sessions: 1, lastRecordedAt: orphan.writtenAt }, 'reported at start');
     assert.equal(kit.history.get(running.id)!.live, true);
     assert.equal(kit.history.get(running.id)!.interrupted, false);
   });
