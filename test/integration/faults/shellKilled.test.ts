@@ -37,9 +37,11 @@ describe('fault: a pane’s shell is killed with SIGKILL', () => {
     const bystander = await person.call('terminal.create', { ...shell, name: 'bystander' });
     await person.call('terminal.write', { id: victim.id, data: 'echo before-$((40+2)); sleep 300\r' });
     await pollUntil(async () => (await screenOf(victim.id)).includes('before-42'), { what: 'the victim’s output' });
-    const sleeper = await pollUntil(() => findChild(victim.pid, 'sleep'), { what: 'the command running in the victim' });
+    const shellPid = victim.pid;
+    assert.ok(shellPid !== null, 'the shell runs');
+    const sleeper = await pollUntil(() => findChild(shellPid, 'sleep'), { what: 'the command running in the victim' });
 
-    process.kill(victim.pid, 'SIGKILL');
+    process.kill(shellPid, 'SIGKILL');
 
     const ended = await pollUntil(() => changes.find((info) => info.id === victim.id && info.state === 'exited'), { what: 'terminal.changed: exited' });
     assert.equal(ended.signal, 'SIGKILL');
