@@ -122,6 +122,11 @@ describe('fault: the disk fills up under the running app', () => {
       { what: 'output after the recovery recorded', timeoutMs: 20_000 },
     );
 
+    // What the full disk cost, for docs/reliability.md: output produced while recording was paused.
+    const after = (await client.request({ cmd: 'history.get', sessionId: session.id })).session as Frame;
+    const end = (await client.request({ cmd: 'history.read', sessionId: session.id, offset: 0 })).totalSize as number;
+    console.log(`# disk full: ${end - after.byteCount} of ${end} bytes of the flooded pane not recorded while paused (${after.byteCount} recorded); the pane itself lost nothing`);
+
     serve.child.kill('SIGTERM');
     assert.equal((await serve.exited).code, 0, `a clean shutdown; stderr: ${serve.stderr().slice(-2000)}`);
   });
