@@ -7,7 +7,7 @@
  * history (no reset --hard, rebase, force push, amend).
  */
 import { constants as fsConstants } from 'node:fs';
-import { copyFile, lstat, mkdir, readFile, readlink, rm, stat, symlink } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, readFile, readlink, realpath, rm, stat, symlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -137,7 +137,10 @@ export async function deleteBranch(repo: string, branch: string, options: { forc
  * Copy the files `.worktreeinclude` lists (gitignore patterns) from the main checkout, as Claude
  * Code does: only files that match a pattern AND that git ignores, so a tracked file is never
  * copied over the checkout's own. git does the matching (`ls-files --ignored --exclude-from`).
- * Returns the relative paths copied; existing files in the worktree are left alone.
+ * Returns the relative paths copied; anything already at a path in the worktree (a file, a link,
+ * even a dangling one) is left alone. Nothing is written outside the worktree: a folder the
+ * checkout made a symbolic link (the base commit may have one where the main checkout has a real
+ * folder) is not written through, and a link being copied is copied as a link, never followed.
  */
 export async function copyWorktreeInclude(repoRoot: string, worktreePath: string): Promise<string[]> {
   const includeFile = join(repoRoot, '.worktreeinclude');
@@ -147,20 +150,58 @@ export async function copyWorktreeInclude(repoRoot: string, worktreePath: string
   // Of those, the ones git ignores (asked about these few paths only, not every ignored file of node_modules).
   const checked = await git(['check-ignore', '-z', '--stdin'], { cwd: repoRoot, input: matching.join('\0') + '\0', allowFailure: true });
   const ignoredSet = new Set(splitNul(checked.stdout));
+  const realWorktree = await realpath(worktreePath);
   const copied: string[] = [];
   for (const file of matching) {
     if (!ignoredSet.has(file)) continue;
     const from = join(repoRoot, file);
     const to = join(worktreePath, file);
-    if (!isInside(to, worktreePath) || (await exists(to))) continue;
+    if (!isInside(to, worktreePath) || (await lexists(to))) continue;
+    if (!(await folderStaysInside(dirname(to), realWorktree))) continue;
     await mkdir(dirname(to), { recursive: true });
     const info = await lstat(from);
-    if (info.isSymbolicLink()) await symlink(await readlink(from), to);
-    else if (info.isFile()) await copyFile(from, to, fsConstants.COPYFILE_EXCL);
-    else continue;
+    try {
+      if (info.isSymbolicLink()) await symlink(await readlink(from), to);
+      else if (info.isFile()) await copyFile(from, to, fsConstants.COPYFILE_EXCL);
+      else continue;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue; // appeared since the look above: left alone
+      throw error;
+    }
     copied.push(file);
   }
   return copied;
+}
+
+/** Whether anything (a dangling link included) is at `path`. */
+async function lexists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether the folder `dir` (inside the worktree by its name) really is inside it: its deepest part
+ * that exists, with links resolved, must be a folder inside the worktree. The parts still missing
+ * are then made by mkdir, so they are real folders.
+ */
+async function folderStaysInside(dir: string, realWorktree: string): Promise<boolean> {
+  let existing = dir;
+  for (;;) {
+    if (await lexists(existing)) break;
+    const parent = dirname(existing);
+    if (parent === existing) return false;
+    existing = parent;
+  }
+  try {
+    const real = await realpath(existing);
+    return isInside(real, realWorktree) && (await stat(real)).isDirectory();
+  } catch {
+    return false; // a dangling link
+  }
 }
 
 export interface WorktreeState {
