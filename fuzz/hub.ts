@@ -14,6 +14,8 @@ export interface FuzzHub {
   hub: Hub;
   socketPath: string;
   workspace: string;
+  /** HOME for the shells a boundary starts. */
+  home: string;
   ide: { port: number; token: string };
   dispose(): Promise<void>;
 }
@@ -40,6 +42,7 @@ export async function startFuzzHub(): Promise<FuzzHub> {
     hub,
     socketPath: hub.controlSocketPath,
     workspace,
+    home: join(root, 'home'),
     ide: { port, token: lock.authToken },
     async dispose() {
       await hub.shutdown();

@@ -4,6 +4,7 @@ import { agentScreensBoundary } from './agentScreens.ts';
 import { asciicastBoundary } from './asciicast.ts';
 import { busBoundary } from './bus.ts';
 import { controlParamsBoundary, controlSocketBoundary } from './control.ts';
+import { controlTerminalBoundary } from './controlTerminal.ts';
 import { ideBridgeBoundary } from './ideBridge.ts';
 import { lineFramerBoundary } from './lineFramer.ts';
 import { relayEnvelopeBoundary, relayMessagesBoundary } from './relay.ts';
@@ -20,5 +21,6 @@ export const boundaries: readonly FuzzBoundary[] = [
   agentScreensBoundary,
   busBoundary,
   controlSocketBoundary,
+  controlTerminalBoundary,
   ideBridgeBoundary,
 ];

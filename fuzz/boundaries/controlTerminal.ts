@@ -1,0 +1,106 @@
+/**
+ * The control socket's terminal commands against a live terminal (src/node/control: send, exec,
+ * readLog, poll, read, readScreen, wait, resize, signal, rename, show, audit, and claws' worker
+ * commands): near-valid params aimed at a real bash in a real Hub, so the handlers run — offsets
+ * past the end, odd sizes, text that leaves the shell in a continuation line, signals, `exit`.
+ * The shell runs with a temp HOME in a temp workspace (`bash --norc --noprofile`); a terminal the
+ * input ended is replaced. Timeouts are capped at 400 ms so a wait that is never met ends quickly.
+ * Properties as for `control-socket`: every answer well-formed, no INTERNAL, the connection stays,
+ * a `ping` after each input is answered.
+ */
+import fc from 'fast-check';
+import { controlCommands, type ControlCommandName } from '../../src/common/protocol/control/commands.ts';
+import { shapedBy } from '../arbitraries.ts';
+import { type FuzzBoundary, show, withinTimeLimitAsync } from '../boundary.ts';
+import { type FuzzHub, RawNdjsonClient, startFuzzHub } from '../hub.ts';
+import { checkAnswer } from './control.ts';
+
+const terminalVerbs: ControlCommandName[] = [
+  'send',
+  'exec',
+  'readLog',
+  'poll',
+  'read',
+  'readScreen',
+  'wait',
+  'resize',
+  'signal',
+  'rename',
+  'show',
+  'audit',
+  'list',
+  'lifecycle.register-spawn',
+  'lifecycle.register-monitor',
+  'lifecycle.mark-worker-status',
+  'monitors.register-intent',
+];
+
+const request = fc.constantFrom(...terminalVerbs).chain((cmd) =>
+  fc.record({ cmd: fc.constant(cmd), fields: shapedBy(controlCommands[cmd].params), aimed: fc.boolean() }),
+);
+
+/** The fields that name a terminal, set to the live one. */
+const terminalFields = ['terminalId', 'terminal', 'id'];
+
+export const controlTerminalBoundary: FuzzBoundary = {
+  name: 'control-terminal',
+  title: 'Control socket: terminal commands aimed at a live bash in a real Hub (src/node/control)',
+  testRuns: 300,
+  fullRuns: 20_000,
+  asyncTimeoutMs: 20_000,
+  async open() {
+    const fuzzHub: FuzzHub = await startFuzzHub();
+    const client = await RawNdjsonClient.connect(fuzzHub.socketPath);
+    let sequence = 0;
+    let terminalId: string | null = null;
+    const ensureTerminal = async (): Promise<string> => {
+      if (terminalId !== null && fuzzHub.hub.ptyHost.get(terminalId)?.info.state === 'running') return terminalId;
+      // An input ended it (a signal, `exit`): close what is left of it and start another.
+      if (terminalId !== null) {
+        const closing = `close${++sequence}`;
+        client.write(`${JSON.stringify({ id: closing, cmd: 'close', terminalId })}\n`);
+        await client.waitFor((frame) => frame.rid === closing, 'closing an ended terminal');
+      }
+      const id = `create${++sequence}`;
+      client.write(
+        `${JSON.stringify({ id, cmd: 'create', shellPath: 'bash', shellArgs: ['--norc', '--noprofile'], shellIntegration: false, cwd: fuzzHub.workspace, env: { HOME: fuzzHub.home, PS1: '$ ' } })}\n`,
+      );
+      const created = await client.waitFor((frame) => frame.rid === id, 'a new terminal');
+      if (created.ok !== true) throw new Error(`could not start the terminal the fuzzing aims at: ${show(created)}`);
+      terminalId = created.id as string;
+      return terminalId;
+    };
+    const property = fc.asyncProperty(request, async ({ cmd, fields, aimed }) =>
+      withinTimeLimitAsync(
+        'a terminal command',
+        async () => {
+          const target = await ensureTerminal();
+          const n = ++sequence;
+          const body: Record<string, unknown> = typeof fields === 'object' && fields !== null && !Array.isArray(fields) ? { ...fields } : { value: fields };
+          if (aimed) for (const field of terminalFields) if (field !== 'id' || !('terminalId' in body)) body[field] = target;
+          if (typeof body.timeoutMs !== 'number' || body.timeoutMs > 400) body.timeoutMs = 400;
+          // `id` is the request's own id, and for claws commands also the terminal when no field names one.
+          const id = aimed && !('terminalId' in body) && !('terminal' in body) ? target : `f${n}`;
+          const line = JSON.stringify({ ...body, id, cmd });
+          client.write(`${line}\n`);
+          checkAnswer(await client.waitFor((frame) => frame.rid === id && frame.push === undefined, `the answer to ${line.slice(0, 200)}`), line.slice(0, 300));
+          const barrier = `b${n}`;
+          client.write(`${JSON.stringify({ id: barrier, cmd: 'ping' })}\n`);
+          const pong = await client.waitFor((frame) => frame.rid === barrier, `a ping after ${line.slice(0, 200)}`);
+          if (pong.ok !== true) throw new Error(`ping refused after ${line.slice(0, 200)}: ${show(pong)}`);
+          for (const frame of client.frames.splice(0)) checkAnswer(frame, `after ${line.slice(0, 300)}`);
+          if (client.garbage.length > 0) throw new Error(`the server sent a line that is not a JSON object: ${show(client.garbage)}`);
+          return true;
+        },
+        15_000,
+      ),
+    );
+    return {
+      property,
+      async dispose() {
+        client.close();
+        await fuzzHub.dispose();
+      },
+    };
+  },
+};
