@@ -57,6 +57,9 @@ describe('history CLI: output', () => {
     const [header, row] = text.trimEnd().split('\n');
     assert.match(header!, /^ID\s+STARTED\s+DURATION\s+STATUS\s+SIZE\s+CREATED BY\s+NAME\s+CWD$/);
     assert.match(row!, /^s-1\s+2026-12-02 09:05\s+2m30s\s+exit 1\s+2\.0 KiB\s+agent:claude\s+build\?\]0;evil\?\s+~\/src$/);
+    // Closed by the start after a crash: its exit is unknown, and the table says why.
+    const interrupted = formatSessionTable([{ ...session, exitCode: null, interrupted: true }], '/home/ada').trimEnd().split('\n')[1]!;
+    assert.match(interrupted, /^s-1\s+\S+ \S+\s+2m30s\s+interrupted\s+2\.0 KiB/);
     assert.equal(formatSessionTable([], undefined), 'No recorded sessions.\n');
     assert.equal(formatSessionTable([], undefined, Date.now(), true), 'No recorded session matches these filters.\n');
   });
