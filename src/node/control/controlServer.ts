@@ -40,6 +40,7 @@ import { ControlError, ProtocolErrors } from './protocol.ts';
 import { SentInputTracker } from './sentInput.ts';
 import { UnixSocketListener } from './socketListener.ts';
 import { TerminalInput } from './terminalInput.ts';
+import { TerminalStartQueue } from './terminalStartQueue.ts';
 import { TerminalWaiter } from './terminalWaiter.ts';
 import type { TokenStore } from './tokenStore.ts';
 import { TypingGuard } from './typingGuard.ts';
@@ -114,6 +115,8 @@ export class ControlServer implements IDisposable {
   readonly #startedAt = Date.now();
   readonly #access: ConnectionAccess;
   readonly #limits: ClientLimits;
+  /** `create`s, one at a time (see TerminalStartQueue). */
+  readonly #starts = new TerminalStartQueue();
   /** Fires when the next token still good expires, to cut off its connections (see #cutOffLapsedTokens). */
   #expiryTimer: NodeJS.Timeout | undefined;
   readonly #tokensWatch: IDisposable;
@@ -333,7 +336,8 @@ export class ControlServer implements IDisposable {
     let answered: ((openedTerminalId: string | undefined) => void) | undefined;
     try {
       answered = this.#limits.admit(request.cmd, connection);
-      const body = await command.run(parsed.data, { requestId: request.id, cmd: request.cmd, peer: connection });
+      const context = { requestId: request.id, cmd: request.cmd, peer: connection };
+      const body = request.cmd === 'create' ? await this.#starts.run(async () => command.run(parsed.data, context)) : await command.run(parsed.data, context);
       const opened = request.cmd === 'create' ? body.id : request.cmd === 'agent.start' ? body.terminalId : undefined;
       answered(typeof opened === 'string' ? opened : undefined);
       return { ok: true, body: filterBodyForToken(this.#access.tokenOf(connection), request.cmd, body) };
