@@ -23,7 +23,7 @@ export const ptyFloodCase: BenchCase = {
   name: 'pty-flood',
   description: 'bytes/s of `cat BIGFILE` through PtySession (mirror + lossless subscriber) vs a bare node-pty reader',
   async run({ quick, log }) {
-    const sizeBytes = quick ? 8 * 1024 * 1024 : 50 * 1024 * 1024;
+    const sizeBytes = quick ? 4 * 1024 * 1024 : 50 * 1024 * 1024;
     // Five, not three: on our 2-vCPU VMs the bare reader alone swings between ~50 and ~140 MB/s from
     // one round to the next, and a median of three kept landing on either end.
     const rounds = quick ? 1 : 5;

@@ -20,7 +20,7 @@ export const relayLatencyCase: BenchCase = {
   name: 'relay-keystroke',
   description: 'keystroke echo round trip through the relay vs a bare ws forwarder (added p50/p99)',
   async run({ quick, log }) {
-    const keystrokes = quick ? 150 : 1_000;
+    const keystrokes = quick ? 50 : 1_000;
     const dir = mkdtempSync(join(tmpdir(), 'sb-bench-relay-keys-'));
     const host = new PtyHost({ logger: nullLogger, defaultCwd: dir });
     const relay = await startRealRelay(host, dir);

@@ -34,7 +34,7 @@ export const rendererInterruptCase: BenchCase = {
         return at - (await appPage.evaluate(() => globalThis.__probe!.lastKeydown));
       };
 
-      await round(); // Warm-up, not counted.
+      if (!quick) await round(); // Warm-up, not counted.
       const times: number[] = [];
       for (let index = 0; index < rounds; index++) times.push(await round());
       log(`${rounds} interrupts, each after ${floodBeforeInterruptMs} ms of \`yes\`: ${times.map((ms) => ms.toFixed(0)).join(' ')} ms`);

@@ -40,8 +40,7 @@ export const rendererIsolationCase: BenchCase = {
         }
       };
 
-      // Warm-up, not counted.
-      await typeLine(page, paneA);
+      if (!quick) await typeLine(page, paneA); // Warm-up, not counted.
       const idle: number[] = [];
       const flooding: number[] = [];
       for (let block = 0; block < blocks; block++) {

@@ -26,9 +26,11 @@ export const rendererKeystrokeCase: BenchCase = {
       await waitForRows(appPage, pane, { kind: 'rowEquals', text: '$ cat' }, 10_000);
       await peerPage.locator(peerSelector).click();
 
-      // Warm-up, not counted.
-      await typeLine(appPage, pane);
-      await typeLine(peerPage, peerSelector);
+      if (!quick) {
+        // Warm-up, not counted.
+        await typeLine(appPage, pane);
+        await typeLine(peerPage, peerSelector);
+      }
       const app: number[] = [];
       const peer: number[] = [];
       for (let block = 0; block < blocks; block++) {

@@ -48,7 +48,7 @@ export const rendererReattachCase: BenchCase = {
         return { allDrawn, loaded };
       };
 
-      await reload(); // Warm-up (the browser's cache), not counted.
+      if (!quick) await reload(); // Warm-up (the browser's cache), not counted.
       const times: Array<{ allDrawn: number; loaded: number }> = [];
       for (let round = 0; round < rounds; round++) times.push(await reload());
       const drawn = times.map((t) => t.allDrawn);

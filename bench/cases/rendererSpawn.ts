@@ -6,14 +6,14 @@
 import { spawn as spawnPty } from 'node-pty';
 import type { BenchCase } from '../benchCase.ts';
 import { testEnv } from '../../test/helpers/tempHome.ts';
-import { armRows, compare, startRendererRig } from './rendererBench.ts';
+import { armRows, compare, startAppRig } from './rendererBench.ts';
 
 export const rendererSpawnCase: BenchCase = {
   name: 'spawn',
   description: 'New terminal → first prompt drawn vs a bare node-pty spawn of the same shell → first prompt byte',
   async run({ quick, log }) {
     const rounds = quick ? 2 : 12;
-    const rig = await startRendererRig();
+    const rig = await startAppRig();
     try {
       const { appPage, firstPane, app: served } = rig;
       const others = `[data-terminal-id]:not([data-terminal-id="${firstPane}"])`;
@@ -49,9 +49,11 @@ export const rendererSpawnCase: BenchCase = {
           });
         });
 
-      // Warm-up, not counted.
-      await switchboardRound();
-      await peerRound();
+      if (!quick) {
+        // Warm-up, not counted.
+        await switchboardRound();
+        await peerRound();
+      }
       const appTimes: number[] = [];
       const peerTimes: number[] = [];
       for (let round = 0; round < rounds; round++) {
