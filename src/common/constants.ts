@@ -86,6 +86,17 @@ export const ControlConstants = {
   maxPendingResponseBytes: 8 * 1024 * 1024,
   /** Requests of one connection in progress at once; past this the connection stops being read until some finish. */
   maxInFlightRequests: 256,
+  /**
+   * Request lines are handled in turns (src/node/control/requestTurns.ts): each connection with lines
+   * waiting gets a slice of requestSliceMs (at least one line, however long), connections in a round,
+   * until requestTurnBudgetMs of the turn are spent; then the event loop runs (sockets are read, PTY
+   * output flows) before the next turn. Slices are measured in time, not lines, so a client of cheap
+   * requests (`ping`) gets through all it sent in its slice while another's slice holds few costly
+   * lines: a ping stays answered within milliseconds while 16 clients pipe thousands of lines (issue
+   * 23: it once waited > 1 s).
+   */
+  requestSliceMs: 1,
+  requestTurnBudgetMs: 10,
   /** How long a stale-socket probe waits for a connect (claws' value: a live local server answers in milliseconds). */
   staleProbeMs: 250,
   /** Linux sun_path holds 108 bytes including the terminating NUL. */

@@ -16,6 +16,7 @@ import type { ILogger } from '../logger.ts';
 import { formatZodIssues } from '../../common/validation.ts';
 import type { ControlPeer } from './commandRegistry.ts';
 import { LineFramer } from './lineFramer.ts';
+import { RequestTurns } from './requestTurns.ts';
 import { encodeError, encodeResponse, ProtocolErrors, RequestEnvelope, type RequestId, type ResponseBody, supportedProtocols } from './protocol.ts';
 
 /** A request whose envelope is valid; `fields` is the whole parsed object. */
@@ -38,6 +39,8 @@ export interface ControlConnectionOptions {
   maxRequestBytes?: number;
   maxPendingResponseBytes?: number;
   maxInFlightRequests?: number;
+  /** Where the connection's lines wait their turn (the server's one, shared by all connections). */
+  turns?: RequestTurns;
 }
 
 const defaultPeerName = 'socket client';
@@ -51,8 +54,17 @@ export class ControlConnection implements IDisposable, ControlPeer {
   readonly #framer: LineFramer;
   readonly #maxPendingResponseBytes: number;
   readonly #maxInFlight: number;
+  readonly #turns: RequestTurns;
+  /** This connection's slice of a turn (one function, so RequestTurns can tell it is already waiting). */
+  readonly #slice = () => this.#handleSlice();
   #inFlight = 0;
+  /** Reading stopped: too many requests in progress, or lines still waiting their turn. */
   #readingPaused = false;
+  /** Complete lines read and not handled yet (from one chunk at most: reading pauses while any wait). */
+  #lines: string[] = [];
+  #nextLine = 0;
+  /** The chunk that brought these lines overflowed the line limit: close once they are handled. */
+  #overflowAfterLines = false;
   #clientName: string | undefined;
   #clientVersion: string | undefined;
   #closed = false;
@@ -70,7 +82,8 @@ export class ControlConnection implements IDisposable, ControlPeer {
     this.#logger = options.logger;
     this.#maxPendingResponseBytes = options.maxPendingResponseBytes ?? ControlConstants.maxPendingResponseBytes;
     this.#maxInFlight = options.maxInFlightRequests ?? ControlConstants.maxInFlightRequests;
-    this.#framer = new LineFramer(options.maxRequestBytes ?? ControlConstants.maxRequestBytes, (line) => this.#onLine(line));
+    this.#turns = options.turns ?? new RequestTurns();
+    this.#framer = new LineFramer(options.maxRequestBytes ?? ControlConstants.maxRequestBytes, (line) => this.#lines.push(line));
     const socket = options.socket;
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('error', (error: NodeJS.ErrnoException) => {
@@ -108,15 +121,55 @@ export class ControlConnection implements IDisposable, ControlPeer {
 
   #onData(chunk: Buffer): void {
     if (this.#closed) return;
-    if (this.#framer.push(chunk) === 'overflow') {
-      this.#logger.warn('control request too large; closing the connection', { connection: this.connectionId, limit: ControlConstants.maxRequestBytes });
-      const line = encodeError(undefined, ProtocolErrors.requestTooLarge);
-      this.#closed = true;
-      this.#socket.end(line, () => this.#socket.destroy());
-      // If the client never reads, the end() above never finishes: do not wait for it forever.
-      setTimeout(() => this.#socket.destroy(), 1000).unref();
-      this.#handleClose();
-    }
+    // The framer only splits; the lines wait for their turn (RequestTurns), unread input in the socket meanwhile.
+    if (this.#framer.push(chunk) === 'overflow') this.#overflowAfterLines = true;
+    if (this.#lines.length > 0) this.#turns.enqueue(this.#slice);
+    else if (this.#overflowAfterLines) this.#closeForOverflow();
+    this.#updateReading();
+  }
+
+  /** Handle this connection's lines for one slice (ControlConstants.requestSliceMs, at least one line); returns whether more wait. */
+  #handleSlice(): boolean {
+    const deadline = performance.now() + ControlConstants.requestSliceMs;
+    // Answers written while handling (bad json, refusals) leave in one write.
+    this.#socket.cork();
+    do this.#onLine(this.#lines[this.#nextLine++]!);
+    while (this.#nextLine < this.#lines.length && !this.#closed && performance.now() < deadline);
+    this.#socket.uncork();
+    if (this.#closed) return false;
+    if (this.#nextLine < this.#lines.length) return true;
+    this.#lines = [];
+    this.#nextLine = 0;
+    // What arrived while we were paused waits in the socket's buffer, a chunk per write of the client's,
+    // and flowing hands out one chunk per 'data' event: take it all now (read() emits it to #onData),
+    // or a client of many small writes (a ping every 20 ms) gets one handled per round and falls behind.
+    if (this.#socket.readableLength > 0) this.#socket.read();
+    if (this.#closed) return false;
+    if (this.#lines.length > 0) return true;
+    if (this.#overflowAfterLines) this.#closeForOverflow();
+    this.#updateReading();
+    this.#endIfDone();
+    return false;
+  }
+
+  /** Read the socket only while there is room: few enough requests in progress, and no lines waiting. */
+  #updateReading(): void {
+    if (this.#closed) return;
+    const pause = this.#inFlight >= this.#maxInFlight || this.#lines.length > 0 || (this.#readingPaused && this.#inFlight > this.#maxInFlight / 2);
+    if (pause === this.#readingPaused) return;
+    this.#readingPaused = pause;
+    if (pause) this.#socket.pause();
+    else this.#socket.resume();
+  }
+
+  #closeForOverflow(): void {
+    this.#logger.warn('control request too large; closing the connection', { connection: this.connectionId, limit: ControlConstants.maxRequestBytes });
+    const line = encodeError(undefined, ProtocolErrors.requestTooLarge);
+    this.#closed = true;
+    this.#socket.end(line, () => this.#socket.destroy());
+    // If the client never reads, the end() above never finishes: do not wait for it forever.
+    setTimeout(() => this.#socket.destroy(), 1000).unref();
+    this.#handleClose();
   }
 
   #onLine(line: string): void {
@@ -156,10 +209,7 @@ export class ControlConnection implements IDisposable, ControlPeer {
 
   #startRequest(request: ControlRequest): void {
     this.#inFlight++;
-    if (this.#inFlight >= this.#maxInFlight && !this.#readingPaused) {
-      this.#readingPaused = true;
-      this.#socket.pause();
-    }
+    this.#updateReading();
     let outcome: Promise<RequestOutcome>;
     try {
       outcome = this.#dispatch(request, this);
@@ -177,17 +227,14 @@ export class ControlConnection implements IDisposable, ControlPeer {
       )
       .then((line) => {
         this.#inFlight--;
-        if (this.#readingPaused && this.#inFlight <= this.#maxInFlight / 2 && !this.#closed) {
-          this.#readingPaused = false;
-          this.#socket.resume();
-        }
+        this.#updateReading();
         this.#write(line);
         this.#endIfDone();
       });
   }
 
   #endIfDone(): void {
-    if (this.#clientEnded && this.#inFlight === 0 && !this.#closed) this.#socket.end();
+    if (this.#clientEnded && this.#inFlight === 0 && this.#lines.length === 0 && !this.#closed) this.#socket.end();
   }
 
   #write(line: string): void {

@@ -41,6 +41,7 @@ import { SentInputTracker } from './sentInput.ts';
 import { UnixSocketListener } from './socketListener.ts';
 import { TerminalInput } from './terminalInput.ts';
 import { TerminalStartQueue } from './terminalStartQueue.ts';
+import { RequestTurns } from './requestTurns.ts';
 import { TerminalWaiter } from './terminalWaiter.ts';
 import type { TokenStore } from './tokenStore.ts';
 import { TypingGuard } from './typingGuard.ts';
@@ -117,6 +118,8 @@ export class ControlServer implements IDisposable {
   readonly #limits: ClientLimits;
   /** `create`s, one at a time (see TerminalStartQueue). */
   readonly #starts = new TerminalStartQueue();
+  /** Request lines of every connection, handled in turns (see RequestTurns). */
+  readonly #turns = new RequestTurns();
   /** Fires when the next token still good expires, to cut off its connections (see #cutOffLapsedTokens). */
   #expiryTimer: NodeJS.Timeout | undefined;
   readonly #tokensWatch: IDisposable;
@@ -311,6 +314,7 @@ export class ControlServer implements IDisposable {
       socketPath,
       dispatch: (request, from) => this.#dispatch(request, from),
       logger: this.#logger,
+      turns: this.#turns,
     });
     this.#connections.add(connection);
     const busClient = this.bus.attach(connection, () => socket.writableLength);
