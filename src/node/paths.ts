@@ -164,3 +164,57 @@ export async function writePrivateFileAtomic(path: string, contents: string, opt
     throw error;
   }
 }
+
+/** A file we were about to trust belongs to another user. */
+export class UntrustedFileError extends Error {
+  readonly code = 'UNTRUSTED_FILE';
+  readonly path: string;
+  constructor(path: string, why: string) {
+    super(`${path} ${why}; not using it`);
+    this.name = 'UntrustedFileError';
+    this.path = path;
+  }
+}
+
+/**
+ * Read a file of the data dir the app acts on (settings name the commands agent profiles run; the
+ * token file decides who may use the socket). One owned by another user is refused
+ * (`UntrustedFileError`); one of ours that group or others may read or write is tightened to 0600
+ * first, like the data dir itself (`tightenedFrom`: its mode before, for a warning, when group or
+ * others could write it). Checked and
+ * tightened on the open descriptor, so the file checked is the file read; a symbolic link is
+ * followed (the user may keep settings in a dotfiles repository). Other errors (ENOENT…) are
+ * thrown as they are.
+ */
+export async function readOwnFile(path: string): Promise<{ text: string; tightenedFrom: number | null }> {
+  const handle = await open(path, 'r');
+  try {
+    const info = await handle.stat();
+    let tightenedFrom: number | null = null;
+    if (process.platform !== 'win32') {
+      const uid = process.getuid?.();
+      if (uid !== undefined && info.uid !== uid) throw new UntrustedFileError(path, `is owned by uid ${info.uid}, not by this user (uid ${uid})`);
+      if ((info.mode & 0o077) !== 0) {
+        await handle.chmod(PRIVATE_FILE_MODE);
+        // Worth a warning only if others could have written it; a file an editor made 0644 is just tidied.
+        if ((info.mode & 0o022) !== 0) tightenedFrom = info.mode & 0o777;
+      }
+    }
+    return { text: await handle.readFile('utf8'), tightenedFrom };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Move a file aside as `<path>.<tag>-<time>` (never over an existing one), so it is kept for the
+ * user to look at and the next write does not replace it. Returns the new path.
+ */
+export async function moveAside(path: string, tag: string): Promise<string> {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  let target = `${path}.${tag}-${stamp}`;
+  // rename, not link: the kernel refuses hard links to another user's file (protected_hardlinks).
+  for (let n = 2; await lstat(target).then(() => true, () => false); n++) target = `${path}.${tag}-${stamp}-${n}`;
+  await rename(path, target);
+  return target;
+}

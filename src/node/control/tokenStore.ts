@@ -8,7 +8,6 @@
  * Owned by the Hub. The constructor does no I/O; `load()` reads the file.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ControlTokenInfo, type CreateControlTokenParams } from '../../common/api/contract.ts';
@@ -17,7 +16,7 @@ import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import { matchTerminalRef, type NamedTerminal } from '../../common/terminal/terminalRef.ts';
 import type { ILogger } from '../logger.ts';
-import { writePrivateFileAtomic } from '../paths.ts';
+import { moveAside, readOwnFile, UntrustedFileError, writePrivateFileAtomic } from '../paths.ts';
 
 /** Secrets start with this, so a leaked one is recognisable (secret scanners, logs). */
 export const tokenSecretPrefix = 'sbt_';
@@ -68,9 +67,15 @@ export class TokenStore implements IDisposable {
   async load(): Promise<void> {
     let text: string;
     try {
-      text = await readFile(this.#filePath, 'utf8');
+      const read = await readOwnFile(this.#filePath);
+      text = read.text;
+      if (read.tightenedFrom !== null) this.#logger.warn('control tokens file was writable by other users; made it 0600', { file: this.#filePath, mode: read.tightenedFrom.toString(8) });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.#logger.warn('cannot read control tokens; starting with none', { error });
+      if (error instanceof UntrustedFileError) {
+        // Its owner could add a token of their own: not used (fails closed), kept aside.
+        const movedTo = await moveAside(this.#filePath, 'untrusted').catch(() => null);
+        this.#logger.warn('control tokens file belongs to another user; starting with none', { file: this.#filePath, why: error.message, movedTo });
+      } else if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.#logger.warn('cannot read control tokens; starting with none', { error });
       return;
     }
     try {

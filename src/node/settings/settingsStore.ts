@@ -2,14 +2,14 @@
  * The user's settings, persisted as `$SWITCHBOARD_HOME/settings.json` (0600). The file is
  * validated with the contract's `Settings` schema; a missing file means defaults, and an unreadable
  * or invalid one also means defaults, with a warning (the app must start even if someone mangled
- * the file by hand). Writes are atomic and serialised so concurrent updates never interleave.
+ * the file by hand). So does another user's file: it is moved aside, never read; one of ours
+ * open to group or others is made 0600 first (readOwnFile). Writes are atomic and serialised so concurrent updates never interleave.
  */
-import { readFile } from 'node:fs/promises';
 import { defaultSettings, Settings } from '../../common/api/contract.ts';
 import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
-import { writePrivateFileAtomic } from '../paths.ts';
+import { moveAside, readOwnFile, UntrustedFileError, writePrivateFileAtomic } from '../paths.ts';
 
 export interface SettingsStoreOptions {
   filePath: string;
@@ -38,9 +38,16 @@ export class SettingsStore implements IDisposable {
   async load(): Promise<Settings> {
     let text: string;
     try {
-      text = await readFile(this.#filePath, 'utf8');
+      const read = await readOwnFile(this.#filePath);
+      text = read.text;
+      if (read.tightenedFrom !== null) this.#logger.warn('settings file was writable by other users; made it 0600', { file: this.#filePath, mode: read.tightenedFrom.toString(8) });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      if (error instanceof UntrustedFileError) {
+        // It names the commands agent profiles run: another user's file is not used, and is kept
+        // aside (not overwritten by the next change) for the user to look at.
+        const movedTo = await moveAside(this.#filePath, 'untrusted').catch(() => null);
+        this.#logger.warn('settings file belongs to another user; using defaults', { file: this.#filePath, why: error.message, movedTo });
+      } else if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
         this.#logger.warn('cannot read settings; using defaults', { file: this.#filePath, error });
       }
       this.#current = { ...defaultSettings };
