@@ -164,7 +164,7 @@ export class ControlConnection implements IDisposable, ControlPeer {
 
   #closeForOverflow(): void {
     this.#logger.warn('control request too large; closing the connection', { connection: this.connectionId, limit: ControlConstants.maxRequestBytes });
-    const line = encodeError(undefined, ProtocolErrors.requestTooLarge);
+    const line = encodeError(undefined, ProtocolErrors.requestTooLarge, 'INVALID_PARAMS');
     this.#closed = true;
     this.#socket.end(line, () => this.#socket.destroy());
     // If the client never reads, the end() above never finishes: do not wait for it forever.
@@ -179,18 +179,18 @@ export class ControlConnection implements IDisposable, ControlPeer {
     try {
       parsed = JSON.parse(line);
     } catch {
-      this.#write(encodeError(undefined, ProtocolErrors.badJson));
+      this.#write(encodeError(undefined, ProtocolErrors.badJson, 'INVALID_PARAMS'));
       return;
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      this.#write(encodeError(undefined, 'request must be a JSON object'));
+      this.#write(encodeError(undefined, 'request must be a JSON object', 'INVALID_PARAMS'));
       return;
     }
     const fields = parsed as Record<string, unknown>;
     const rawId = fields.id;
     const echoId = typeof rawId === 'string' || (typeof rawId === 'number' && Number.isFinite(rawId)) ? rawId : undefined;
     if (fields.protocol !== undefined && !supportedProtocols.includes(fields.protocol as string)) {
-      this.#write(encodeError(echoId, ProtocolErrors.incompatibleProtocol));
+      this.#write(encodeError(echoId, ProtocolErrors.incompatibleProtocol, 'INVALID_PARAMS'));
       return;
     }
     const envelope = RequestEnvelope.safeParse(fields);

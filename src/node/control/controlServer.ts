@@ -334,7 +334,7 @@ export class ControlServer implements IDisposable {
     const access = this.#access.check(connection, request);
     if (!access.ok) return { ok: false, error: access.error, code: access.code ?? 'UNAUTHORIZED' };
     const command = this.#registry.get(request.cmd);
-    if (!command) return { ok: false, error: ProtocolErrors.unknownCommand(request.cmd) };
+    if (!command) return { ok: false, error: ProtocolErrors.unknownCommand(request.cmd), code: 'UNKNOWN_METHOD' };
     const parsed = command.params.safeParse(request.fields);
     if (!parsed.success) return { ok: false, error: formatZodIssues(parsed.error), code: 'INVALID_PARAMS' };
     let answered: ((openedTerminalId: string | undefined) => void) | undefined;

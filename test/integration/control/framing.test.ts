@@ -37,10 +37,10 @@ describe('control socket framing (claws/1)', () => {
     assert.equal('error' in frame, false, 'error only when ok:false');
   });
 
-  it('answers bad json without id and keeps the connection', async () => {
+  it('answers bad json without id, coded INVALID_PARAMS, and keeps the connection', async () => {
     const client = await t.connect();
     client.write('{"id":1,"cmd":\n');
-    assert.deepEqual(await client.next(), { protocol: 'claws/1', ok: false, error: 'bad json' });
+    assert.deepEqual(await client.next(), { protocol: 'claws/1', ok: false, error: 'bad json', code: 'INVALID_PARAMS' });
     const pong = await client.request({ id: 2, cmd: 'ping' });
     assert.equal(pong.ok, true);
   });
@@ -61,11 +61,12 @@ describe('control socket framing (claws/1)', () => {
       protocol: 'claws/1',
       ok: false,
       error: 'incompatible protocol version',
+      code: 'INVALID_PARAMS',
     });
     assert.equal((await client.request({ id: 6, cmd: 'ping', protocol: 'claws/1' })).ok, true);
     assert.equal((await client.request({ id: 7, cmd: 'ping', protocol: 'claws/2' })).ok, true);
     client.write('[1,2]\n');
-    assert.deepEqual(await client.next(), { protocol: 'claws/1', ok: false, error: 'request must be a JSON object' });
+    assert.deepEqual(await client.next(), { protocol: 'claws/1', ok: false, error: 'request must be a JSON object', code: 'INVALID_PARAMS' });
     client.send({ cmd: 'ping' });
     const noId = await client.next();
     assert.equal(noId.ok, false);
@@ -84,12 +85,13 @@ describe('control socket framing (claws/1)', () => {
     await client.waitClosed();
   });
 
-  it('answers unknown commands with "unknown cmd: X"', async () => {
+  it('answers unknown commands with "unknown cmd: X", coded UNKNOWN_METHOD', async () => {
     const client = await t.connect();
     // Not a claws command either (those Switchboard refuses by name, see clawsUnsupported.ts).
     const frame = await client.request({ id: 9, cmd: 'no.such.command' });
     assert.equal(frame.ok, false);
     assert.equal(frame.error, 'unknown cmd: no.such.command');
+    assert.equal(frame.code, 'UNKNOWN_METHOD');
   });
 
   it('names the field when a request has a wrong type, and never crashes', async () => {
@@ -124,7 +126,7 @@ describe('control socket framing (claws/1)', () => {
     const client = await t.connect();
     client.write('{"id":1,"cmd":"send","text":"' + 'x'.repeat(2 * 1024 * 1024) + '"}\n');
     const frame = await client.next();
-    assert.deepEqual(frame, { protocol: 'claws/1', ok: false, error: 'request too large' });
+    assert.deepEqual(frame, { protocol: 'claws/1', ok: false, error: 'request too large', code: 'INVALID_PARAMS' });
     await client.waitClosed();
     assert.equal((await bystander.request({ cmd: 'ping' })).ok, true);
   });
