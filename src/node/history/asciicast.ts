@@ -14,6 +14,7 @@ import type { HistorySession } from '../../common/api/historyContract.ts';
 import { TerminalConstants } from '../../common/constants.ts';
 import { AnsiStripper } from '../../common/terminal/ansiStrip.ts';
 import { formatZodIssues } from '../../common/validation.ts';
+import { HistoryConstants } from './historyConstants.ts';
 
 /** An event as the store yields it for export. */
 export type ExportEvent =
@@ -26,8 +27,8 @@ const CastHeader = z
     version: z.literal(2, { error: 'version must be 2 (asciicast v2)' }),
     width: z.number().int().min(TerminalConstants.minCols).max(TerminalConstants.maxCols),
     height: z.number().int().min(TerminalConstants.minRows).max(TerminalConstants.maxRows),
-    timestamp: z.number().min(0).optional(),
-    duration: z.number().min(0).optional(),
+    timestamp: z.number().min(0).max(HistoryConstants.castMaxTimestampSeconds, { error: `timestamp must be a Unix time in seconds before the year 10000 (at most ${HistoryConstants.castMaxTimestampSeconds})` }).optional(),
+    duration: z.number().min(0).max(HistoryConstants.castMaxTimeSeconds, { error: `duration must be at most 100 years (${HistoryConstants.castMaxTimeSeconds} seconds)` }).optional(),
     idle_time_limit: z.number().optional(),
     command: z.string().optional(),
     title: z.string().optional(),
@@ -70,6 +71,7 @@ export function parseCast(contents: string): ParsedCast {
     const parsed = CastEvent.safeParse(parseJsonLine(line, lineNumber));
     if (!parsed.success) throw invalid(lineNumber, 'expected [time, code, data] (a number of seconds, an event code, a string)');
     const [time, code, data] = parsed.data;
+    if (time > HistoryConstants.castMaxTimeSeconds) throw invalid(lineNumber, `time ${time} is more than 100 years (${HistoryConstants.castMaxTimeSeconds} seconds) after the start`);
     if (time < previousTime) throw invalid(lineNumber, `time ${time} is before the previous event's (${previousTime})`);
     previousTime = time;
     switch (code) {

@@ -97,4 +97,13 @@ export const HistoryConstants = {
   pointerCommandChars: 80,
   /** Byte counts, for settings given in MiB. */
   bytesPerMiB: MiB,
+  /**
+   * An imported .cast's header `timestamp` (Unix seconds) is refused past the last second of the
+   * year 9999: later ones are not dates (JavaScript's Date ends at 275760) and, once in
+   * milliseconds, are integers SQLite hands back as numbers JavaScript cannot hold — which broke
+   * every later `list` of History (a fuzzed cast found it).
+   */
+  castMaxTimestampSeconds: 253_402_300_799,
+  /** An imported event's `time` and the header's `duration`, in seconds after the start: 100 years, far beyond any recording, and start plus this stays a date. */
+  castMaxTimeSeconds: 100 * 365.25 * 24 * 60 * 60,
 } as const;

@@ -158,4 +158,13 @@ describe('asciicast import validation', () => {
     refused(`${header}\n[1, "r", "5000x24"]\n`, /line 2: resize data must be "COLSxROWS"/);
     refused(`${header}\n[1, "o", "x"\n`, /line 2: not valid JSON/);
   });
+
+  // Found by fuzzing (fuzz/boundaries/asciicast.ts): such a cast imported, and every later list of History then threw.
+  it('refuses times that are no dates: a timestamp past the year 9999, an event or a duration more than 100 years after the start', () => {
+    refused('{"version": 2, "width": 2, "height": 1, "timestamp": 1e16}\n[1, "o", "x"]\n', /line 1: bad header: timestamp: timestamp must be a Unix time in seconds before the year 10000/);
+    refused('{"version": 2, "width": 2, "height": 1, "duration": 1e300}\n', /line 1: bad header: duration: duration must be at most 100 years/);
+    refused('{"version": 2, "width": 2, "height": 1}\n[0, "o", "a"]\n[1e15, "o", "x"]\n', /line 3: time 1000000000000000 is more than 100 years \(3155760000 seconds\) after the start/);
+    const latest = parseCast('{"version": 2, "width": 2, "height": 1, "timestamp": 253402300799, "duration": 3155760000}\n[3155760000, "o", "x"]\n');
+    assert.deepEqual(latest.events, [{ kind: 'output', time: 3155760000, data: 'x' }], 'the bounds themselves are accepted');
+  });
 });
