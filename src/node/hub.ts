@@ -347,6 +347,8 @@ export class Hub implements IDisposable {
     // Opens (or creates, migrates, replaces a corrupt) switchboard.db; a failure is History's status, not the Hub's.
     this.#history.start();
     this.#store.add(this.#settings.onDidChange((settings) => this.#history.applySettings(settings)));
+    // Token auth switched on: socket clients that never authenticated stop receiving at once.
+    this.#store.add(this.#settings.onDidChange(() => this.#controlServer.accessChanged()));
     // Before any terminal exists (restored panes included): every PTY gets the bridge's port.
     await this.#startIdeBridge();
     if (this.#state !== 'starting') return; // disposed while starting

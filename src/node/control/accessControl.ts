@@ -91,10 +91,15 @@ export class ConnectionAccess {
     return id === undefined ? undefined : this.#tokens.get(id);
   }
 
-  /** Whether the connection authenticated with a token that has since been revoked or has expired. */
-  hasLapsedToken(connection: object): boolean {
+  /**
+   * Whether the connection may no longer receive anything: it authenticated with a token that has
+   * since been revoked or has expired, or auth is on and it never authenticated (it subscribed
+   * while auth was off).
+   */
+  isCutOff(connection: object): boolean {
     const id = this.#tokenByConnection.get(connection);
-    return id !== undefined && !this.#tokens.isActive(id);
+    if (id === undefined) return this.#enforced();
+    return !this.#tokens.isActive(id);
   }
 
   /** Whether this request may run on this connection (before its fields are validated). */

@@ -277,13 +277,24 @@ export class ControlServer implements IDisposable {
     this.audit.dispose();
   }
 
-  /** End the subscriptions of every connection whose token was revoked or has expired; then wait for the next expiry. */
+  /**
+   * The access rules changed (token auth switched on by the Hub's settings): connections that may
+   * no longer receive anything lose their subscriptions at once.
+   */
+  accessChanged(): void {
+    this.#cutOffLapsedTokens();
+  }
+
+  /**
+   * End the subscriptions of every connection that is cut off (its token revoked or expired, or
+   * auth on and no token); then wait for the next expiry.
+   */
   #cutOffLapsedTokens(): void {
     if (this.#isDisposed()) return;
     for (const connection of this.#connections) {
-      if (!this.#access.hasLapsedToken(connection)) continue;
+      if (!this.#access.isCutOff(connection)) continue;
       const closed = this.bus.closeSubscriptionsOf(connection);
-      if (closed > 0) this.#logger.info('token revoked or expired: ended its subscriptions', { connection: connection.connectionId, subscriptions: closed });
+      if (closed > 0) this.#logger.info('connection no longer authorised: ended its subscriptions', { connection: connection.connectionId, subscriptions: closed });
     }
     this.#scheduleExpiry();
   }

@@ -147,6 +147,54 @@ describe('token scopes at their edges', () => {
     assert.equal((await expiring.request({ cmd: 'subscribe', topic: `terminal.${terminal}.output` })).error, 'auth:required');
   });
 
+  it('keeps a token\'s limits on a connection that presents it while auth is off', async (t) => {
+    const testHub = await startTestHub({ clawsCompatSockets: false });
+    t.after(() => testHub.dispose());
+    const api = createLocalHubClient(testHub.hub);
+    t.after(() => api.dispose());
+    const terminal = (await api.call('terminal.create', { file: '/bin/sh' })).id;
+    const other = (await api.call('terminal.create', { file: '/bin/sh' })).id;
+    const reader = await api.call('tokens.create', { name: 'reader', scopes: ['read'], terminals: [terminal] });
+    const client = await testHub.connect();
+    assert.equal((await client.request({ cmd: 'send', terminalId: terminal, text: 'true' })).ok, true, 'auth is off: no token, no limits');
+    assert.equal((await client.request({ cmd: 'auth', token: reader.secret })).ok, true);
+    assert.equal((await client.request({ cmd: 'readScreen', terminalId: terminal })).ok, true);
+    assert.equal((await client.request({ cmd: 'send', terminalId: terminal, text: 'true' })).error, 'auth:forbidden send');
+    assert.equal((await client.request({ cmd: 'readScreen', terminalId: other })).error, 'auth:forbidden readScreen');
+    assert.equal((await client.request({ cmd: 'tokens.list' })).error, 'auth:forbidden tokens.list');
+    const list = await client.request({ cmd: 'list' });
+    assert.deepEqual(list.terminals.map((entry: { id: string }) => entry.id), [terminal]);
+  });
+
+  it('ends the subscriptions of clients that never authenticated when token auth is switched on', async (t) => {
+    const testHub = await startTestHub({ clawsCompatSockets: false });
+    t.after(() => testHub.dispose());
+    const api = createLocalHubClient(testHub.hub);
+    t.after(() => api.dispose());
+    const terminal = (await api.call('terminal.create', { file: '/bin/sh' })).id;
+    const subscribe = async (client: NdjsonClient, token?: string) => {
+      assert.equal((await client.request({ cmd: 'hello', protocol: 'claws/2', role: 'observer', peerName: 'p', ...(token ? { token } : {}) })).ok, true);
+      assert.equal((await client.request({ cmd: 'subscribe', topic: `terminal.${terminal}.output` })).ok, true);
+    };
+    const anonymous = await testHub.connect();
+    await subscribe(anonymous);
+    const reader = await api.call('tokens.create', { name: 'reader', scopes: ['read'] });
+    const watcher = await testHub.connect();
+    await subscribe(watcher, reader.secret);
+    const type = async (marker: string) => {
+      await api.call('terminal.write', { id: terminal, data: `echo ${marker}\n` });
+      await watcher.waitFor(() => pushedOutput(watcher, terminal).includes(marker), 10_000, `${marker} on the watcher`);
+      await settle(watcher);
+    };
+    await type('AUTHOFF');
+    await anonymous.waitFor(() => pushedOutput(anonymous, terminal).includes('AUTHOFF'), 10_000, 'output while auth is off');
+    await api.call('settings.update', { controlTokenAuth: true });
+    await type('AUTHON');
+    assert.equal((await anonymous.request({ cmd: 'ping' })).ok, true, 'still connected: ping stays open');
+    assert.ok(!pushedOutput(anonymous, terminal).includes('AUTHON'), 'no output reaches a client without a token once auth is on');
+    assert.equal((await anonymous.request({ cmd: 'subscribe', topic: `terminal.${terminal}.output` })).error, 'auth:required');
+  });
+
   it('starts with no tokens and a warning when control-tokens.json is not valid, and refuses every token (fails closed)', async (t) => {
     for (const [what, contents] of [
       ['not JSON', '{"version": 1, "tokens": [ {'],
