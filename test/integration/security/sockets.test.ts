@@ -83,6 +83,27 @@ describe('sockets: who can connect', () => {
     assert.match(await connectAsOtherUser(other, control), /^ANSWER .*"ok":true/);
   });
 
+  it('refuses another user a SWITCHBOARD_SOCKET in a world-writable sticky folder (as /tmp) by the socket\'s own 0600', async (t) => {
+    const other = otherUserOrSkip(t);
+    if (!other) return;
+    const temp = createTempHome('sb-sec-tmpsock-');
+    t.after(() => temp.dispose());
+    const shared = join(dirname(temp.workspace), 'shared-tmp');
+    mkdirSync(shared);
+    chmodSync(dirname(temp.workspace), 0o755);
+    chmodSync(shared, 0o1777);
+    const socketPath = join(shared, 'sb.sock');
+    const hub = new Hub({ dataDir: temp.dataDir, workspaceFolders: [temp.workspace], host: 'test', logger: createLogger({ level: 'silent' }), env: { SWITCHBOARD_SOCKET: socketPath }, clawsCompatSockets: false });
+    t.after(() => hub.dispose());
+    await hub.start();
+    assert.equal(hub.controlSocketPath, socketPath);
+    assert.equal(statSync(shared).mode & 0o7777, 0o1777, 'a folder that is not ours keeps its mode');
+    assert.equal(statSync(socketPath).mode & 0o777, 0o600);
+    assert.equal(await connectAsOtherUser(other, socketPath), 'ERROR EACCES');
+    chmodSync(socketPath, 0o666);
+    assert.match(await connectAsOtherUser(other, socketPath), /^ANSWER .*"ok":true/, 'the control run: the harness reaches it once the mode allows');
+  });
+
   it('skips a .claws owned by another user, changing nothing there, and still serves the control socket', async (t) => {
     const other = otherUserOrSkip(t);
     if (!other) return;
