@@ -7,7 +7,7 @@ import { controlParamsBoundary, controlSocketBoundary } from './control.ts';
 import { controlTerminalBoundary } from './controlTerminal.ts';
 import { ideBridgeBoundary } from './ideBridge.ts';
 import { lineFramerBoundary } from './lineFramer.ts';
-import { relayEnvelopeBoundary, relayMessagesBoundary } from './relay.ts';
+import { relayBinaryFramesBoundary, relayEnvelopeBoundary, relayMessagesBoundary } from './relay.ts';
 import { oscBoundary, utf8BatcherBoundary } from './terminalStream.ts';
 
 export const boundaries: readonly FuzzBoundary[] = [
@@ -16,6 +16,7 @@ export const boundaries: readonly FuzzBoundary[] = [
   utf8BatcherBoundary,
   relayEnvelopeBoundary,
   relayMessagesBoundary,
+  relayBinaryFramesBoundary,
   controlParamsBoundary,
   asciicastBoundary,
   agentScreensBoundary,

@@ -6,7 +6,10 @@
  *   limit (depth, fields, items, size), with one of the broken limits' errors, and a non-object root;
  * - `relay-messages`: for every message type, frames shaped by its schema (most valid, some near
  *   misses): a frame the schema accepts parses, equals what the schema made of it, and survives
- *   encodeFrame → parseEnvelope unchanged; one it refuses gets `unmarshal <type>: …` (kind schema).
+ *   encodeFrame → parseEnvelope unchanged; one it refuses gets `unmarshal <type>: …` (kind schema);
+ * - `relay-binary-frames`: preview bodies as binary frames (src/node/relay/preview/
+ *   previewBodyFrames.ts): what is encoded decodes to the same message and body; a frame with its
+ *   header length, bytes or end damaged, or any bytes, is refused with a kind and an error.
  */
 import { deepStrictEqual } from 'node:assert/strict';
 import fc from 'fast-check';
@@ -14,6 +17,7 @@ import { parseEnvelope } from '../../src/common/protocol/relay/envelope.ts';
 import { encodeFrame } from '../../src/common/protocol/relay/frames.ts';
 import { checkFrameLimits, type EnvelopeLimits, type FrameLimitKind, utf8ByteLength } from '../../src/common/protocol/relay/frameLimits.ts';
 import { relayMessageSchemas, relayMessageTypes, type RelayMessageType } from '../../src/common/protocol/relay/messages.ts';
+import { decodeBodyFrame, encodeBodyFrame } from '../../src/node/relay/preview/previewBodyFrames.ts';
 import { anyJson, shapedBy } from '../arbitraries.ts';
 import { type FuzzBoundary, show, withinTimeLimit } from '../boundary.ts';
 
@@ -140,6 +144,70 @@ export const relayMessagesBoundary: FuzzBoundary = {
           const again = parseEnvelope(encodeFrame(type, data as never));
           if (!again.ok) throw new Error(`${type}: what we parsed does not parse again once encoded: ${again.error}`);
           deepStrictEqual(again.message, parsed.message);
+          return true;
+        }),
+    );
+    return { property, dispose() {} };
+  },
+};
+
+const bodyTypes = ['previewStreamChunk', 'previewWebSocketData'] as const;
+
+/** A binary frame changed a little: its header length, its bytes, its end. */
+const damagedFrame = fc
+  .tuple(
+    fc.constantFrom(...bodyTypes).chain((type) => fc.tuple(fc.constant(type), shapedBy(relayMessageSchemas[type], { mutate: false }), fc.uint8Array({ maxLength: 64 }))),
+    fc.array(fc.tuple(fc.nat(), fc.nat({ max: 3 }), fc.nat({ max: 255 })), { maxLength: 3 }),
+  )
+  .map(([[type, fields, body], edits]) => {
+    let frame = encodeBodyFrame(type, { ...(fields as object), bodyBase64: undefined } as never, Buffer.from(body));
+    for (const [where, op, byte] of edits) {
+      const at = where % Math.max(frame.length, 1);
+      if (op === 0) frame[at] = byte;
+      else if (op === 1) frame = frame.subarray(0, at);
+      else if (op === 2) {
+        if (frame.length >= 4) frame.writeUInt32BE((frame.readUInt32BE(0) + byte - 128) >>> 0, 0);
+      }
+      else frame = Buffer.concat([frame.subarray(0, at), Buffer.from([byte]), frame.subarray(at)]);
+    }
+    return frame;
+  });
+
+export const relayBinaryFramesBoundary: FuzzBoundary = {
+  name: 'relay-binary-frames',
+  title: 'Preview bodies as binary relay frames (src/node/relay/preview/previewBodyFrames.ts)',
+  testRuns: 3000,
+  open() {
+    const valid = fc.constantFrom(...bodyTypes).chain((type) =>
+      fc.record({ type: fc.constant(type), fields: shapedBy(relayMessageSchemas[type], { mutate: false }), body: fc.uint8Array({ maxLength: 256 }).map((bytes) => Buffer.from(bytes)) }),
+    );
+    const property = fc.property(
+      fc.oneof(
+        { weight: 2, arbitrary: valid.map((input) => ({ kind: 'valid' as const, ...input })) },
+        { weight: 2, arbitrary: damagedFrame.map((frame) => ({ kind: 'damaged' as const, frame })) },
+        { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((bytes) => ({ kind: 'damaged' as const, frame: Buffer.from(bytes) })) },
+      ),
+      smallLimits,
+      (input, limits) =>
+        withinTimeLimit('decoding a binary frame', () => {
+          if (input.kind === 'damaged') {
+            const decoded = decodeBodyFrame(input.frame, limits);
+            if (!decoded.ok && (decoded.error.length === 0 || decoded.kind.length === 0)) throw new Error(`a refusal without kind or error: ${show(decoded)}`);
+            if (decoded.ok && !(bodyTypes as readonly string[]).includes(decoded.message.type)) throw new Error(`accepted a ${decoded.message.type} as a binary frame`);
+            return true;
+          }
+          const fields = { ...(input.fields as Record<string, unknown>), bodyBase64: '' };
+          const expected = relayMessageSchemas[input.type].safeParse(JSON.parse(JSON.stringify(fields)));
+          const frame = encodeBodyFrame(input.type, fields as never, input.body);
+          const decoded = decodeBodyFrame(frame);
+          if (!expected.success) {
+            if (decoded.ok) throw new Error(`${input.type}: accepted a header its schema refuses`);
+            return true;
+          }
+          if (!decoded.ok) throw new Error(`${input.type}: refused a frame it encoded (${decoded.kind}: ${decoded.error})`);
+          const { body, ...message } = decoded.message as unknown as Record<string, unknown> & { body: Buffer };
+          if (!body.equals(input.body)) throw new Error(`${input.type}: body ${body.toString('hex')}, sent ${input.body.toString('hex')}`);
+          deepStrictEqual(message, { type: input.type, ...(expected.data as object) });
           return true;
         }),
     );
