@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import { describe, it, type TestContext } from 'node:test';
 import WebSocket from 'ws';
 import { pollUntil } from '../../helpers/poll.ts';
 import { testEnv } from '../../helpers/tempHome.ts';
-import { cliMain, runInProcess } from '../cli/cliHarness.ts';
+import { cliMain, runChild, runInProcess } from '../cli/cliHarness.ts';
 import { connectClient, startTestHub, waitConnected } from '../relay/relayTestKit.ts';
 
 interface RelayProcess {
@@ -136,6 +136,73 @@ describe('switchboard relay: its own edges', () => {
       assert.ok(!log.includes(token), `${name} is in the relay's log:\n${log.split('\n').filter((line) => line.includes(token)).join('\n')}`);
       assert.ok(!relay.stdout().includes(token), `${name} is on the relay's stdout`);
     }
+  });
+
+  it('lets 32 viewers watch one machine at once and answers the 33rd 503; a freed place is taken again', async (t) => {
+    const dir = tempDir(t);
+    const tokensFile = join(dir, 'tokens.json');
+    const box = await addMachine(tokensFile, 'box');
+    const relay = await startRelay(t, tokensFile, dir, 'warn');
+    const open: WebSocket[] = [];
+    t.after(() => open.forEach((socket) => socket.terminate()));
+    const connect = () =>
+      new Promise<WebSocket | string>((resolve) => {
+        const socket = new WebSocket(`ws://127.0.0.1:${relay.port}/ws/ui?machineId=box`, { headers: { authorization: `Bearer ${box.viewerToken}` } });
+        socket.once('open', () => resolve(socket));
+        socket.once('unexpected-response', (_req, res) => {
+          resolve(String(res.statusCode));
+          socket.terminate();
+        });
+        socket.once('error', (error) => resolve(error.message));
+      });
+    for (let n = 0; n < 32; n++) {
+      const socket = await connect();
+      assert.ok(typeof socket !== 'string', `viewer ${n + 1}: ${String(socket)}`);
+      open.push(socket);
+    }
+    assert.equal(await connect(), '503');
+    const first = open.shift()!;
+    const closed = new Promise((resolve) => first.once('close', resolve));
+    first.close();
+    await closed;
+    const again = await pollUntil(async () => {
+      const socket = await connect();
+      return typeof socket === 'string' ? undefined : socket;
+    }, { what: 'a viewer in the freed place' });
+    open.push(again);
+  });
+
+  it('refuses a tokens file others may write: the relay does not start on one, and a running relay keeps its last good tokens', async (t) => {
+    const dir = tempDir(t);
+    const tokensFile = join(dir, 'tokens.json');
+    const box = await addMachine(tokensFile, 'box');
+    chmodSync(tokensFile, 0o666);
+    const refused = await runChild(['relay', '--port', '0', '--tokens', tokensFile], { env: testEnv(dir), timeoutMs: 15_000 });
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stderr, /relay tokens file .* is writable by other users \(mode 666\); refusing to use it: chmod 600 it/);
+    assert.equal(refused.stdout, '', 'nothing listened');
+
+    chmodSync(tokensFile, 0o600);
+    const relay = await startRelay(t, tokensFile, dir, 'warn');
+    assert.equal(await viewerSocket(relay, 'box', box.viewerToken), 'open');
+    // Someone who can write the file now puts in a machine of their own and opens it to all.
+    const evilTokensFile = join(dir, 'evil.json');
+    const evil = await addMachine(evilTokensFile, 'box');
+    writeFileSync(tokensFile, readFileSync(evilTokensFile));
+    chmodSync(tokensFile, 0o666);
+    assert.equal(await viewerSocket(relay, 'box', evil.viewerToken), '401', 'their token is not taken');
+    assert.equal(await viewerSocket(relay, 'box', box.viewerToken), 'open', 'the last good tokens still work');
+    assert.match(relay.stderr(), /relay tokens file is broken; still using the last good version.*writable by other users/);
+  });
+
+  it('warns about a tokens file others may read, and still serves', async (t) => {
+    const dir = tempDir(t);
+    const tokensFile = join(dir, 'tokens.json');
+    const box = await addMachine(tokensFile, 'box');
+    chmodSync(tokensFile, 0o644);
+    const relay = await startRelay(t, tokensFile, dir, 'warn');
+    assert.equal(await viewerSocket(relay, 'box', box.viewerToken), 'open');
+    assert.match(relay.stderr(), /the relay tokens file is readable by other users; chmod 600 it.*"mode":"644"/);
   });
 
   it('keeps the last good tokens when the tokens file turns broken, says so, and takes the next good one', async (t) => {

@@ -78,8 +78,16 @@ export class RelayTokenStore {
     }
     const stamp = `${info.mtimeMs}:${info.size}`;
     if (stamp === this.#loadedStamp) return;
-    if (process.platform !== 'win32' && (info.mode & 0o077) !== 0) {
-      this.#logger?.warn('the relay tokens file is readable by other users; chmod 600 it', { file: this.filePath, mode: (info.mode & 0o777).toString(8) });
+    if (process.platform !== 'win32') {
+      // Whoever can write it can put their own viewer hash on any machine: a shell there. Refused
+      // (at start the relay does not start; later the last good version is kept). Readable only
+      // gives away hashes of random tokens: warned.
+      const uid = process.getuid?.();
+      if (uid !== undefined && info.uid !== uid) throw new Error(`relay tokens file ${this.filePath} is owned by uid ${info.uid}, not by this user (uid ${uid}); refusing to use it`);
+      if ((info.mode & 0o022) !== 0) throw new Error(`relay tokens file ${this.filePath} is writable by other users (mode ${(info.mode & 0o777).toString(8)}); refusing to use it: chmod 600 it`);
+      if ((info.mode & 0o077) !== 0) {
+        this.#logger?.warn('the relay tokens file is readable by other users; chmod 600 it', { file: this.filePath, mode: (info.mode & 0o777).toString(8) });
+      }
     }
     let json: unknown;
     try {
