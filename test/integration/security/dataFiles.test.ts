@@ -13,6 +13,7 @@ import { createLocalHubClient } from '../../../src/node/api/localHubClient.ts';
 import { Hub } from '../../../src/node/hub.ts';
 import { createLogger } from '../../../src/node/logger.ts';
 import { createTempHome } from '../../helpers/tempHome.ts';
+import { RelayTokenStore, relayTokenFilePath } from '../../../src/node/relay/relayTokenStore.ts';
 import { NdjsonClient } from '../control/controlTestKit.ts';
 import { otherUserOrSkip } from './otherUser.ts';
 
@@ -70,6 +71,22 @@ describe('data dir files: owner and mode', () => {
     assert.equal(statSync(files.settings).mode & 0o777, 0o600);
     assert.equal(statSync(files.tokens).mode & 0o777, 0o600);
     assert.deepEqual(lines.filter((line) => line.includes('made it 0600')), []);
+  });
+
+  it('makes a loose relay-token 0600 when it reads it, and says so without the token', async (t) => {
+    const temp = createTempHome('sb-sec-files-');
+    t.after(() => temp.dispose());
+    mkdirSync(temp.dataDir, { recursive: true, mode: 0o700 });
+    const token = `sbrd_${'r'.repeat(43)}`;
+    const file = relayTokenFilePath(temp.dataDir);
+    writeFileSync(file, `${token}\n`);
+    chmodSync(file, 0o644);
+    const lines: string[] = [];
+    const store = new RelayTokenStore({ dataDir: temp.dataDir, logger: createLogger({ level: 'trace', sink: (line) => lines.push(line) }) });
+    assert.equal(await store.load(), token);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.ok(lines.some((line) => line.includes('the relay token file was readable by others; made it 0600')), lines.join('\n'));
+    assert.ok(!lines.some((line) => line.includes(token)), 'the warning does not carry the token');
   });
 
   it('reads neither file when another user owns it: defaults and no tokens (fails closed), both kept aside untouched', async (t) => {
