@@ -1,0 +1,47 @@
+/**
+ * `npm run soak` must not rot: its two phases run here at a tiny size against a real Hub in its own
+ * process (soak/run.ts). What is checked is that they ran and that nothing went wrong — every
+ * refusal of the hostile burst carries a code, the well-behaved clients got no error, no terminal
+ * ran past the limits and no shell, connection, file descriptor or timer was left behind. Speed
+ * (ping latency) is asserted only by the soak script itself, never here.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ControlConstants } from '../../../src/common/constants.ts';
+import { runHostilePhase } from '../../../soak/hostilePhase.ts';
+import { runLoadPhase } from '../../../soak/loadPhase.ts';
+import { formatReport } from '../../../soak/report.ts';
+import { soakSizes } from '../../../soak/run.ts';
+
+const log = () => {};
+
+describe('npm run soak at a tiny size', () => {
+  it('the hostile burst runs; every refusal is coded, terminals stay within the limits, nothing is left behind', async () => {
+    const { hostile } = soakSizes({ quick: true });
+    const figures = await runHostilePhase({ ...hostile, connections: 3, seconds: 1, frames: 600, afterSeconds: 0.5, log });
+    assert.equal(figures.burst.framesSent, 600);
+    assert.ok(figures.burst.answers > 0, 'the Hub answered the burst');
+    assert.deepEqual(figures.burst.uncoded, {}, 'every refusal carries a code');
+    assert.equal(figures.burst.badServerLines, 0, 'every line from the Hub is JSON');
+    assert.ok(figures.pingDuring.count + figures.pingAfter.count > 0, 'the pinger ran');
+    assert.equal(figures.pingDuring.errors + figures.pingAfter.errors, 0, 'every ping answered ok');
+    assert.ok(figures.maxSocketTerminalsRunning <= ControlConstants.socketMaxTerminals);
+    assert.equal(figures.after.connections, 0, 'the burst’s connections are gone');
+    assert.equal(figures.shellsLeft, 0, 'no shell outlives the Hub');
+  });
+
+  it('the soak runs with zero errors and leaves no terminal, shell, connection, file descriptor or timer behind', async () => {
+    const figures = await runLoadPhase({ clients: 8, floods: 2, seconds: 2, execTerminals: 2, sendTerminals: 1, log });
+    assert.equal(figures.errors, 0, figures.errorSamples.join(' | '));
+    for (const [role, count] of Object.entries(figures.requests)) assert.ok(count > 0, `${role} clients ran`);
+    assert.ok(figures.floodBytes > 0, 'the floods wrote output');
+    assert.ok(figures.ping.count > 0 && figures.ping.errors === 0, 'the pinger ran');
+    assert.equal(figures.after.terminals, 0);
+    assert.equal(figures.after.connections, 0);
+    assert.equal(figures.shellsLeft, 0);
+    assert.ok(figures.after.fds <= figures.before.fds, `fds ${figures.before.fds} → ${figures.after.fds}`);
+    assert.ok((figures.after.resources.Timeout ?? 0) <= (figures.before.resources.Timeout ?? 0), `timers ${JSON.stringify(figures.before.resources)} → ${JSON.stringify(figures.after.resources)}`);
+    const report = formatReport({ date: new Date().toISOString(), mode: 'quick', loadBefore: [0, 0, 0], loadAfter: [0, 0, 0], load: figures });
+    assert.match(report, /\| errors \| 0 \|/);
+  });
+});
