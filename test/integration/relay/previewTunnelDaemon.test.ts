@@ -101,6 +101,7 @@ const limits = {
   maxStreamsPerPreview: 10,
   maxStreamsPerMachine: 14,
   idleTimeoutMs: 1_500,
+  portGraceMs: 2_500,
 };
 
 type Frame = { type: string; [field: string]: any };
@@ -872,6 +873,42 @@ describe('preview tunnel, daemon side (real Hub, real panes, real dev server, sc
     } finally {
       if (relay.welcome !== plainWelcome) await reconnect(plainWelcome);
     }
+  });
+
+  it('a dev server restarting within portGraceMs keeps its preview: requests meanwhile are refused, never dialled; the same preview serves again', async () => {
+    const pane = await hub.hub.ptyHost.create({ ...bashShell, cwd: hub.temp.workspace, createdBy: { kind: 'person', name: 'you' }, name: 'restarting' });
+    client.setShared(pane.id, true);
+    const panePort = await freePort();
+    await startServer(pane, panePort);
+    const previewId = await openOk({ targetPort: panePort });
+    const closesBefore = relay.of('previewClose', { previewId }).length;
+
+    pane.write('\x03');
+    await pollUntil(() => !pane.info.servers?.some((server) => server.port === panePort), { what: 'the server gone' });
+    // Meanwhile another process takes the port: a request is refused with the reason, and that process is never reached.
+    const squatter = createServer((_req, res) => res.end('not the pane'));
+    let squatterHits = 0;
+    squatter.on('request', () => squatterHits++);
+    await new Promise<void>((resolve) => squatter.listen(panePort, '127.0.0.1', resolve));
+    try {
+      const during = request(previewId, 'GET', '/hello');
+      const cancel = await relay.waitFor('previewStreamCancel', { streamId: during });
+      assert.match(cancel.reason, new RegExp(`the dev server on port ${panePort} is not listening \\(restarting\\?\\)`));
+      assert.equal(squatterHits, 0);
+    } finally {
+      await new Promise<void>((resolve) => squatter.close(() => resolve()));
+    }
+
+    await startServer(pane, panePort);
+    const after = request(previewId, 'GET', '/hello');
+    assert.equal((await response(after)).body.text, 'hello from the dev server');
+    assert.equal(relay.of('previewClose', { previewId }).length, closesBefore, 'the preview never closed');
+
+    // Gone for longer than the grace: closed with port_closed.
+    pane.write('\x03');
+    const closed = await relay.waitFor('previewClose', { previewId }, { timeoutMs: limits.portGraceMs + 10_000 });
+    assert.equal(closed.reason, 'port_closed');
+    await hub.hub.ptyHost.close(pane.id);
   });
 
   it('the daemon sends previewClose when the port closes, the pane is unshared, expiresAt passes, the pane exits', async () => {

@@ -25,6 +25,13 @@ export interface PreviewLimits {
    * the window advertised as `previewStreamWindowBytes` (what the relay may send us unacknowledged).
    */
   bufferBytes: number;
+  /**
+   * How long a preview outlives its server's port: a dev server restarting (nodemon, Vite after a
+   * config change, the person pressing Ctrl-C and running it again) keeps the preview — and the
+   * viewer's tab on it — if it listens again within this time; past it the preview closes with
+   * `port_closed`. Meanwhile a request gets the dev server's connection error, as from any proxy.
+   */
+  portGraceMs: number;
 }
 
 export const defaultPreviewLimits: Readonly<PreviewLimits> = Object.freeze({
@@ -38,6 +45,7 @@ export const defaultPreviewLimits: Readonly<PreviewLimits> = Object.freeze({
   totalTimeoutMs: RelayConstants.previewStreamTotalTimeoutMs,
   openTimeoutMs: RelayConstants.previewOpenTimeoutMs,
   bufferBytes: RelayConstants.previewStreamBufferBytes,
+  portGraceMs: 30_000,
 });
 
 /** Error codes of `previewOpenResult` (the daemon's). */

@@ -72,6 +72,8 @@ interface OpenPreview {
   terminalId: string;
   expiresAt: number;
   timer: NodeJS.Timeout | undefined;
+  /** The port stopped listening: the preview closes when this fires, unless the server is back first (limits.portGraceMs). */
+  portGone: NodeJS.Timeout | undefined;
   streams: Set<PreviewStream>;
   /** Stream ids that ended within this preview's life (a reuse is refused). */
   ended: EndedIds;
@@ -243,6 +245,7 @@ export class PreviewTunnel implements IDisposable {
       terminalId,
       expiresAt,
       timer: undefined,
+      portGone: undefined,
       streams: new Set(),
       ended: new EndedIds(1024),
     };
@@ -280,8 +283,25 @@ export class PreviewTunnel implements IDisposable {
     const info = this.#options.ptyHost.get(preview.terminalId)?.info;
     if (!info || info.state !== 'running') return this.#close(preview, 'pane_exited');
     if (!this.#options.isShared(info.id)) return this.#close(preview, 'unshared');
-    if (!info.servers?.some((server) => server.port === preview.port && server.pid !== null)) return this.#close(preview, 'port_closed');
+    if (this.#listening(preview)) {
+      clearTimeout(preview.portGone);
+      preview.portGone = undefined;
+    } else if (!preview.portGone) {
+      // A restart, perhaps: wait before closing (PreviewLimits.portGraceMs); #check runs again whenever the pane's servers change.
+      preview.portGone = setTimeout(() => {
+        preview.portGone = undefined;
+        if (this.#listening(preview)) this.#check(preview);
+        else this.#close(preview, 'port_closed');
+      }, this.limits.portGraceMs);
+      preview.portGone.unref();
+    }
     return true;
+  }
+
+  /** The preview's port is one its pane's processes listen on. */
+  #listening(preview: OpenPreview): boolean {
+    const servers = this.#options.ptyHost.get(preview.terminalId)?.info.servers;
+    return servers?.some((server) => server.port === preview.port && server.pid !== null) ?? false;
   }
 
   /** Close a preview and end its streams; tell the relay unless it asked (`reason` undefined). Returns false. */
@@ -289,6 +309,7 @@ export class PreviewTunnel implements IDisposable {
     if (this.#previews.get(preview.previewId) !== preview) return false;
     this.#previews.delete(preview.previewId);
     clearTimeout(preview.timer);
+    clearTimeout(preview.portGone);
     if (reason) {
       this.#host?.connection.send(encodeFrame('previewClose', { previewId: preview.previewId, reason }));
       this.#options.logger.info('preview closed', { previewId: preview.previewId, reason });
@@ -331,6 +352,11 @@ export class PreviewTunnel implements IDisposable {
     }
     if (!this.#check(preview)) {
       refuse(`unknown preview ${JSON.stringify(message.previewId)} (it just closed)`, 'unknown_preview');
+      return undefined;
+    }
+    if (preview.portGone) {
+      // Not dialled while the pane's server is away: whatever else took the port meanwhile is not the pane's.
+      refuse(`the dev server on port ${preview.port} is not listening (restarting?); the preview stays open ${Math.round(this.limits.portGraceMs / 1000)} s for it`, 'upstream_unreachable');
       return undefined;
     }
     return preview;
