@@ -98,3 +98,13 @@ it('starting it again with the same data dir brings the running window forward i
   const result = await window.evaluate(async () => (await (window as any).switchboard.call('terminal.list', {})).ok);
   assert.equal(result, true);
 });
+
+it('denies window.open in the running window: no second window', async (t) => {
+  const electronBinary = electronOrSkip(t);
+  if (!electronBinary) return;
+  const { app, window } = await launchApp(t, electronBinary);
+  // The options and handlers themselves are unit-tested (test/unit/main/windowPolicy.test.ts); this is Electron applying them.
+  const denied = await window.evaluate(() => (globalThis as unknown as { open(url: string): unknown }).open('about:blank') === null);
+  assert.equal(denied, true, 'window.open returns null');
+  assert.equal((await app.windows()).length, 1);
+});
