@@ -287,7 +287,7 @@ export class ExecRunner implements IDisposable {
               if (session.offset > before && after?.promptInput === '') break;
             }
           }
-          refusedLine(new ControlError(`the shell in terminal ${session.id} did not run the command (a syntax error?); it said: ${JSON.stringify(said)}`, undefined, { output, exitCode: null }));
+          refusedLine(new ControlError(`the shell in terminal ${session.id} did not run the command (a syntax error?); it said: ${JSON.stringify(said)}`, 'INVALID_PARAMS', { output, exitCode: null }));
         })();
       }),
     ];

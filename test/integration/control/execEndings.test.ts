@@ -60,6 +60,7 @@ describe('exec into a shell that is still starting, and every way a command ends
       const response = await client.request({ cmd: 'exec', terminalId: id, command, timeoutMs: 30_000 }, 40_000);
       assert.equal(response.ok, false);
       assert.match(response.error, new RegExp(`^the shell in terminal ${id} did not run the command \\(a syntax error\\?\\); it said: ".*${name === 'fish' ? '\\$\\(\\(' : 'then'}.*"$`));
+      assert.equal(response.code, 'INVALID_PARAMS');
       assert.ok(Date.now() - started < 20_000, 'answered when the prompt came back');
       const after = await client.request({ cmd: 'exec', terminalId: id, command: 'echo next', timeoutMs: 20_000 }, 30_000);
       assert.equal(after.ok, true, after.error);
