@@ -1272,7 +1272,7 @@ describe("dev-server previews: this relay with the Switchboard daemon (a real Hu
 
   it('opens the pane server from its announcement, serves the page, a root-absolute script, a POST and a WebSocket; ends when the pane exits', async () => {
     writeFileSync(join(hub.temp.workspace, 'dev.cjs'), paneDevServer);
-    client = connectClient(hub.hub, relay.url, 'm1', relay.tokens.get('m1')!.daemonToken);
+    client = connectClient(hub.hub, relay.url, 'm1', relay.tokens.get('m1')!.daemonToken, { preview: { portGraceMs: 2_000 } });
     await pollUntil(() => client.status.state === 'connected', { what: 'connected' });
     const pane = await hub.hub.ptyHost.create({ ...bashShell, cwd: hub.temp.workspace, createdBy: { kind: 'person', name: 'you' }, name: 'web' });
     client.setShared(pane.id, true);
@@ -1307,11 +1307,17 @@ describe("dev-server previews: this relay with the Switchboard daemon (a real Hu
       socket.socket.send(Buffer.from([1, 2, 3]));
       assert.deepEqual([...(await nextMessage(socket.socket)).data], [1, 2, 3]);
 
-      // The pane's server stops (Ctrl-C): its socket closes (the dev server's close, passed on, or 1001 when the preview closed first),
-      // the machine closes the preview, and the address says why.
+      // The pane's server stops (Ctrl-C): its socket closes (the dev server's close, passed on); for the
+      // grace a request is told the server is not listening (it may be restarting), then the machine
+      // closes the preview and the address says why.
       const socketClosed = closed(socket.socket);
       pane.write('\x03');
       assert.ok([1000, 1001].includes((await socketClosed).code));
+      const restarting = await pollUntil(async () => {
+        const reply = await pv('/');
+        return /is not listening \(restarting\?\)/.test(reply.text) ? reply : undefined;
+      }, { timeoutMs: 15_000, what: 'the restarting answer' });
+      assert.equal(restarting.status, 502);
       const gone = await pollUntil(async () => {
         const reply = await pv('/');
         return reply.status === 410 ? reply : undefined;
