@@ -8,7 +8,7 @@ import { createConnection, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hub } from '../src/node/hub.ts';
-import { nullLogger } from '../src/node/logger.ts';
+import { createLogger } from '../src/node/logger.ts';
 
 export interface FuzzHub {
   hub: Hub;
@@ -17,6 +17,8 @@ export interface FuzzHub {
   /** HOME for the shells a boundary starts. */
   home: string;
   ide: { port: number; token: string };
+  /** Throws when the Hub logged an error since the last call (an exception it caught but did not expect). */
+  checkErrors(after: string): void;
   dispose(): Promise<void>;
 }
 
@@ -26,11 +28,13 @@ export async function startFuzzHub(): Promise<FuzzHub> {
   const claudeConfigDir = join(root, 'claude-config');
   mkdirSync(workspace, { recursive: true });
   mkdirSync(join(root, 'home'), { recursive: true });
+  const errors: string[] = [];
   const hub = new Hub({
     dataDir: join(root, 'data'),
     workspaceFolders: [workspace],
     host: 'test',
-    logger: nullLogger,
+    // Errors only: an error in the log is a bug the Hub caught (e.g. `control command failed`); warnings are refusals.
+    logger: createLogger({ level: 'error', sink: (line) => errors.push(line) }),
     version: '9.9.9-fuzz',
     env: { HOME: join(root, 'home'), CLAUDE_CONFIG_DIR: claudeConfigDir, PATH: process.env.PATH ?? '/usr/bin:/bin' },
     clawsCompatSockets: false,
@@ -44,6 +48,11 @@ export async function startFuzzHub(): Promise<FuzzHub> {
     workspace,
     home: join(root, 'home'),
     ide: { port, token: lock.authToken },
+    checkErrors(after) {
+      if (errors.length === 0) return;
+      const logged = errors.splice(0);
+      throw new Error(`after ${after}: the Hub logged ${logged.length} error(s): ${logged.join('\n').slice(0, 2000)}`);
+    },
     async dispose() {
       await hub.shutdown();
       rmSync(root, { recursive: true, force: true });

@@ -76,7 +76,7 @@ export function checkAnswer(frame: Frame, what: string): void {
 export const controlSocketBoundary: FuzzBoundary = {
   name: 'control-socket',
   title: 'Control socket: every command over a real socket to a real Hub (src/node/control)',
-  testRuns: 2000,
+  testRuns: 1000,
   fullRuns: 200_000,
   asyncTimeoutMs: 10_000,
   async open() {
@@ -115,6 +115,7 @@ export const controlSocketBoundary: FuzzBoundary = {
           if (pong.ok !== true) throw new Error(`ping refused after ${line.slice(0, 200)}: ${show(pong)}`);
           for (const frame of client.frames.splice(0)) checkAnswer(frame, `after ${line.slice(0, 300)}`);
           if (client.garbage.length > 0) throw new Error(`the server sent a line that is not a JSON object: ${show(client.garbage)}`);
+          fuzzHub.checkErrors(line.slice(0, 300));
           return true;
         },
         5_000,

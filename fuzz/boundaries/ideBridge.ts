@@ -97,7 +97,7 @@ function checkReply(reply: Message, what: string): void {
 export const ideBridgeBoundary: FuzzBoundary = {
   name: 'ide-bridge',
   title: "IDE bridge JSON-RPC over a real WebSocket to a real Hub (src/node/ide)",
-  testRuns: 1000,
+  testRuns: 600,
   fullRuns: 100_000,
   asyncTimeoutMs: 10_000,
   async open() {
@@ -139,6 +139,7 @@ export const ideBridgeBoundary: FuzzBoundary = {
             if (frame.method === undefined) checkReply(frame, `after ${text.slice(0, 200)}`);
           }
           if (client.garbage.length > 0) throw new Error(`the bridge sent something that is not a JSON object: ${show(client.garbage)}`);
+          fuzzHub.checkErrors(text.slice(0, 300));
           return true;
         },
         5_000,
