@@ -74,6 +74,8 @@ export const asciicastBoundary: FuzzBoundary = {
   name: 'asciicast',
   title: 'asciicast v2 importer (src/node/history/asciicast.ts)',
   testRuns: 2000,
+  // Each input that parses is imported into SQLite, listed, read and exported.
+  fullRuns: 200_000,
   open() {
     const dataDir = mkdtempSync(join(tmpdir(), 'sb-fuzz-cast-'));
     const ptyHost = new PtyHost({ logger: nullLogger, defaultCwd: dataDir, mirrorMode: 'inline' });

@@ -47,7 +47,7 @@ export const controlTerminalBoundary: FuzzBoundary = {
   name: 'control-terminal',
   title: 'Control socket: terminal commands aimed at a live bash in a real Hub (src/node/control)',
   testRuns: 150,
-  fullRuns: 20_000,
+  fullRuns: 5_000,
   asyncTimeoutMs: 20_000,
   async open() {
     const fuzzHub: FuzzHub = await startFuzzHub();
