@@ -10,6 +10,10 @@
  * 1 000 small requests one after another (p50 and p95 latency; added latency = preview p50 − proxy p50,
  * target < 5 ms) and a 50 MB download (MB/s; target preview ≥ 0.5× the proxy). The preview is
  * opened the way a person's browser does: the remote view's open link, its redirects and cookies.
+ *
+ * The download's client runs in a process of its own, like the browser it stands for: in this
+ * process it would share one event loop with the daemon's side (the app's) on the tunnel's path
+ * only — the proxy's path has no daemon — and the figure would time that sharing, not the tunnel.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -139,12 +143,31 @@ async function latencies(target: Target, prefix: string, count: number): Promise
   return times;
 }
 
-async function download(target: Target, prefix: string, mb: number): Promise<number> {
-  const started = performance.now();
-  const answer = await get(target, `${prefix}/big?mb=${mb}`);
-  const seconds = (performance.now() - started) / 1000;
-  if (answer.bytes !== mb * 1024 * 1024) throw new Error(`the download brought ${answer.bytes} bytes, not ${mb} MiB`);
-  return answer.bytes / seconds / 1e6;
+/** The download's client (see the header): one GET, timed from the request to the last byte; prints `<bytes> <ms>`. */
+const downloadClientScript = `
+const http = require('node:http');
+const [port, host, path, cookie, authorization] = process.argv.slice(2);
+const started = performance.now();
+const headers = { host };
+if (cookie) headers.cookie = cookie;
+if (authorization) headers.authorization = authorization;
+http.get({ host: '127.0.0.1', port: Number(port), path, headers, agent: false }, (response) => {
+  let bytes = 0;
+  response.on('data', (chunk) => (bytes += chunk.length));
+  response.on('end', () => console.log(bytes + ' ' + (performance.now() - started)));
+}).on('error', (error) => { console.error(error.message); process.exit(1); });
+`;
+
+async function download(dir: string, target: Target, prefix: string, mb: number): Promise<number> {
+  const script = join(dir, 'download-client.cjs');
+  writeFileSync(script, downloadClientScript);
+  const child = spawn(process.execPath, [script, String(target.port), target.host, `${prefix}/big?mb=${mb}`, target.cookie ?? '', target.authorization ?? ''], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (text: string) => (output += text));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  const [bytes, ms] = output.trim().split(' ').map(Number);
+  if (code !== 0 || bytes !== mb * 1024 * 1024) throw new Error(`the download brought ${bytes} bytes, not ${mb} MiB (exit ${code})`);
+  return bytes / (ms! / 1000) / 1e6;
 }
 
 export const previewTunnelCase: BenchCase = {
@@ -198,8 +221,8 @@ export const previewTunnelCase: BenchCase = {
         directP50.push(percentile(await latencies(direct, '', requests), 50));
         proxyTimes.push(...(await latencies(proxyTarget, '', requests)));
         previewTimes.push(...(await latencies(preview, prefix, requests)));
-        const viaProxy = await download(proxyTarget, '', mb);
-        const viaPreview = await download(preview, prefix, mb);
+        const viaProxy = await download(dirs.home, proxyTarget, '', mb);
+        const viaPreview = await download(dirs.home, preview, prefix, mb);
         proxyRates.push(viaProxy);
         previewRates.push(viaPreview);
         log(`round ${round + 1}: download proxy ${viaProxy.toFixed(0)} MB/s, preview ${viaPreview.toFixed(0)} MB/s`);
