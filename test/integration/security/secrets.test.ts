@@ -15,6 +15,7 @@ import { Hub } from '../../../src/node/hub.ts';
 import { createLogger } from '../../../src/node/logger.ts';
 import { pollUntil } from '../../helpers/poll.ts';
 import { createTempHome, testEnv } from '../../helpers/tempHome.ts';
+import { runChild } from '../cli/cliHarness.ts';
 import { NdjsonClient } from '../control/controlTestKit.ts';
 
 /** Every file under `dir` whose bytes hold `needle` (the database, its WAL and shm included). */
@@ -92,6 +93,30 @@ describe('secrets', () => {
     assert.deepEqual(filesHolding(temp.dataDir, password), [], 'no file of the data dir holds the password');
     assert.ok(logLines.some((line) => line.includes(marker)), 'the trace log carries the output');
     assert.ok(!logLines.some((line) => line.includes(password)), 'nor the password');
+  });
+
+  it('the CLI never prints a token it was given — refused, revoked, forbidden or fine — even at trace level', async (t) => {
+    const { temp, hub, api } = await startHub(t);
+    await api.call('settings.update', { controlTokenAuth: true });
+    const reader = await api.call('tokens.create', { name: 'reader', scopes: ['read'] });
+    const revoked = await api.call('tokens.create', { name: 'revoked', scopes: ['drive'] });
+    await api.call('tokens.revoke', { id: revoked.token.id });
+    const terminal = (await api.call('terminal.create', { file: '/bin/sh' })).id;
+    const wrong = `sbt_${'w'.repeat(43)}`;
+    const env = { ...testEnv(temp.home), SWITCHBOARD_LOG_LEVEL: 'trace' };
+    const runs = [
+      { argv: ['ls', '--token', wrong], token: wrong, ok: false, says: /auth:invalid/ },
+      { argv: ['ls'], env: { SWITCHBOARD_TOKEN: revoked.secret }, token: revoked.secret, ok: false, says: /auth:invalid/ },
+      { argv: ['send', terminal, 'true', '--token', reader.secret], token: reader.secret, ok: false, says: /auth:forbidden send/ },
+      { argv: ['ls', '--json'], env: { SWITCHBOARD_TOKEN: reader.secret }, token: reader.secret, ok: true, says: /^$/ },
+    ];
+    for (const run of runs) {
+      const result = await runChild([...run.argv, '--socket', hub.controlSocketPath], { env: { ...env, ...run.env } });
+      assert.equal(result.status === 0, run.ok, `${run.argv.join(' ')}: ${result.status} ${result.stderr}`);
+      assert.match(result.stderr.split('\n').filter((line) => !/^\d{4}-\d\d-\d\dT/.test(line)).join('\n'), run.says, run.argv.join(' '));
+      assert.ok(!result.stdout.includes(run.token) && !result.stderr.includes(run.token), `${run.argv.join(' ')} printed its token:\n${result.stdout}\n${result.stderr}`);
+      assert.ok(!result.stderr.includes(run.token.slice(4)));
+    }
   });
 
   it('control token secrets never reach the database, the data dir\'s logs, the app\'s log or the bus, after being created, used, refused and revoked', async (t) => {
