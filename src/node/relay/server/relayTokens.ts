@@ -55,6 +55,8 @@ export class RelayTokenStore {
   #machines = new Map<string, z.infer<typeof MachineEntry>>();
   /** mtime+size of the file last loaded, to reload only when it changed. */
   #loadedStamp = '';
+  /** The last problem refresh() logged, so a broken file is reported once, not on every request. */
+  #lastRefreshError: string | undefined;
 
   constructor(options: { filePath: string; logger?: ILogger }) {
     this.filePath = options.filePath;
@@ -108,8 +110,13 @@ export class RelayTokenStore {
   async refresh(): Promise<void> {
     try {
       await this.load();
+      this.#lastRefreshError = undefined;
     } catch (error) {
-      this.#logger?.error('relay tokens file is broken; still using the last good version', { error: (error as Error).message });
+      // Every request re-reads a broken file (it may be fixed any moment): say so once per problem, not per request.
+      const message = (error as Error).message;
+      if (message === this.#lastRefreshError) return;
+      this.#lastRefreshError = message;
+      this.#logger?.error('relay tokens file is broken; still using the last good version', { error: message });
     }
   }
 
