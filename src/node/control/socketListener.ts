@@ -95,7 +95,7 @@ export class UnixSocketListener implements IDisposable {
     // Bind under a temporary name, then link the socket into place. libuv unlinks the name it
     // bound when the server closes, whatever is there by then; bound at `path`, our shutdown
     // would delete a socket another server put there since. The temporary name is gone by then.
-    // (A path too close to the length limit for a longer name is bound directly, as before.)
+    // (A path too close to the length limit for any temporary name is bound directly, as before.)
     const temporary = temporarySocketPath(path);
     const server = createServer({ allowHalfOpen: true }, options.onConnection);
     await bindServer(server, temporary ?? path, path);
@@ -133,10 +133,18 @@ export class UnixSocketListener implements IDisposable {
   }
 }
 
-/** A sibling of `path` to bind first, or null when its name would not fit in a socket address. */
+/**
+ * A sibling of `path` to bind first: `.<name>.<random>` where it fits in a socket address, else the
+ * shorter `.<random>` (9 bytes, no longer than `control.sock` or `claws.sock`, so every path that
+ * fits has one); null only for a path within a few bytes of the limit with a name under 9 bytes.
+ */
 function temporarySocketPath(path: string): string | null {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}`);
-  return Buffer.byteLength(temporary) <= ControlConstants.maxSocketPathBytes ? temporary : null;
+  const random = randomBytes(4).toString('hex');
+  for (const name of [`.${basename(path)}.${random}`, `.${random}`]) {
+    const temporary = join(dirname(path), name);
+    if (Buffer.byteLength(temporary) <= ControlConstants.maxSocketPathBytes) return temporary;
+  }
+  return null;
 }
 
 /** listen(2) on `bindPath` with the socket created 0600 from the start; errors name `path`. */

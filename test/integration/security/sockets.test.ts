@@ -4,7 +4,8 @@
  * modes, so the other user's client runs through setpriv; without root those tests skip and say so.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Hub } from '../../../src/node/hub.ts';
@@ -102,6 +103,35 @@ describe('sockets: who can connect', () => {
     assert.equal(await connectAsOtherUser(other, socketPath), 'ERROR EACCES');
     chmodSync(socketPath, 0o666);
     assert.match(await connectAsOtherUser(other, socketPath), /^ANSWER .*"ok":true/, 'the control run: the harness reaches it once the mode allows');
+  });
+
+  it('at the length limit of a socket address, still binds under a temporary name: shutdown leaves alone a socket another server bound at the path since', async (t) => {
+    const temp = createTempHome('sb-sec-longsock-');
+    t.after(() => temp.dispose());
+    // A path of exactly 107 bytes (the most a Unix socket address holds): `.control.sock.<random>` would not fit.
+    const base = join(dirname(temp.workspace), 'sock');
+    const name = 'control.sock';
+    const padding = 107 - Buffer.byteLength(join(base, name));
+    assert.ok(padding > 0, base);
+    const socketPath = join(base + 'x'.repeat(padding), name);
+    assert.equal(Buffer.byteLength(socketPath), 107);
+    mkdirSync(dirname(socketPath), { mode: 0o700 });
+    const hub = new Hub({ dataDir: temp.dataDir, workspaceFolders: [temp.workspace], host: 'test', logger: createLogger({ level: 'silent' }), env: { SWITCHBOARD_SOCKET: socketPath }, clawsCompatSockets: false });
+    t.after(() => hub.dispose());
+    await hub.start();
+    assert.equal(hub.controlSocketPath, socketPath);
+    assert.equal(statSync(socketPath).mode & 0o777, 0o600);
+    assert.deepEqual(readdirSync(dirname(socketPath)), [name], 'no temporary name is left behind');
+    const ours = await NdjsonClient.connect(socketPath);
+    assert.equal((await ours.request({ cmd: 'ping' })).ok, true);
+    ours.close();
+    // Another server at the path since (ours was removed by someone): our shutdown must not delete it.
+    rmSync(socketPath);
+    const other = createServer((socket) => socket.end());
+    t.after(() => other.close());
+    await new Promise<void>((resolve) => other.listen(socketPath, resolve));
+    await hub.shutdown();
+    assert.ok(lstatSync(socketPath).isSocket(), 'the other server keeps its socket');
   });
 
   it('skips a .claws owned by another user, changing nothing there, and still serves the control socket', async (t) => {
