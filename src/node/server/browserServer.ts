@@ -236,7 +236,13 @@ export class BrowserServer implements IDisposable {
   }
 
   #upgradeRefusal(req: IncomingMessage): { status: number; reason: string } | undefined {
-    const url = new URL(req.url ?? '/', 'http://switchboard.invalid');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://switchboard.invalid');
+    } catch {
+      // Thrown here, in an event handler, it would end the server (and print the URL, token and all).
+      return { status: 400, reason: 'bad path' };
+    }
     if (url.pathname !== API_PATH) return { status: 404, reason: 'not found' };
     if (!isAllowedHostHeader(req.headers.host, this.#hostPolicy)) return { status: 403, reason: 'forbidden host' };
     if (!isSameOrigin(req.headers.origin, req.headers.host)) return { status: 403, reason: 'forbidden origin' };

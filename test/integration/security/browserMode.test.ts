@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import WebSocket from 'ws';
@@ -73,6 +74,23 @@ describe('browser mode: the token', () => {
       }
     }
     assert.equal((await send(app, 'HEAD', '/', { cookie })).status, 200);
+  });
+
+  it('refuses a WebSocket upgrade whose path is no URL with 400, and keeps serving (it ended the server, printing the token)', async (t) => {
+    const app = await startServedApp();
+    t.after(() => app.stop());
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = createConnection({ host: '127.0.0.1', port: app.port }, () => {
+        socket.write(`GET //?token=${app.token} HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+      });
+      let text = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+    assert.match(answer, /^HTTP\/1\.1 400/);
+    assert.equal((await send(app, 'GET', `/?token=${app.token}`)).status, 302, 'still serving');
+    assert.ok(!app.stderr().includes(app.token), app.stderr());
   });
 
   it('never writes the token to its log (at trace level) nor to a file of the data dir but serve.json, whatever the requests', async (t) => {
