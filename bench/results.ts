@@ -18,13 +18,15 @@ export interface CaseOutcome {
   seconds: number;
   /** The machine's 1-minute load average when the case started and when it ended. */
   load?: [number, number];
+  /** When the case ended (ISO 8601); the run's end when missing. */
+  date?: string;
 }
 
 export interface LatestFile {
   cases: Record<string, LatestCase>;
 }
 
-export type LatestCase = CaseOutcome & { date: string; machine: Machine };
+export type LatestCase = Omit<CaseOutcome, 'date'> & { date: string; machine: Machine };
 
 export interface Machine {
   cpu: string;
@@ -59,7 +61,7 @@ export function writeLatestResults(outcomes: Record<string, CaseOutcome>): strin
   for (const [name, outcome] of Object.entries(outcomes)) {
     const skipped = !outcome.error && (outcome.results ?? []).length === 0;
     if (skipped && latest.cases[name]) continue;
-    latest.cases[name] = { ...outcome, date, machine };
+    latest.cases[name] = { ...outcome, date: outcome.date ?? date, machine };
   }
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(latestPath, `${JSON.stringify(latest, null, 2)}\n`);

@@ -67,11 +67,11 @@ async function main(argv: string[]): Promise<number> {
     try {
       const results = await benchCase.run({ quick, log: (line) => console.log(`   ${line}`) });
       for (const result of results) console.log(`   ${result.label.padEnd(44)} ${result.value.toFixed(result.digits ?? 1).padStart(10)} ${result.unit}`);
-      outcomes[benchCase.name] = { description: benchCase.description, results, seconds: (performance.now() - started) / 1000, load: [loadAtStart, loadNow()] };
+      outcomes[benchCase.name] = { description: benchCase.description, results, seconds: (performance.now() - started) / 1000, load: [loadAtStart, loadNow()], date: new Date().toISOString() };
     } catch (error) {
       failed = true;
       console.error(`   FAILED: ${(error as Error).stack ?? String(error)}`);
-      outcomes[benchCase.name] = { description: benchCase.description, error: String(error), seconds: (performance.now() - started) / 1000, load: [loadAtStart, loadNow()] };
+      outcomes[benchCase.name] = { description: benchCase.description, error: String(error), seconds: (performance.now() - started) / 1000, load: [loadAtStart, loadNow()], date: new Date().toISOString() };
     }
     console.log(`   (${((performance.now() - started) / 1000).toFixed(1)} s)`);
   }
