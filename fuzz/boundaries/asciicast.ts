@@ -72,7 +72,7 @@ const damaged = fc
 
 export const asciicastBoundary: FuzzBoundary = {
   name: 'asciicast',
-  title: 'asciicast v2 importer (src/node/history/asciicast.ts)',
+  title: 'asciicast v2 importer, into a real SQLite History (src/node/history/asciicast.ts, historyService.ts)',
   testRuns: 2000,
   // Each input that parses is imported into SQLite, listed, read and exported.
   fullRuns: 200_000,
