@@ -71,7 +71,8 @@ export const agentScreensBoundary: FuzzBoundary = {
           deepStrictEqual(readAgentScreen(rules, [...lines, '', '   ']), reading, `${kind}: blank lines under the screen changed its reading`);
           return true;
         },
-        500,
+        // A backtracking expression on a 600-character run takes seconds to forever; GC pauses on a loaded machine stay well under this.
+        2_000,
       ),
     );
     return { property, dispose() {} };

@@ -118,7 +118,7 @@ export const controlSocketBoundary: FuzzBoundary = {
           fuzzHub.checkErrors(line.slice(0, 300));
           return true;
         },
-        5_000,
+        8_000,
       ),
     );
     return {

@@ -142,7 +142,7 @@ export const ideBridgeBoundary: FuzzBoundary = {
           fuzzHub.checkErrors(text.slice(0, 300));
           return true;
         },
-        5_000,
+        8_000,
       ),
     );
     return {
