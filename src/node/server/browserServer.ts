@@ -14,7 +14,7 @@ import type { Hub } from '../hub.ts';
 import type { ILogger } from '../logger.ts';
 import { describeError } from '../api/hubConnection.ts';
 import { createSessionToken, isAllowedHostHeader, isSameOrigin, readCookie, tokensEqual, type HostPolicy } from './auth.ts';
-import { answerBadRequest, closeHttpServer, contentSecurityPolicy, listenOn, refuseUpgrade, sendText, setSecurityHeaders, urlHostFor } from './httpKit.ts';
+import { answerBadRequest, closeHttpServer, contentSecurityPolicy, listenOn, refuseUpgrade, requestUrl, sendText, setSecurityHeaders, urlHostFor } from './httpKit.ts';
 import { resolveStaticFile, sendFile } from './staticFiles.ts';
 import { WebSocketBridge } from './webSocketBridge.ts';
 
@@ -138,11 +138,8 @@ export class BrowserServer implements IDisposable {
       sendText(res, 405, 'method not allowed\n');
       return;
     }
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', 'http://switchboard.invalid');
-    } catch {
-      // `//?token=…` and the like are no path of ours (the WHATWG parser reads them as a host).
+    const url = requestUrl(req);
+    if (!url) {
       sendText(res, 400, 'bad path\n');
       return;
     }
@@ -236,13 +233,8 @@ export class BrowserServer implements IDisposable {
   }
 
   #upgradeRefusal(req: IncomingMessage): { status: number; reason: string } | undefined {
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', 'http://switchboard.invalid');
-    } catch {
-      // Thrown here, in an event handler, it would end the server (and print the URL, token and all).
-      return { status: 400, reason: 'bad path' };
-    }
+    const url = requestUrl(req);
+    if (!url) return { status: 400, reason: 'bad path' };
     if (url.pathname !== API_PATH) return { status: 404, reason: 'not found' };
     if (!isAllowedHostHeader(req.headers.host, this.#hostPolicy)) return { status: 403, reason: 'forbidden host' };
     if (!isSameOrigin(req.headers.origin, req.headers.host)) return { status: 403, reason: 'forbidden origin' };

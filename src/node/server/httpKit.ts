@@ -35,6 +35,19 @@ export function contentSecurityPolicy(socketOrigin: string): string {
 }
 
 /** A plain-text answer that no cache keeps. */
+/**
+ * A request's URL, or undefined when the WHATWG parser cannot read it — `//?token=…` and the like
+ * (it reads them as a host): answer those 400 rather than let the throw reach a handler, where it
+ * ended a server or logged the URL, token and all.
+ */
+export function requestUrl(req: { url?: string | undefined }): URL | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://request.invalid');
+  } catch {
+    return undefined;
+  }
+}
+
 export function sendText(res: ServerResponse, status: number, text: string): void {
   res.setHeader('Content-Type', 'text/plain; charset=utf-8');
   res.setHeader('Content-Length', String(Buffer.byteLength(text)));

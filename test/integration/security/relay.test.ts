@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
@@ -127,6 +128,19 @@ describe('switchboard relay: its own edges', () => {
     const rotated = await addMachine(tokensFile, 'box', true);
     assert.equal(await viewerSocket(relay, 'box', box.viewerToken), '401', 'the old viewer token is gone');
     assert.equal(await viewerSocket(relay, 'box', rotated.viewerToken), 'open');
+    // A path the URL parser cannot read, a token in it, as a page and as an upgrade: 400 (not a 500 with the URL in the log).
+    const relayPort = Number(new URL(relay.url).port);
+    for (const upgrade of ['', 'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n']) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = createConnection({ host: '127.0.0.1', port: relayPort }, () => socket.write(`GET //?token=${rotated.viewerToken} HTTP/1.1\r\nHost: 127.0.0.1:${relayPort}\r\nConnection: close\r\n${upgrade}\r\n`));
+        let text = '';
+        socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      assert.match(answer, /^HTTP\/1\.1 400/, answer);
+      assert.match(answer, /bad path/);
+    }
     client.dispose();
     await relay.stop();
 

@@ -18,7 +18,7 @@ import type { IDisposable } from '../../../common/lifecycle.ts';
 import { defaultEnvelopeLimits, type EnvelopeLimits } from '../../../common/protocol/relay/frameLimits.ts';
 import { BROADCAST_CHANNEL_ID } from '../../../common/protocol/relay/messages.ts';
 import type { ILogger } from '../../logger.ts';
-import { answerBadRequest, closeHttpServer, listenOn, refuseUpgrade, sendText, setSecurityHeaders, urlHostFor } from '../../server/httpKit.ts';
+import { answerBadRequest, closeHttpServer, listenOn, refuseUpgrade, requestUrl, sendText, setSecurityHeaders, urlHostFor } from '../../server/httpKit.ts';
 import { defaultRendererDir } from '../../server/staticFiles.ts';
 import { RefusalLog } from '../refusalLog.ts';
 import { DAEMON_PATH, MachineId, VIEWER_PATH } from '../relayUrl.ts';
@@ -166,8 +166,12 @@ export class RelayServer implements IDisposable {
   async #onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // Previews first: a preview host is never the relay's, and preview responses carry the dev server's headers, not the relay's.
     if (await this.#previews.handleHttp(req, res)) return;
-    const path = new URL(req.url ?? '/', 'http://relay.invalid').pathname;
     setSecurityHeaders(res);
+    const path = requestUrl(req)?.pathname;
+    if (path === undefined) {
+      sendText(res, 400, 'bad path\n');
+      return;
+    }
     if (path === '/healthz') {
       sendText(res, 200, 'ok\n');
       return;
@@ -183,7 +187,8 @@ export class RelayServer implements IDisposable {
   async #onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
     socket.on('error', () => {});
     if (await this.#previews.handleUpgrade(req, socket, head)) return;
-    const url = new URL(req.url ?? '/', 'http://relay.invalid');
+    const url = requestUrl(req);
+    if (!url) return refuseUpgrade(socket, 400, 'bad path');
     const role: RelayRole | undefined = url.pathname === DAEMON_PATH ? 'daemon' : url.pathname === VIEWER_PATH ? 'viewer' : undefined;
     if (!role) return refuseUpgrade(socket, 404, 'not found');
     const machine = MachineId.safeParse(url.searchParams.get('machineId') ?? '');
