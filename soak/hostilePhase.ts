@@ -81,6 +81,7 @@ export async function runHostilePhase(options: HostileOptions): Promise<HostileF
     await new Promise((resolve) => setTimeout(resolve, options.afterSeconds * 1000));
     const samples = await pinger.stop();
     const loopAfter = await hub.loopDelay();
+    await hub.connectionsGone();
     const pingDuring = pingStats(samples, burstStart, burstEnd);
     const pingAfter = pingStats(samples, burstEnd);
     const after = await hub.measure();

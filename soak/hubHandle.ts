@@ -11,6 +11,8 @@ import { join } from 'node:path';
 export interface HubMeasure {
   rss: number;
   heapUsed: number;
+  /** Buffers outside the V8 heap (output rings, socket chunks): freed memory RSS may not show as freed. */
+  arrayBuffers: number;
   /** Whether a full GC ran first (the child runs with --expose-gc). */
   gc: boolean;
   fds: number;
@@ -135,6 +137,19 @@ export class SoakHub {
     const reply = await this.#ask('loopDelay', 30_000);
     if (reply.type !== 'loopDelay') throw new Error(`loopDelay: ${JSON.stringify(reply)}`);
     return reply.delay;
+  }
+
+  /**
+   * Wait (up to `timeoutMs`) until the Hub holds no control connection: a client that closed its
+   * socket is gone for the Hub only once it has read the close. Returns the count then.
+   */
+  async connectionsGone(timeoutMs = 10_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { connections } = await this.count();
+      if (connections === 0 || Date.now() > deadline) return connections;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 
   /** Close every terminal (as a person closing all panes would). */

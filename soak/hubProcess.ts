@@ -58,6 +58,7 @@ async function measure(): Promise<HubMeasure> {
     ...count(),
     rss: memory.rss,
     heapUsed: memory.heapUsed,
+    arrayBuffers: memory.arrayBuffers,
     gc: gc !== undefined,
     fds: readdirSync('/proc/self/fd').length,
     resources,

@@ -39,6 +39,8 @@ export interface LoadFigures {
   before: HubMeasure;
   after: HubMeasure;
   shellsLeft: number;
+  /** How long the Hub settled before "after" was measured. */
+  settleSeconds: number;
   failures: string[];
 }
 
@@ -71,13 +73,18 @@ async function openTerminals(socketPath: string, options: LoadOptions): Promise<
   };
   let index = 0;
   const floods: string[] = [];
-  for (let i = 0; i < options.floods; i++) floods.push(await create(index++, { name: `flood-${i}`, shellPath: '/bin/sh', shellIntegration: false }));
+  // The flood is the terminal's program (nothing typed): it runs until the terminal is closed.
+  for (let i = 0; i < options.floods; i++) floods.push(await create(index++, { name: `flood-${i}`, shellPath: '/bin/sh', shellArgs: ['-c', floodCommand], shellIntegration: false }));
   const execs: string[] = [];
   for (let i = 0; i < options.execTerminals; i++) execs.push(await create(index++, { name: `exec-${i}` }));
   const sends: string[] = [];
   for (let i = 0; i < options.sendTerminals; i++) sends.push(await create(index++, { name: `send-${i}`, shellPath: '/bin/sh', shellIntegration: false }));
-  // The exec terminals' shells are ready once one exec each went through.
-  await Promise.all(execs.map((id) => setup[0]!.request({ cmd: 'exec', terminalId: id, command: 'true', timeoutMs: 30_000 })));
+  // The exec terminals' shells are ready once one exec each went through (a shell's first prompt
+  // can take seconds on a loaded machine).
+  for (const id of execs) {
+    const ready = await setup[0]!.request({ cmd: 'exec', terminalId: id, command: 'true', timeoutMs: 120_000 }, 180_000);
+    if (ready.ok !== true) throw new Error(`the exec terminal ${id} did not get ready: ${String(ready.error)}`);
+  }
   return { terminals: { floods, execs, sends }, setup };
 }
 
@@ -100,7 +107,7 @@ async function runClients(socketPath: string, terminals: Terminals, clients: num
     const ask = async (fields: Frame): Promise<Frame | null> => {
       figures.requests[role]++;
       try {
-        const answer = await client.request(fields, 60_000);
+        const answer = await client.request(fields, 180_000);
         if (answer.ok !== true) fail(role, `${String(fields.cmd)}: ${String(answer.error)}`);
         return answer;
       } catch (error) {
@@ -125,7 +132,7 @@ async function runClients(socketPath: string, terminals: Terminals, clients: num
         let n = 0;
         while (Date.now() < until) {
           const token = `soak-${index}-${n++}`;
-          const answer = await ask({ cmd: 'exec', terminalId: pick(terminals.execs), command: `echo ${token}`, timeoutMs: 30_000 });
+          const answer = await ask({ cmd: 'exec', terminalId: pick(terminals.execs), command: `echo ${token}`, timeoutMs: 120_000 });
           const output = (answer?.event as { output?: string } | undefined)?.output;
           if (answer?.ok === true && !output?.includes(token)) fail(role, `exec output lacks ${token}: ${JSON.stringify(output).slice(0, 100)}`);
           await pause(200);
@@ -158,12 +165,8 @@ async function runClients(socketPath: string, terminals: Terminals, clients: num
   await Promise.all(running);
 }
 
-async function startFloods(setup: LineClient, floods: string[]): Promise<void> {
-  await Promise.all(floods.map((id) => setup.request({ cmd: 'send', terminalId: id, text: floodCommand, newline: true })));
-}
-
-async function stopFloods(setup: LineClient, floods: string[]): Promise<number> {
-  await Promise.all(floods.map((id) => setup.request({ cmd: 'send', terminalId: id, text: '\u0003' })));
+/** The bytes the floods wrote so far (they stop when their terminals are closed). */
+async function floodOutput(setup: LineClient, floods: string[]): Promise<number> {
   let bytes = 0;
   for (const id of floods) {
     const answer = await setup.request({ cmd: 'readLog', terminalId: id, limit: 1 });
@@ -182,9 +185,7 @@ export async function runLoadPhase(options: LoadOptions): Promise<LoadFigures> {
     log(`warm-up: ${options.floods} floods, ${Math.min(8, options.clients)} clients, 2 s`);
     {
       const { terminals, setup } = await openTerminals(hub.socketPath, options);
-      await startFloods(setup[0]!, terminals.floods);
       await runClients(hub.socketPath, terminals, Math.min(8, options.clients), Date.now() + 2000, figures);
-      await stopFloods(setup[0]!, terminals.floods);
       await closeTerminals(setup, terminals);
     }
     if (figures.errors > 0) failures.push(`${figures.errors} errors in the warm-up: ${figures.errorSamples.join(' | ')}`);
@@ -192,24 +193,32 @@ export async function runLoadPhase(options: LoadOptions): Promise<LoadFigures> {
     figures.pushes = 0;
     figures.errors = 0;
     figures.errorSamples = [];
+    await hub.connectionsGone();
     const before = await hub.measure();
     log(`before: rss ${mib(before.rss)}, heap ${mib(before.heapUsed)}, fds ${before.fds}, timers ${before.resources.Timeout ?? 0}`);
 
     const { terminals, setup } = await openTerminals(hub.socketPath, options);
     log(`soak: ${options.clients} clients (subscribe, exec, readLog, send) and ${options.floods} flooding terminals for ${options.seconds} s`);
-    await startFloods(setup[0]!, terminals.floods);
     const pinger = await Pinger.start(hub.socketPath);
     await runClients(hub.socketPath, terminals, options.clients, Date.now() + options.seconds * 1000, figures);
     const samples = await pinger.stop();
-    const floodBytes = await stopFloods(setup[0]!, terminals.floods);
+    const floodBytes = await floodOutput(setup[0]!, terminals.floods);
     await closeTerminals(setup, terminals);
     const ping = pingStats(samples);
     log(`soak done: ${Object.values(figures.requests).reduce((a, b) => a + b, 0)} requests, ${figures.pushes} pushes, ${figures.errors} errors; floods wrote ${mib(floodBytes)}`);
 
     // Settle: the shells end, sockets close, the history writer catches up.
+    await hub.connectionsGone();
     await new Promise((resolve) => setTimeout(resolve, 3000));
-    const after = await hub.measure();
-    log(`after: rss ${mib(after.rss)}, heap ${mib(after.heapUsed)}, fds ${after.fds}, timers ${after.resources.Timeout ?? 0}`);
+    let after = await hub.measure();
+    let settleSeconds = 3;
+    if (after.rss > before.rss * (1 + memoryTolerance)) {
+      // The mirror worker's heap and malloc's free lists give memory back lazily: look again later.
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      after = await hub.measure();
+      settleSeconds += 10;
+    }
+    log(`after (${settleSeconds} s settle): rss ${mib(after.rss)}, heap ${mib(after.heapUsed)}, fds ${after.fds}, timers ${after.resources.Timeout ?? 0}`);
     const shellsLeft = (await hub.shutdown()).length;
 
     if (figures.errors > 0) failures.push(`${figures.errors} errors during the soak: ${figures.errorSamples.join(' | ')}`);
@@ -229,7 +238,7 @@ export async function runLoadPhase(options: LoadOptions): Promise<LoadFigures> {
     if (handles(after) > handles(before)) failures.push(`active handles: ${JSON.stringify(after.resources)} after vs ${JSON.stringify(before.resources)} before`);
     if (after.terminals > 0 || after.connections > 0) failures.push(`left after the soak: ${after.terminals} terminals, ${after.connections} connections`);
     if (shellsLeft > 0) failures.push(`${shellsLeft} shells still run after the Hub shut down`);
-    return { options: { clients: options.clients, floods: options.floods, seconds: options.seconds, execTerminals: options.execTerminals, sendTerminals: options.sendTerminals }, ...figures, floodBytes, ping, before, after, shellsLeft, failures };
+    return { options: { clients: options.clients, floods: options.floods, seconds: options.seconds, execTerminals: options.execTerminals, sendTerminals: options.sendTerminals }, ...figures, floodBytes, ping, before, after, shellsLeft, settleSeconds, failures };
   } finally {
     await hub.shutdown();
     hub.dispose();

@@ -70,8 +70,9 @@ export function formatReport(run: SoakRun): string {
     lines.push(`| flood output | ${mib(load.floodBytes)} | |`);
     lines.push(`| errors | ${load.errors}${load.errorSamples.length > 0 ? ` (${load.errorSamples.slice(0, 3).join(' | ')})` : ''} | 0 |`);
     lines.push(`| ping during the load: p50 / p99 / max | ${ms(load.ping.p50)} / ${ms(load.ping.p99)} / ${ms(load.ping.max)} (${load.ping.count} pings) | p99 < ${loadPingP99TargetMs} ms |`);
-    lines.push(`| Hub RSS before → after | ${mib(before.rss)} → ${mib(after.rss)} (${pct(before.rss, after.rss)}) | ≤ +${memoryTolerance * 100} % |`);
+    lines.push(`| Hub RSS before → after (${load.settleSeconds} s settle) | ${mib(before.rss)} → ${mib(after.rss)} (${pct(before.rss, after.rss)}) | ≤ +${memoryTolerance * 100} % |`);
     lines.push(`| Hub heap before → after | ${mib(before.heapUsed)} → ${mib(after.heapUsed)} (${pct(before.heapUsed, after.heapUsed)}) | ≤ +${memoryTolerance * 100} % |`);
+    lines.push(`| Buffers outside the heap before → after | ${mib(before.arrayBuffers)} → ${mib(after.arrayBuffers)} | |`);
     lines.push(`| file descriptors before → after | ${before.fds} → ${after.fds} | no more |`);
     lines.push(`| timers before → after | ${timers(before)} → ${timers(after)} | no more |`);
     lines.push(`| other handles before → after | ${handles(before)} → ${handles(after)} | no more |`);

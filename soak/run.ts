@@ -40,10 +40,23 @@ export function soakSizes(options: { quick: boolean; duration?: number | undefin
 /** Runs the phases; returns the run and every target missed. */
 export async function runSoak(options: { sizes: SoakSizes; only?: 'burst' | 'load' | undefined; quick: boolean; cpuProf?: string | undefined; log: (line: string) => void }): Promise<{ run: SoakRun; failures: string[] }> {
   const run: SoakRun = { date: new Date().toISOString(), mode: options.quick ? 'quick' : 'full', loadBefore: currentLoad(), loadAfter: [] };
-  if (options.only !== 'load') run.hostile = await runHostilePhase({ ...options.sizes.hostile, cpuProf: options.cpuProf, log: options.log });
-  if (options.only !== 'burst') run.load = await runLoadPhase({ ...options.sizes.load, log: options.log });
+  const failures: string[] = [];
+  // A phase that cannot run at all (its Hub did not start, its terminals never got ready) is a failure to report, not a crash.
+  if (options.only !== 'load') {
+    run.hostile = await runHostilePhase({ ...options.sizes.hostile, cpuProf: options.cpuProf, log: options.log }).catch((error: unknown) => {
+      failures.push(`burst: could not run: ${(error as Error).message}`);
+      return undefined;
+    });
+  }
+  if (options.only !== 'burst') {
+    run.load = await runLoadPhase({ ...options.sizes.load, log: options.log }).catch((error: unknown) => {
+      failures.push(`soak: could not run: ${(error as Error).message}`);
+      return undefined;
+    });
+  }
   run.loadAfter = currentLoad();
-  return { run, failures: [...(run.hostile?.failures ?? []).map((f) => `burst: ${f}`), ...(run.load?.failures ?? []).map((f) => `soak: ${f}`)] };
+  failures.push(...(run.hostile?.failures ?? []).map((f) => `burst: ${f}`), ...(run.load?.failures ?? []).map((f) => `soak: ${f}`));
+  return { run, failures };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -80,7 +93,7 @@ async function main(argv: string[]): Promise<number> {
   const report = formatReport(run);
   console.log(`\n${report}\n`);
   // Quick runs check that it runs; only full runs (of both phases) are figures worth keeping.
-  if (!values.quick && !values['no-doc'] && only === undefined) {
+  if (!values.quick && !values['no-doc'] && only === undefined && run.hostile && run.load) {
     writeReliabilitySection(report);
     console.log('wrote the soak section of docs/reliability.md');
   }
