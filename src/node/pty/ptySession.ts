@@ -299,7 +299,13 @@ export class PtySession implements IDisposable {
     if (cols === this.#info.cols && rows === this.#info.rows) return;
     // Output already read was produced for the old size: parse it at that size first.
     this.#batcher.flush();
-    pty.resize(cols, rows);
+    try {
+      pty.resize(cols, rows);
+    } catch (error) {
+      // While the shell is exiting: node-pty has closed the PTY once its output ended, but reports
+      // the exit only after it reaped the process, so the ioctl fails (EBADF, ENOTTY) in between.
+      throw new ApiError('TERMINAL_EXITED', `terminal ${this.id} has exited (its terminal is closed: ${(error as Error).message})`);
+    }
     this.#mirror.resize(cols, rows);
     this.#info.cols = cols;
     this.#info.rows = rows;

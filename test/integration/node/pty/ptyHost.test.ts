@@ -79,6 +79,27 @@ describe('PtyHost: processes', { timeout: 30_000 }, () => {
     assert.throws(() => session.resize(0, 10), (error: unknown) => error instanceof ApiError && error.code === 'INVALID_PARAMS');
   });
 
+  // Found by fuzzing (fuzz/boundaries/controlTerminal.ts): a resize in that window failed with `ioctl(2) failed, EBADF`, an INTERNAL error.
+  test('a resize while the shell is exiting is refused with TERMINAL_EXITED, never the PTY’s ioctl error', async () => {
+    const errors: unknown[] = [];
+    for (let round = 0; round < 5; round++) {
+      const session = await createBash();
+      await waitForOutput(session, /\$ $/);
+      session.write('exit\r');
+      // Resize at every turn of the event loop until it is refused: the first refusal falls between the PTY closing and the exit event most times.
+      for (let turn = 0; errors.length === round && turn < 100_000; turn++) {
+        await new Promise((resolve) => setImmediate(resolve));
+        try {
+          session.resize(80 + (turn % 2), 24);
+        } catch (error) {
+          errors.push(error);
+        }
+      }
+    }
+    assert.equal(errors.length, 5);
+    for (const error of errors) assert.ok(error instanceof ApiError && error.code === 'TERMINAL_EXITED', `refused with ${String(error)}`);
+  });
+
   test('kill ends every process group of the terminal, escalating past ignored signals', async () => {
     const session = await createBash();
     // A background job (its own process group), one that ignores SIGHUP and SIGTERM, and a
