@@ -29,6 +29,7 @@ import { machineCores } from '../bench/machineCpu.ts';
 import { setRunHook } from './boundary.ts';
 import { boundaries } from './boundaries/index.ts';
 import { type BoundaryOutcome, checkBoundary } from './check.ts';
+import { findings } from './findings.ts';
 
 const defaultRuns = 1_000_000;
 const hangSeconds = 60;
@@ -190,11 +191,6 @@ if (recording) {
 }
 process.exit(failed ? 1 : 0);
 
-/** What fuzzing found: the failure, the fix, the test that keeps it fixed. */
-const findings = [
-  '**asciicast** (History import): a `.cast` whose header `timestamp`, an event time or `duration` is no date (`[1e15, "o", "x"]`) was imported; the start time plus it, in milliseconds, went into SQLite as an integer past 2^53, and from then on every list of History threw `RangeError` (export: `Invalid time value`). Such a file is now refused naming the line (`time 1000000000000000 is more than 100 years (3155760000 seconds) after the start`). Test: `test/unit/node/history/asciicast.test.ts` › "refuses times that are no dates: a timestamp past the year 9999, an event or a duration more than 100 years after the start".',
-  '**control-terminal** (a live terminal): a `resize` while the shell was exiting — node-pty closes the PTY when the output ends but reports the exit only after reaping the process — failed with `ioctl(2) failed, EBADF` (or `ENOTTY`), an `INTERNAL` error to the client. It is now `TERMINAL_EXITED`. Test: `test/integration/node/pty/ptyHost.test.ts` › "a resize while the shell is exiting is refused with TERMINAL_EXITED, never the PTY’s ioctl error".',
-];
 
 function writeDocs(run: RunState): void {
   const text = readFileSync(docsPath, 'utf8');
