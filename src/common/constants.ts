@@ -19,6 +19,27 @@ export const TerminalConstants = {
   /** The renderer acknowledges in steps of this many chars (from xterm.js write callbacks). */
   ackBatchChars: 5_000,
   /**
+   * Output pacing in the page (renderer/features/terminals/outputScheduler.ts). A pane whose
+   * terminal has focus, or that took a keystroke this recently, gets its output parsed first; and
+   * while any pane took one this recently, the other panes are paced per frame.
+   */
+  outputForegroundAfterInputMs: 1_000,
+  /**
+   * Parse time per animation frame for all background panes together while someone types: with
+   * the DOM renderer drawing the scrolling panes too, the frame that draws the echo stays near.
+   */
+  outputBackgroundBudgetTypingMs: 4,
+  /** …and per turn while nobody types: xterm's own slice (WRITE_TIMEOUT_MS), so a flood runs as fast as xterm takes it. */
+  outputBackgroundBudgetMs: 12,
+  /** A background pane's batch is never smaller than this, so a slow estimate still makes progress. */
+  outputMinBatchChars: 2_048,
+  /** xterm's parse speed is measured as it goes; these bound the estimate (chars per ms). */
+  outputInitialCharsPerMs: 1_000,
+  outputMinCharsPerMs: 200,
+  outputMaxCharsPerMs: 50_000,
+  /** A round waits for the next frame, or this long if the browser stopped drawing frames. */
+  outputFrameFallbackMs: 100,
+  /**
    * The headless mirror may fall this far behind before the PTY is paused (and must catch up to
    * the low mark before it resumes). Output waits for the mirror in a pile of up to 8 MiB (so a
    * flood's lines that only scroll through the scrollback are skipped, lazyMirror.ts) plus a

@@ -4,6 +4,7 @@ import { Disposable, toDisposable } from '../../../src/common/lifecycle.ts';
 import type { ObservableValue } from '../../app/observable.ts';
 import type { ColorScheme } from '../../app/theme.ts';
 import { TerminalSession } from './terminalSession.ts';
+import { OutputScheduler } from './outputScheduler.ts';
 import { xtermTheme } from './xtermThemes.ts';
 import { hasHardwareWebgl } from './webglSupport.ts';
 import type { TypeAheadStore } from './typeAhead.ts';
@@ -32,6 +33,7 @@ export interface SessionRegistryOptions {
 export class SessionRegistry extends Disposable {
   readonly #options: SessionRegistryOptions;
   readonly #sessions = new Map<string, TerminalSession>();
+  readonly #output = this.register(new OutputScheduler());
 
   constructor(options: SessionRegistryOptions) {
     super();
@@ -75,6 +77,7 @@ export class SessionRegistry extends Disposable {
         hasHardwareWebgl() && [...this.#sessions.values()].filter((candidate) => candidate.usesWebgl).length < webglContextBudget,
       reportError,
       typeAhead: this.#options.typeAhead.for(terminalId),
+      output: this.#output,
     });
     session.onDidFocus(() => this.#options.onDidFocusTerminal(terminalId));
     this.#sessions.set(terminalId, session);

@@ -23,6 +23,7 @@ import { errorCode } from '../../app/errorList.ts';
 import { ObservableValue } from '../../app/observable.ts';
 import { openExternalLink } from '../../app/links.ts';
 import type { HeldInputKind, TypeAheadBuffer } from './typeAhead.ts';
+import type { OutputScheduler, PaneOutput } from './outputScheduler.ts';
 
 export type SessionStatus =
   | { kind: 'attaching' }
@@ -48,6 +49,8 @@ export interface TerminalSessionOptions {
   reportError(title: string, error: unknown): void;
   /** Where input waits until the terminal takes it; it outlives the session (see typeAhead.ts). */
   typeAhead: TypeAheadBuffer;
+  /** The window's output pacing: the pane being typed in is parsed before the others (outputScheduler.ts). */
+  output: OutputScheduler;
 }
 
 /** Wait this long after the last size change before telling the PTY, so a drag sends one resize. */
@@ -75,6 +78,7 @@ export class TerminalSession extends Disposable {
   readonly #options: TerminalSessionOptions;
   readonly #fit = new FitAddon();
   readonly #search = new SearchAddon();
+  readonly #output: PaneOutput;
   #theme: ITheme;
   #currentMatchColor: string | null = null;
   #webgl: WebglAddon | undefined;
@@ -120,6 +124,7 @@ export class TerminalSession extends Disposable {
       linkHandler: { activate: (_event, uri) => openExternalLink(uri), allowNonHttpProtocols: false },
     });
     this.register(toDisposable(() => this.terminal.dispose()));
+    this.#output = this.register(options.output.open(this.terminal));
     this.terminal.loadAddon(this.#fit);
     this.terminal.loadAddon(this.#search);
     this.terminal.loadAddon(new Unicode11Addon());
@@ -206,8 +211,7 @@ export class TerminalSession extends Disposable {
     // Chunks that end at or before the snapshot's offset are already on screen.
     if (event.offset <= this.#offset) return;
     this.#offset = event.offset;
-    const chars = event.data.length;
-    this.terminal.write(event.data, () => this.#acknowledge(chars));
+    this.#output.write(event.data, (chars) => this.#acknowledge(chars));
   }
 
   /**
@@ -219,7 +223,10 @@ export class TerminalSession extends Disposable {
     if (!this.#opened) {
       this.#opened = true;
       this.terminal.open(this.element);
-      this.terminal.textarea?.addEventListener('focus', () => this.#onDidFocus.fire());
+      this.terminal.textarea?.addEventListener('focus', () => {
+        this.#output.promote();
+        this.#onDidFocus.fire();
+      });
       this.#loadWebgl();
     }
     const observer = new ResizeObserver(() => this.#scheduleFit());
@@ -245,8 +252,9 @@ export class TerminalSession extends Disposable {
   #showAsEnded(): void {
     this.terminal.options.disableStdin = true;
     this.terminal.options.cursorBlink = false;
-    // Hides the cursor in this pane's copy of the screen only; nothing is sent to the Hub.
-    this.terminal.write('\x1b[?25l');
+    // Hides the cursor in this pane's copy of the screen only; nothing is sent to the Hub. After
+    // any output still waiting for its turn, which might show the cursor again.
+    this.#output.write('\x1b[?25l');
   }
 
   applySettings(settings: Settings): void {
@@ -344,6 +352,7 @@ export class TerminalSession extends Disposable {
   }
 
   #sendInput(data: string): void {
+    this.#output.noteInput();
     if (!this.#inputLive) {
       this.#hold('typed', data);
       return;
