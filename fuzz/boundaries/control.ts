@@ -9,6 +9,7 @@
  *   after each input is answered.
  */
 import fc from 'fast-check';
+import { ApiErrorCodes } from '../../src/common/api/errors.ts';
 import { controlCommandNames, controlCommands, type ControlCommandName } from '../../src/common/protocol/control/commands.ts';
 import { RequestEnvelope } from '../../src/common/protocol/control/wire.ts';
 import { formatZodIssues } from '../../src/common/validation.ts';
@@ -71,6 +72,7 @@ export function checkAnswer(frame: Frame, what: string): void {
   if (frame.ok) return;
   if (typeof frame.error !== 'string' || frame.error.trim().length === 0) throw new Error(`${what}: a refusal without an error message: ${show(frame)}`);
   if (frame.code === 'INTERNAL') throw new Error(`${what}: an exception escaped a handler (INTERNAL): ${show(frame)}`);
+  if (typeof frame.code !== 'string' || !(ApiErrorCodes as readonly string[]).includes(frame.code)) throw new Error(`${what}: a refusal without a known code: ${show(frame)}`);
 }
 
 export const controlSocketBoundary: FuzzBoundary = {
