@@ -6,9 +6,13 @@
  * When to look (README, "Dev servers"): there is no event for "a process started listening", so
  * a terminal is scanned — its process tree, the system's socket tables, and the fds of its
  * processes only when a new listening socket appeared — after anything that may start or stop a
- * server (a command starting or ending, output, typing without shell integration), then again
- * with a backed-off interval while a process other than its shell runs. A shell alone, with no
- * server, is not looked at again until one of those happens: idle terminals cost nothing.
+ * server (a command starting or ending, a printed URL, typing without shell integration), then
+ * again with a backed-off interval while a process other than its shell runs. Plain output is a
+ * weaker hint: it asks for a look no sooner than that backed-off interval, so a pane that keeps
+ * printing is looked at about once per maxIntervalMs, not after every chunk (20 flooding panes
+ * once spent a third of the Hub's time on these looks: the soak in docs/reliability.md). A shell
+ * alone, with no server, is not looked at again until one of those happens: idle terminals cost
+ * nothing.
  *
  * Rules:
  * - Counted addresses: 0.0.0.0 and :: (every interface), 127.0.0.0/8 and ::1 (loopback). A server
@@ -172,7 +176,7 @@ class ServerWatch implements IDisposable {
         for (const url of urls) this.#remember(url);
         if (urls.length > 0 || this.#scanner.hasPending) this.trigger();
         // A shell at its prompt with nothing under it only echoes typing; anything else may be a server starting.
-        else if (!(this.#shellAlone && session.atPrompt)) this.trigger();
+        else if (!(this.#shellAlone && session.atPrompt)) this.#nudge();
       }),
       session.onDidWrite(() => {
         // With shell integration a command's start is announced; without, typing is the hint.
@@ -209,6 +213,16 @@ class ServerWatch implements IDisposable {
   trigger(): void {
     this.#interval = ServerMonitorConstants.minIntervalMs;
     this.#schedule(ServerMonitorConstants.triggerDelayMs);
+  }
+
+  /**
+   * Output: something may be starting, but output comes in floods — look no sooner than the
+   * backed-off interval after the last look (the first output after a quiet spell still gets a
+   * look within triggerDelayMs), and never plan a second look while one runs.
+   */
+  #nudge(): void {
+    if (this.#running) return;
+    this.#schedule(Math.max(ServerMonitorConstants.triggerDelayMs, this.#lastRunAt + this.#interval - Date.now()));
   }
 
   dispose(): void {
@@ -267,8 +281,9 @@ class ServerWatch implements IDisposable {
       this.#schedule(0);
     } else if (keepLooking) {
       this.#schedule(this.#interval);
-      this.#interval = Math.min(this.#interval * 2, ServerMonitorConstants.maxIntervalMs);
     }
+    // Backed off after every look (a trigger or a changed server list starts over): output nudges follow it too.
+    this.#interval = Math.min(this.#interval * 2, ServerMonitorConstants.maxIntervalMs);
   }
 
   /** Look once; false when nothing can change until a trigger (the shell alone, no server). */

@@ -76,6 +76,26 @@ describe('dev servers in panes: list, bus, CLI and MCP', () => {
     assert.deepEqual((await listed()).servers, []);
   });
 
+  it('a pane that keeps printing is looked at on the backed-off interval, not after every chunk; a server started silently mid-flood is still found', async () => {
+    const monitor = app.hub.ptyHost.serverMonitor!;
+    await pollUntil(() => monitor.looking === 0, { what: 'the idle shell to be left alone' });
+    const port = await freePort();
+    const before = monitor.scans;
+    // About 4 s of output in bursts every 50 ms; the server starts after 1.5 s and prints nothing.
+    await client.request({ cmd: 'send', terminalId, text: `(sleep 1.5; exec node server.cjs ${port}) & for i in $(seq 1 70); do seq 1 500; sleep 0.05; done\r` });
+    const started = Date.now();
+    const found = await pollUntil(async () => (await listed()).servers.find((server: Frame) => server.port === port), { timeoutMs: 15_000, what: 'the server found during the flood' });
+    assert.ok(found.pid !== shellPid);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 3_000 - (Date.now() - started))));
+    const looks = monitor.scans - before;
+    // Looking after every chunk was one look per 100 ms (about 30 in these 3 s); backed off it is
+    // 100, 200, 400, 800 ms… plus a short run again after the server appeared.
+    assert.ok(looks <= 15, `${looks} looks in 3 s of output`);
+    await client.request({ cmd: 'send', terminalId, text: '\x03', newline: false });
+    await client.request({ cmd: 'send', terminalId, text: 'kill %1; wait\r' });
+    await pollUntil(async () => !(await listed()).servers.some((server: Frame) => server.port === port), { timeoutMs: 15_000, what: 'the server gone' });
+  });
+
   it('a silent Node HTTP + WebSocket server: `wait --port` returns when it listens; list and the bus show it; it is gone when it stops', async () => {
     const port = await freePort();
     const waiting = runChild(['wait', terminalId, '--port', String(port), '--json', '--timeout', '15000', '--socket', app.socketPath], { env: app.env, timeoutMs: 20_000 });
