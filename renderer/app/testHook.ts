@@ -9,6 +9,8 @@ import type { Workbench } from './workbench.ts';
 export interface SwitchboardTestHook {
   /** The visible screen of the pane showing `terminalId`, or null when no pane shows it. */
   readPane(terminalId: string): string | null;
+  /** Every line of that pane's buffer, scrollback and screen (wrapped lines joined), trailing blanks trimmed; null when no pane shows it. */
+  readPaneBuffer(terminalId: string): string[] | null;
   /** Terminal ids with a live pane session. */
   paneIds(): string[];
   /** True when the latest layout change has been saved by the Hub. */
@@ -26,6 +28,7 @@ declare global {
 export function installTestHook(workbench: Workbench): IDisposable {
   const hook: SwitchboardTestHook = {
     readPane: (terminalId) => workbench.sessions.get(terminalId)?.readScreen() ?? null,
+    readPaneBuffer: (terminalId) => workbench.sessions.get(terminalId)?.readBuffer() ?? null,
     paneIds: () => workbench.sessions.terminalIds,
     isLayoutSaved: () => workbench.isLayoutSaved,
     readHistoryViewer: () => workbench.history.activeViewer?.readScreen() ?? null,

@@ -29,6 +29,11 @@ export const TerminalConstants = {
    * the DOM renderer drawing the scrolling panes too, the frame that draws the echo stays near.
    */
   outputBackgroundBudgetTypingMs: 4,
+  /**
+   * …in a round at most this often while someone types: each round makes the DOM renderer redraw
+   * every scrolled row of the panes it fed, which costs the echo's frame more than the parsing.
+   */
+  outputBackgroundTypingIntervalMs: 50,
   /** …and per turn while nobody types: xterm's own slice (WRITE_TIMEOUT_MS), so a flood runs as fast as xterm takes it. */
   outputBackgroundBudgetMs: 12,
   /** A background pane's batch is never smaller than this, so a slow estimate still makes progress. */

@@ -118,11 +118,18 @@ class Pane implements PaneOutput {
   }
 }
 
+/** The next round: a timer, a frame, or a frame with a fallback timer beside it. */
+interface Scheduled {
+  frame: number | undefined;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
 export class OutputScheduler extends Disposable {
   readonly #panes = new Set<Pane>();
   /** Background panes with a batch handed to xterm and not parsed yet: the next round waits for them. */
   readonly #inFlight = new Set<Pane>();
-  #scheduled: { frame: number | undefined; timer: ReturnType<typeof setTimeout> } | undefined;
+  #scheduled: Scheduled | undefined;
+  #lastRoundAt = -Infinity;
   #lastInputAt = -Infinity;
   /** Where the next round starts, so no background pane is always served last. */
   #rotation = 0;
@@ -163,18 +170,28 @@ export class OutputScheduler extends Disposable {
       this.#cancel();
       this.#round();
     };
-    // While someone types, one round per frame; a frame that never comes (a window the browser
-    // stopped drawing) must not stall the panes, hence the timer beside it.
-    if (this.#typing && document.visibilityState === 'visible') {
-      this.#scheduled = { frame: requestAnimationFrame(run), timer: setTimeout(run, TerminalConstants.outputFrameFallbackMs) };
-    } else {
+    if (!this.#typing || document.visibilityState !== 'visible') {
       this.#scheduled = { frame: undefined, timer: setTimeout(run, 0) };
+      return;
     }
+    // While someone types, a round at most every outputBackgroundTypingIntervalMs, at the start
+    // of a frame; a frame that never comes (a window the browser stopped drawing) must not stall
+    // the panes, hence the timer beside it.
+    const scheduled: Scheduled = { frame: undefined, timer: undefined };
+    this.#scheduled = scheduled;
+    const inFrame = () => {
+      scheduled.frame = requestAnimationFrame(run);
+      scheduled.timer = setTimeout(run, TerminalConstants.outputFrameFallbackMs);
+    };
+    const wait = this.#lastRoundAt + TerminalConstants.outputBackgroundTypingIntervalMs - performance.now();
+    if (wait > 0) scheduled.timer = setTimeout(inFrame, wait);
+    else inFrame();
   }
 
   #cancel(): void {
     if (!this.#scheduled) return;
     if (this.#scheduled.frame !== undefined) cancelAnimationFrame(this.#scheduled.frame);
+    // The timer is either the wait before the frame or the fallback beside it: never both.
     clearTimeout(this.#scheduled.timer);
     this.#scheduled = undefined;
   }
@@ -188,6 +205,7 @@ export class OutputScheduler extends Disposable {
       else waiting.push(pane);
     }
     if (waiting.length === 0) return;
+    this.#lastRoundAt = performance.now();
     const budgetMs = this.#typing ? TerminalConstants.outputBackgroundBudgetTypingMs : TerminalConstants.outputBackgroundBudgetMs;
     const share = Math.max(TerminalConstants.outputMinBatchChars, Math.floor((budgetMs * this.#charsPerMs) / waiting.length));
     const start = this.#rotation++ % waiting.length;

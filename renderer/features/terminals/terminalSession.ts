@@ -339,6 +339,21 @@ export class TerminalSession extends Disposable {
     return lines.join('\n');
   }
 
+  /**
+   * Every line of the buffer, scrollback and screen, a wrapped line joined back into one, trailing
+   * blanks trimmed (for tests that check nothing was lost).
+   */
+  readBuffer(): string[] {
+    const buffer = this.terminal.buffer.active;
+    const lines: string[] = [];
+    for (let row = 0; row < buffer.length; row++) {
+      const line = buffer.getLine(row);
+      if (line?.isWrapped && lines.length > 0) lines[lines.length - 1] += line.translateToString(true);
+      else lines.push(line?.translateToString(true) ?? '');
+    }
+    return lines;
+  }
+
   override dispose(): void {
     if (this.store.isDisposed) return;
     if (this.#attached) {
