@@ -26,6 +26,10 @@ describe('last screen of a restored pane (real bash, real History)', () => {
     const terminal = await kit.bash({ cols: 30, rows: 10 });
     const sessionId = kit.history.sessionOfTerminal(terminal.id)!;
     const typed = 'echo the-quick-brown-fox-jumps-over';
+    // At the prompt (this is about the wrap, not type-ahead: a key typed before bash draws its prompt
+    // is echoed by the tty in front of it, and readline's idea of the column is then one off — as in
+    // any terminal — which moved the wrap by one and read as a lost "n" on a loaded machine).
+    await pollUntil(() => /[$#] $/.test(recorded(kit, sessionId)), { what: 'the prompt' });
     // Typed key by key, as a person types: readline echoes each key, and the one that fills the
     // last column is followed by its wrap (" \r"), which is only right at this width.
     for (const key of typed) {
