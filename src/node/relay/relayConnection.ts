@@ -170,6 +170,12 @@ export class RelayConnection implements IDisposable {
         perMessageDeflate: false,
         handshakeTimeout: this.#timing.welcomeTimeoutMs,
         followRedirects: false,
+        // An all-zero masking key, which `ws` sends without masking or copying the payload. Masking
+        // keeps a script in a browser from steering what a cleartext proxy on the way reads as
+        // HTTP; this link is no browser and is TLS (wss://) or loopback (relayUrl.ts refuses
+        // anything else), so no proxy reads its frames — while a fresh random key cost a copy and
+        // an XOR of every byte of a preview download, the largest cost left on it (docs/benchmarks.md).
+        generateMask: (mask) => mask.fill(0),
       });
     } catch (error) {
       this.#state = 'closed';
