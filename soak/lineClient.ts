@@ -31,6 +31,7 @@ export class LineClient {
       while ((newline = this.#buffered.indexOf('\n')) !== -1) {
         const line = this.#buffered.slice(0, newline);
         this.#buffered = this.#buffered.slice(newline + 1);
+        if (line.trim() === '') continue; // claws.md: blank lines are skipped
         let frame: Frame;
         try {
           frame = JSON.parse(line) as Frame;

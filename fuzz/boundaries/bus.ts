@@ -112,7 +112,7 @@ export const busBoundary: FuzzBoundary = {
         const commands = new Map<string, ControlCommand>(busCommands(bus).map((command) => [command.name, command]));
         const connections: FakeConnection[] = [0, 1, 2].map((connectionId) => {
           const frames: Array<Record<string, unknown>> = [];
-          return { connectionId, name: `fuzz ${connectionId}`, socketPath: '', connected: true, frames, sendFrame: (frame: Record<string, unknown>) => frames.push(frame) };
+          return { connectionId, name: `fuzz ${connectionId}`, socketPath: '', connected: true, closedSignal: new AbortController().signal, frames, sendFrame: (frame: Record<string, unknown>) => frames.push(frame) };
         });
         const attachments = connections.map((connection) => bus.attach(connection, () => 0));
         const hello = new Set<number>();

@@ -113,6 +113,13 @@ export const ControlConstants = {
   /** Requests of one connection in progress at once; past this the connection stops being read until some finish. */
   maxInFlightRequests: 256,
   /**
+   * A client that ended its side with requests in progress is sent a blank line (which the framing
+   * skips) this often until they are answered: a client that only half-closed reads on, one that is
+   * gone makes the write fail, so its connection closes and its waiting requests (an exec not yet
+   * typed) give up instead of acting for nobody.
+   */
+  endedClientProbeMs: 1000,
+  /**
    * Request lines are handled in turns (src/node/control/requestTurns.ts): each connection with lines
    * waiting gets a slice of requestSliceMs (at least one line, however long), connections in a round,
    * until requestTurnBudgetMs of the turn are spent; then the event loop runs (sockets are read, PTY

@@ -24,6 +24,8 @@ export interface ControlPeer {
   readonly socketPath: string;
   /** Whether the client is still connected (a long handler may stop early when it is not). */
   readonly connected: boolean;
+  /** Aborted once the connection closed: pass it to work that should stop when its client is gone. */
+  readonly closedSignal: AbortSignal;
 }
 
 export interface CommandContext {

@@ -17,7 +17,7 @@ import { formatZodIssues } from '../../common/validation.ts';
 import type { ControlPeer } from './commandRegistry.ts';
 import { LineFramer } from './lineFramer.ts';
 import { RequestTurns } from './requestTurns.ts';
-import { encodeError, encodeResponse, ProtocolErrors, RequestEnvelope, type RequestId, type ResponseBody, supportedProtocols } from './protocol.ts';
+import { ControlError, encodeError, encodeResponse, ProtocolErrors, RequestEnvelope, type RequestId, type ResponseBody, supportedProtocols } from './protocol.ts';
 
 /** A request whose envelope is valid; `fields` is the whole parsed object. */
 export interface ControlRequest {
@@ -70,6 +70,10 @@ export class ControlConnection implements IDisposable, ControlPeer {
   #closed = false;
   #closeFired = false;
   #clientEnded = false;
+  /** Probes a client that ended its side while requests were in progress (endedClientProbeMs). */
+  #probeTimer: NodeJS.Timeout | undefined;
+  readonly #closedController = new AbortController();
+  readonly closedSignal: AbortSignal = this.#closedController.signal;
 
   readonly #onDidClose = new Emitter<void>();
   readonly onDidClose: Event<void> = this.#onDidClose.event;
@@ -95,6 +99,7 @@ export class ControlConnection implements IDisposable, ControlPeer {
     socket.on('end', () => {
       this.#clientEnded = true;
       this.#endIfDone();
+      this.#probeEndedClient();
     });
     socket.on('close', () => this.#handleClose());
   }
@@ -210,6 +215,7 @@ export class ControlConnection implements IDisposable, ControlPeer {
   #startRequest(request: ControlRequest): void {
     this.#inFlight++;
     this.#updateReading();
+    if (this.#clientEnded) this.#probeEndedClient();
     let outcome: Promise<RequestOutcome>;
     try {
       outcome = this.#dispatch(request, this);
@@ -231,6 +237,24 @@ export class ControlConnection implements IDisposable, ControlPeer {
         this.#write(line);
         this.#endIfDone();
       });
+  }
+
+  /**
+   * A Unix socket reads the same end of input whether the client only shut down its sending side
+   * (it still reads the answers) or closed altogether (Ctrl-C on the CLI): only a write tells them
+   * apart, failing for the latter. So while requests are in progress, write a blank line (the
+   * framing skips it) now and then; a failed write closes the connection and aborts closedSignal.
+   */
+  #probeEndedClient(): void {
+    if (this.#closed || this.#inFlight === 0 || this.#probeTimer) return;
+    this.#write('\n');
+    this.#probeTimer = setInterval(() => {
+      if (this.#closed || this.#inFlight === 0) {
+        clearInterval(this.#probeTimer);
+        this.#probeTimer = undefined;
+      } else this.#write('\n');
+    }, ControlConstants.endedClientProbeMs);
+    this.#probeTimer.unref();
   }
 
   #endIfDone(): void {
@@ -255,6 +279,9 @@ export class ControlConnection implements IDisposable, ControlPeer {
     this.#closed = true;
     if (this.#closeFired) return;
     this.#closeFired = true;
+    clearInterval(this.#probeTimer);
+    this.#probeTimer = undefined;
+    this.#closedController.abort(new ControlError('the client disconnected', 'CONNECTION_CLOSED'));
     this.#onDidClose.fire();
     this.#onDidClose.dispose();
   }

@@ -77,7 +77,8 @@ export class NdjsonClient {
       while ((newline = this.#buffer.indexOf('\n')) !== -1) {
         const line = this.#buffer.substring(0, newline);
         this.#buffer = this.#buffer.substring(newline + 1);
-        this.frames.push(JSON.parse(line));
+        // claws.md: blank lines are skipped (the Hub probes a client that ended its side with one).
+        if (line.trim() !== '') this.frames.push(JSON.parse(line));
       }
       this.#wake();
     });

@@ -185,6 +185,39 @@ describe('exec', () => {
     await client.request({ cmd: 'close', terminalId: id });
   });
 
+  it('never types an exec whose client left while it waited for its turn (Ctrl-C on `switchboard exec`), and lets the connection go', async () => {
+    const id = await terminal('bashIntegrated');
+    await client.request({ cmd: 'send', terminalId: id, text: 'sleep 1.5' });
+    await pollUntil(async () => (await client.request({ cmd: 'list' })).terminals.find((terminal: Frame) => terminal.id === id).runningCommand === 'sleep 1.5', { what: 'sleep to run' });
+    const connectionsBefore = t.hub.controlServer.connectionCount;
+    const leaving = await t.connect();
+    leaving.send({ id: 'gone', cmd: 'exec', terminalId: id, command: 'echo typed-for-nobody' });
+    await pollUntil(async () => t.hub.controlServer.connectionCount === connectionsBefore + 1, { what: 'the connection' });
+    // The exec is queued behind `sleep`; the client goes (its socket fully closed, not half).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    leaving.close();
+    // Within a probe's interval the Hub sees the client is gone, not merely done sending.
+    await pollUntil(async () => t.hub.controlServer.connectionCount === connectionsBefore, { timeoutMs: 3_000, what: 'the connection to close' });
+    await pollUntil(async () => (await client.request({ cmd: 'list' })).terminals.find((terminal: Frame) => terminal.id === id).runningCommand === null, { what: 'sleep to end' });
+    // The prompt is back: an exec still waiting would type now. Ours runs instead, and alone.
+    const next = await exec(id, 'echo next');
+    assert.equal(next.output, 'next\n');
+    const log = (await client.request({ cmd: 'readLog', terminalId: id, offset: 0 })).bytes as string;
+    assert.equal(log.includes('typed-for-nobody'), false, log);
+    await client.request({ cmd: 'close', terminalId: id });
+  });
+
+  it('still answers an exec to a client that only shut down its sending side, though it outlasts the probes', async () => {
+    const id = await terminal('bashIntegrated');
+    const half = await t.connect();
+    half.socket.end(`${JSON.stringify({ id: 'half', cmd: 'exec', terminalId: id, command: 'sleep 1.2; echo answered' })}\n`);
+    const answer = await half.next(10_000);
+    assert.equal(answer.ok, true, answer.error);
+    assert.equal(answer.event.output, 'answered\n');
+    await half.waitClosed();
+    await client.request({ cmd: 'close', terminalId: id });
+  });
+
   it('fails an exec whose terminal exits, and refuses exec on an exited terminal', async () => {
     const id = await terminal('bashPlain');
     const response = await client.request({ cmd: 'exec', terminalId: id, command: 'exit 5' });

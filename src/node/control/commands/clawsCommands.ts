@@ -91,6 +91,8 @@ export function clawsCommands(services: ControlServices, claws: ClawsCommandsCon
       requireRunning(session);
       const entry = await services.exec.run(session, params.command, {
         timeoutMs: params.timeoutMs ?? ControlConstants.execDefaultTimeoutMs,
+        // A client gone before its command was typed (Ctrl-C on `switchboard exec`): never type it.
+        signal: context.peer.closedSignal,
         onTyped: () => audit(services, context, session.id, params.command),
       });
       return { event: commandEventBody(entry), truncated: entry.truncated };
