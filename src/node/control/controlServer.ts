@@ -137,7 +137,7 @@ export class ControlServer implements IDisposable {
     this.commandLog = new CommandLog({ ptyHost: options.ptyHost });
     this.#input = new TerminalInput({ logger: options.logger, sentInput: this.#sentInput });
     this.typingGuard = new TypingGuard({ idleMs: options.agentSendIdleMs ?? (() => defaultSettings.agentSendIdleMs), logger: options.logger });
-    this.exec = new ExecRunner({ commandLog: this.commandLog, input: this.#input, typingGuard: this.typingGuard, logger: options.logger });
+    this.exec = new ExecRunner({ commandLog: this.commandLog, input: this.#input, typingGuard: this.typingGuard, sentInput: this.#sentInput, logger: options.logger });
     this.#waiter = new TerminalWaiter({ commandLog: this.commandLog, sentInput: this.#sentInput, logger: options.logger });
     const services: ControlServices = {
       ptyHost: options.ptyHost,

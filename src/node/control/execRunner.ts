@@ -16,7 +16,9 @@
  * Execs of one terminal run one at a time, in arrival order. A terminal showing a full-screen
  * program (alt screen) is refused rather than typed into. While the shell reports a command that
  * is not a shell itself (a build, `sleep`, a Python REPL: runsAShell), the exec waits for the
- * shell's prompt rather than type into that program. The timeout counts from the request,
+ * shell's prompt rather than type into that program — and, when an agent sent a line with Enter
+ * while that program ran, for that line to start (the shell reads it right after its prompt; typed
+ * in between, the exec's line would be echoed inside that command's output). The timeout counts from the request,
  * queueing and waiting included; a timed-out exec that has not started yet is never typed. Every
  * way an exec ends answers: a timeout carries the output so far and the pane's last line, a shell
  * that exits carries its exit code.
@@ -27,6 +29,7 @@ import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtySession } from '../pty/ptySession.ts';
 import type { CommandLog, LoggedCommand } from './commandLog.ts';
+import type { SentInputTracker } from './sentInput.ts';
 import { ControlError } from './protocol.ts';
 import { evalCommand, isTypeableAsIs, runsAShell, sentinelLine, sentinelMarkers, shellFlavorOf } from './shellCommandLine.ts';
 import { readScreenOrNull, type InputGuard, type TerminalInput } from './terminalInput.ts';
@@ -61,6 +64,13 @@ async function exitsWithin(session: PtySession, ms: number): Promise<void> {
  */
 const lineRefusalGraceMs = 1_000;
 
+/**
+ * How long after a command's end an exec waits for a line an agent typed ahead while that command
+ * ran to start. The shell reads such a line from the tty right after drawing its prompt; typed in
+ * between, the exec's line would be echoed by the tty inside that command's output (and History's).
+ */
+const typedAheadGraceMs = 1_000;
+
 /** What an exec is doing, for the answer it gives when it times out. */
 interface ExecProgress {
   /** What the exec waits for before it can type (said in the timeout message). */
@@ -75,13 +85,15 @@ export class ExecRunner implements IDisposable {
   readonly #commandLog: CommandLog;
   readonly #input: TerminalInput;
   readonly #typingGuard: TypingGuard;
+  readonly #sentInput: SentInputTracker;
   readonly #logger: ILogger;
   readonly #tails = new Map<string, Promise<void>>();
   readonly #running = new Set<AbortController>();
   #disposed = false;
 
-  constructor(options: { commandLog: CommandLog; input: TerminalInput; typingGuard: TypingGuard; logger: ILogger }) {
+  constructor(options: { commandLog: CommandLog; input: TerminalInput; typingGuard: TypingGuard; sentInput: SentInputTracker; logger: ILogger }) {
     this.#commandLog = options.commandLog;
+    this.#sentInput = options.sentInput;
     this.#input = options.input;
     this.#typingGuard = options.typingGuard;
     this.#logger = options.logger;
@@ -175,6 +187,14 @@ export class ExecRunner implements IDisposable {
         signal.throwIfAborted();
         if (session.exitStatus) throw new ControlError(`terminal ${id} has exited`, 'TERMINAL_EXITED');
         const running = session.info.runningCommand;
+        if (running === null && marksTrusted(session) && this.#typedAheadPending(session)) {
+          // A line typed while the last command ran is about to be read: let it start, then wait for it.
+          progress.waitingFor = 'a line typed ahead to start';
+          const started = await this.#untilTypedAheadStarts(session, signal, ended.promise);
+          progress.waitingFor = null;
+          if (started) continue;
+          break;
+        }
         if (!marksTrusted(session) || running === null || runsAShell(running)) break;
         // A command runs: type once the shell is back at its prompt, then look again (a line
         // typed ahead may start the next command at that prompt, a person may type meanwhile).
@@ -214,6 +234,36 @@ export class ExecRunner implements IDisposable {
     } finally {
       clearTimeout(grace);
       for (const listener of listeners) listener.dispose();
+    }
+  }
+
+  /**
+   * The terminal's last command ended moments ago, and a line an agent sent with Enter while it
+   * ran has not started a command since: the shell is about to read it.
+   */
+  #typedAheadPending(session: PtySession): boolean {
+    const last = this.#commandLog.finishedSince(session.id, 0);
+    if (!last || Date.now() - last.endedAt >= typedAheadGraceMs) return false;
+    return this.#sentInput.recent(session).some((input) => input.enter && input.offset >= last.startOffset && input.offset <= last.endOffset);
+  }
+
+  /**
+   * Resolves true once a command starts, false `typedAheadGraceMs` after the last one ended without
+   * one (the line went elsewhere: to `read`, or the shell refused it).
+   */
+  async #untilTypedAheadStarts(session: PtySession, signal: AbortSignal, ended: Promise<never>): Promise<boolean> {
+    const last = this.#commandLog.finishedSince(session.id, 0);
+    let timer: NodeJS.Timeout | undefined;
+    let listener: IDisposable | undefined;
+    const started = new Promise<boolean>((resolve) => {
+      listener = session.onDidStartCommand(() => resolve(true));
+      timer = setTimeout(() => resolve(false), Math.max(0, (last?.endedAt ?? 0) + typedAheadGraceMs - Date.now()));
+    });
+    try {
+      return await Promise.race([started, ended, aborted(signal)]);
+    } finally {
+      clearTimeout(timer);
+      listener?.dispose();
     }
   }
 

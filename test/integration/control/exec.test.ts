@@ -251,6 +251,22 @@ describe('exec', () => {
     });
   }
 
+  it('runs after a command that took the line an agent typed ahead as its input (`read`), once no command starts from it', async () => {
+    const id = await terminal('bashIntegrated');
+    await client.request({ cmd: 'send', terminalId: id, text: 'read -r answer; sleep 0.2; echo "got $answer"' });
+    await pollUntil(async () => ((await client.request({ cmd: 'list' })).terminals.find((terminal: Frame) => terminal.id === id).runningCommand ?? '').startsWith('read'), {
+      what: 'read to run',
+    });
+    await client.request({ cmd: 'send', terminalId: id, text: 'forty-two' });
+    const before = (await client.request({ cmd: 'poll' })).cursor;
+    const event = await exec(id, 'echo after-read');
+    assert.equal(event.output, 'after-read\n');
+    const events = (await client.request({ cmd: 'poll', since: before })).events as Frame[];
+    const read = events.find((entry) => entry.terminalId === id && entry.commandLine.startsWith('read'));
+    assert.equal(read?.output, 'forty-two\ngot forty-two\n', JSON.stringify(events));
+    await client.request({ cmd: 'close', terminalId: id });
+  });
+
   it('waits for a running program to end instead of typing into it, and says so when it times out', async () => {
     const id = await terminal('bashIntegrated');
     // `cat` reads the terminal like a REPL would: a typed line would become its input.
