@@ -1,14 +1,15 @@
 /**
  * A real Hub for the boundaries that are live sockets (the control socket, the IDE bridge): temp
- * HOME, data dir, workspace and CLAUDE_CONFIG_DIR, so fuzzing never touches the user's files; and a
- * raw NDJSON client that writes whatever it is given.
+ * HOME, data dir, workspace and CLAUDE_CONFIG_DIR, so fuzzing never touches the user's files. The raw
+ * NDJSON client that writes whatever it is given is the control tests' own (controlTestKit's
+ * NdjsonClient, with `keepGarbage`): one home for the wire.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createConnection, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hub } from '../src/node/hub.ts';
 import { createLogger } from '../src/node/logger.ts';
+import { NdjsonClient } from '../test/integration/control/controlTestKit.ts';
 
 export interface FuzzHub {
   hub: Hub;
@@ -62,71 +63,13 @@ export async function startFuzzHub(): Promise<FuzzHub> {
 
 export type Frame = Record<string, unknown>;
 
-/** A raw NDJSON connection that keeps every frame the server sends, and notices a close. */
-export class RawNdjsonClient {
-  readonly socket: Socket;
-  readonly frames: Frame[] = [];
-  /** Lines that were not JSON objects (the server must never send one). */
-  readonly garbage: string[] = [];
-  closed = false;
-  #buffer = '';
-  #waiters = new Set<() => void>();
+/**
+ * How long a fuzz input waits for one frame (NdjsonClient.waitFor): longer than any input's own
+ * time limit (withinTimeLimitAsync), which is what bounds the wait.
+ */
+export const frameWaitMs = 20_000;
 
-  private constructor(socket: Socket) {
-    this.socket = socket;
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => {
-      this.#buffer += chunk;
-      let newline: number;
-      while ((newline = this.#buffer.indexOf('\n')) !== -1) {
-        const line = this.#buffer.slice(0, newline);
-        this.#buffer = this.#buffer.slice(newline + 1);
-        try {
-          const frame = JSON.parse(line) as unknown;
-          if (typeof frame === 'object' && frame !== null && !Array.isArray(frame)) this.frames.push(frame as Frame);
-          else this.garbage.push(line);
-        } catch {
-          this.garbage.push(line);
-        }
-      }
-      this.#wake();
-    });
-    socket.on('close', () => {
-      this.closed = true;
-      this.#wake();
-    });
-    socket.on('error', () => {});
-  }
-
-  static connect(path: string): Promise<RawNdjsonClient> {
-    return new Promise((resolve, reject) => {
-      const socket = createConnection(path);
-      socket.once('connect', () => resolve(new RawNdjsonClient(socket)));
-      socket.once('error', reject);
-    });
-  }
-
-  write(text: string | Buffer): void {
-    this.socket.write(text);
-  }
-
-  /** The first frame that matches (removed from `frames`); throws when the connection closes first. */
-  async waitFor(match: (frame: Frame) => boolean, what: string): Promise<Frame> {
-    for (;;) {
-      const index = this.frames.findIndex(match);
-      if (index !== -1) return this.frames.splice(index, 1)[0]!;
-      if (this.closed) throw new Error(`the server closed the connection while we waited for ${what}`);
-      await new Promise<void>((resolve) => this.#waiters.add(resolve));
-    }
-  }
-
-  close(): void {
-    this.socket.destroy();
-  }
-
-  #wake(): void {
-    const waiters = [...this.#waiters];
-    this.#waiters.clear();
-    for (const wake of waiters) wake();
-  }
+/** A raw NDJSON connection to the control socket that keeps the lines that are not JSON objects in `garbage`. */
+export function connectRaw(path: string): Promise<NdjsonClient> {
+  return NdjsonClient.connect(path, { keepGarbage: true });
 }

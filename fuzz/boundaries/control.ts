@@ -15,7 +15,7 @@ import { RequestEnvelope } from '../../src/common/protocol/control/wire.ts';
 import { formatZodIssues } from '../../src/common/validation.ts';
 import { anyJson, shapedBy } from '../arbitraries.ts';
 import { type FuzzBoundary, show, withinTimeLimit, withinTimeLimitAsync } from '../boundary.ts';
-import { type Frame, RawNdjsonClient, startFuzzHub } from '../hub.ts';
+import { connectRaw, type Frame, frameWaitMs, startFuzzHub } from '../hub.ts';
 
 interface FuzzRequest {
   cmd: string;
@@ -83,7 +83,7 @@ export const controlSocketBoundary: FuzzBoundary = {
   asyncTimeoutMs: 10_000,
   async open() {
     const fuzzHub = await startFuzzHub();
-    const client = await RawNdjsonClient.connect(fuzzHub.socketPath);
+    const client = await connectRaw(fuzzHub.socketPath);
     let sequence = 0;
     const input = fc.oneof(
       { weight: 8, arbitrary: controlRequest().map((request) => ({ kind: 'request' as const, request })) },
@@ -109,11 +109,11 @@ export const controlSocketBoundary: FuzzBoundary = {
             } else line = JSON.stringify(fields);
           }
           client.write(`${line}\n`);
-          if (awaitedId !== null) checkAnswer(await client.waitFor((frame) => frame.rid === awaitedId, `the answer to ${line.slice(0, 200)}`), line.slice(0, 300));
+          if (awaitedId !== null) checkAnswer(await client.waitFor((frame) => frame.rid === awaitedId, frameWaitMs, `the answer to ${line.slice(0, 200)}`), line.slice(0, 300));
           // The server still answers, and everything it sent meanwhile is well-formed.
           const barrier = `b${n}`;
           client.write(`${JSON.stringify({ id: barrier, cmd: 'ping' })}\n`);
-          const pong = await client.waitFor((frame) => frame.rid === barrier, `a ping after ${line.slice(0, 200)}`);
+          const pong = await client.waitFor((frame) => frame.rid === barrier, frameWaitMs, `a ping after ${line.slice(0, 200)}`);
           if (pong.ok !== true) throw new Error(`ping refused after ${line.slice(0, 200)}: ${show(pong)}`);
           for (const frame of client.frames.splice(0)) checkAnswer(frame, `after ${line.slice(0, 300)}`);
           if (client.garbage.length > 0) throw new Error(`the server sent a line that is not a JSON object: ${show(client.garbage)}`);

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { controlCommands, type ControlCommandName } from '../../src/common/protocol/control/commands.ts';
 import { shapedBy } from '../arbitraries.ts';
 import { type FuzzBoundary, show, withinTimeLimitAsync } from '../boundary.ts';
-import { type FuzzHub, RawNdjsonClient, startFuzzHub } from '../hub.ts';
+import { connectRaw, frameWaitMs, type FuzzHub, startFuzzHub } from '../hub.ts';
 import { checkAnswer } from './control.ts';
 
 const terminalVerbs: ControlCommandName[] = [
@@ -51,7 +51,7 @@ export const controlTerminalBoundary: FuzzBoundary = {
   asyncTimeoutMs: 20_000,
   async open() {
     const fuzzHub: FuzzHub = await startFuzzHub();
-    let client = await RawNdjsonClient.connect(fuzzHub.socketPath);
+    let client = await connectRaw(fuzzHub.socketPath);
     let sequence = 0;
     let terminalId: string | null = null;
     const ensureTerminal = async (): Promise<string> => {
@@ -60,13 +60,13 @@ export const controlTerminalBoundary: FuzzBoundary = {
       if (terminalId !== null) {
         const closing = `close${++sequence}`;
         client.write(`${JSON.stringify({ id: closing, cmd: 'close', terminalId })}\n`);
-        await client.waitFor((frame) => frame.rid === closing, 'closing an ended terminal');
+        await client.waitFor((frame) => frame.rid === closing, frameWaitMs, 'closing an ended terminal');
       }
       const id = `create${++sequence}`;
       client.write(
         `${JSON.stringify({ id, cmd: 'create', shellPath: 'bash', shellArgs: ['--norc', '--noprofile'], shellIntegration: false, cwd: fuzzHub.workspace, env: { HOME: fuzzHub.home, PS1: '$ ' } })}\n`,
       );
-      const created = await client.waitFor((frame) => frame.rid === id, 'a new terminal');
+      const created = await client.waitFor((frame) => frame.rid === id, frameWaitMs, 'a new terminal');
       if (created.ok !== true) throw new Error(`could not start the terminal the fuzzing aims at: ${show(created)}`);
       terminalId = created.id as string;
       return terminalId;
@@ -87,13 +87,13 @@ export const controlTerminalBoundary: FuzzBoundary = {
           if (vanish) {
             // The client goes away before its answer: the Hub must not mind (no rejection, no error logged), and serves the next one.
             client.close();
-            client = await RawNdjsonClient.connect(fuzzHub.socketPath);
+            client = await connectRaw(fuzzHub.socketPath);
           } else {
-            checkAnswer(await client.waitFor((frame) => frame.rid === id && frame.push === undefined, `the answer to ${line.slice(0, 200)}`), line.slice(0, 300));
+            checkAnswer(await client.waitFor((frame) => frame.rid === id && frame.push === undefined, frameWaitMs, `the answer to ${line.slice(0, 200)}`), line.slice(0, 300));
           }
           const barrier = `b${n}`;
           client.write(`${JSON.stringify({ id: barrier, cmd: 'ping' })}\n`);
-          const pong = await client.waitFor((frame) => frame.rid === barrier, `a ping after ${line.slice(0, 200)}`);
+          const pong = await client.waitFor((frame) => frame.rid === barrier, frameWaitMs, `a ping after ${line.slice(0, 200)}`);
           if (pong.ok !== true) throw new Error(`ping refused after ${line.slice(0, 200)}: ${show(pong)}`);
           for (const frame of client.frames.splice(0)) checkAnswer(frame, `after ${line.slice(0, 300)}`);
           if (client.garbage.length > 0) throw new Error(`the server sent a line that is not a JSON object: ${show(client.garbage)}`);

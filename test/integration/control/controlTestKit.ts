@@ -59,16 +59,26 @@ export async function startTestHub(options: { clawsCompatSockets?: boolean; logg
   };
 }
 
+export interface NdjsonClientOptions {
+  /**
+   * Keep every non-blank line that is not a JSON object in `garbage` instead of throwing on it: the
+   * fuzzer (fuzz/boundaries/control*.ts) asserts the server never sends one, and must see it to say so.
+   */
+  keepGarbage?: boolean;
+}
+
 /** A raw NDJSON connection: send objects or raw text, read frames as they come. */
 export class NdjsonClient {
   readonly socket: Socket;
   readonly frames: Frame[] = [];
+  /** Lines that were not JSON objects (only with `keepGarbage`; otherwise bad JSON throws). */
+  readonly garbage: string[] = [];
   #buffer = '';
   #waiters = new Set<() => void>();
   #nextId = 1;
   closed = false;
 
-  private constructor(socket: Socket) {
+  private constructor(socket: Socket, options: NdjsonClientOptions) {
     this.socket = socket;
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
@@ -78,7 +88,13 @@ export class NdjsonClient {
         const line = this.#buffer.substring(0, newline);
         this.#buffer = this.#buffer.substring(newline + 1);
         // claws.md: blank lines are skipped (the Hub probes a client that ended its side with one).
-        if (line.trim() !== '') this.frames.push(JSON.parse(line));
+        if (line.trim() === '') continue;
+        if (!options.keepGarbage) this.frames.push(JSON.parse(line));
+        else {
+          const frame = parseObject(line);
+          if (frame) this.frames.push(frame);
+          else this.garbage.push(line);
+        }
       }
       this.#wake();
     });
@@ -89,10 +105,10 @@ export class NdjsonClient {
     socket.on('error', () => {});
   }
 
-  static connect(path: string): Promise<NdjsonClient> {
+  static connect(path: string, options: NdjsonClientOptions = {}): Promise<NdjsonClient> {
     return new Promise((resolve, reject) => {
       const socket = createConnection(path);
-      socket.once('connect', () => resolve(new NdjsonClient(socket)));
+      socket.once('connect', () => resolve(new NdjsonClient(socket, options)));
       socket.once('error', reject);
     });
   }
@@ -150,6 +166,16 @@ export class NdjsonClient {
     const waiters = [...this.#waiters];
     this.#waiters.clear();
     for (const wake of waiters) wake();
+  }
+}
+
+/** The line as a JSON object, or undefined when it is bad JSON or another JSON value. */
+function parseObject(line: string): Frame | undefined {
+  try {
+    const value = JSON.parse(line) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Frame) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
