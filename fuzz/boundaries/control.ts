@@ -15,7 +15,8 @@ import { RequestEnvelope } from '../../src/common/protocol/control/wire.ts';
 import { formatZodIssues } from '../../src/common/validation.ts';
 import { anyJson, shapedBy } from '../arbitraries.ts';
 import { type FuzzBoundary, show, withinTimeLimit, withinTimeLimitAsync } from '../boundary.ts';
-import { connectRaw, type Frame, frameWaitMs, startFuzzHub } from '../hub.ts';
+import type { NdjsonClient } from '../../test/integration/control/controlTestKit.ts';
+import { connectRaw, type Frame, frameWaitMs, type FuzzHub, startFuzzHub } from '../hub.ts';
 
 interface FuzzRequest {
   cmd: string;
@@ -75,6 +76,25 @@ export function checkAnswer(frame: Frame, what: string): void {
   if (typeof frame.code !== 'string' || !(ApiErrorCodes as readonly string[]).includes(frame.code)) throw new Error(`${what}: a refusal without a known code: ${show(frame)}`);
 }
 
+/** The answer to the input `line` (the first frame that matches) is one the server may give (checkAnswer). */
+export async function expectAnswer(client: NdjsonClient, match: (frame: Frame) => boolean, line: string): Promise<void> {
+  checkAnswer(await client.waitFor(match, frameWaitMs, `the answer to ${line.slice(0, 200)}`), line.slice(0, 300));
+}
+
+/**
+ * After the `n`th input `line`: the server still answers a `ping`, everything it sent meanwhile is
+ * well-formed (no line that is not a JSON object), and the Hub logged no error.
+ */
+export async function expectStillServing(client: NdjsonClient, fuzzHub: FuzzHub, n: number, line: string): Promise<void> {
+  const barrier = `b${n}`;
+  client.write(`${JSON.stringify({ id: barrier, cmd: 'ping' })}\n`);
+  const pong = await client.waitFor((frame) => frame.rid === barrier, frameWaitMs, `a ping after ${line.slice(0, 200)}`);
+  if (pong.ok !== true) throw new Error(`ping refused after ${line.slice(0, 200)}: ${show(pong)}`);
+  for (const frame of client.frames.splice(0)) checkAnswer(frame, `after ${line.slice(0, 300)}`);
+  if (client.garbage.length > 0) throw new Error(`the server sent a line that is not a JSON object: ${show(client.garbage)}`);
+  fuzzHub.checkErrors(line.slice(0, 300));
+}
+
 export const controlSocketBoundary: FuzzBoundary = {
   name: 'control-socket',
   title: 'Control socket: every command over a real socket to a real Hub (src/node/control)',
@@ -109,15 +129,8 @@ export const controlSocketBoundary: FuzzBoundary = {
             } else line = JSON.stringify(fields);
           }
           client.write(`${line}\n`);
-          if (awaitedId !== null) checkAnswer(await client.waitFor((frame) => frame.rid === awaitedId, frameWaitMs, `the answer to ${line.slice(0, 200)}`), line.slice(0, 300));
-          // The server still answers, and everything it sent meanwhile is well-formed.
-          const barrier = `b${n}`;
-          client.write(`${JSON.stringify({ id: barrier, cmd: 'ping' })}\n`);
-          const pong = await client.waitFor((frame) => frame.rid === barrier, frameWaitMs, `a ping after ${line.slice(0, 200)}`);
-          if (pong.ok !== true) throw new Error(`ping refused after ${line.slice(0, 200)}: ${show(pong)}`);
-          for (const frame of client.frames.splice(0)) checkAnswer(frame, `after ${line.slice(0, 300)}`);
-          if (client.garbage.length > 0) throw new Error(`the server sent a line that is not a JSON object: ${show(client.garbage)}`);
-          fuzzHub.checkErrors(line.slice(0, 300));
+          if (awaitedId !== null) await expectAnswer(client, (frame) => frame.rid === awaitedId, line);
+          await expectStillServing(client, fuzzHub, n, line);
           return true;
         },
         8_000,

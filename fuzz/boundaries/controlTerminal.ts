@@ -14,7 +14,7 @@ import { controlCommands, type ControlCommandName } from '../../src/common/proto
 import { shapedBy } from '../arbitraries.ts';
 import { type FuzzBoundary, show, withinTimeLimitAsync } from '../boundary.ts';
 import { connectRaw, frameWaitMs, type FuzzHub, startFuzzHub } from '../hub.ts';
-import { checkAnswer } from './control.ts';
+import { expectAnswer, expectStillServing } from './control.ts';
 
 const terminalVerbs: ControlCommandName[] = [
   'send',
@@ -89,15 +89,9 @@ export const controlTerminalBoundary: FuzzBoundary = {
             client.close();
             client = await connectRaw(fuzzHub.socketPath);
           } else {
-            checkAnswer(await client.waitFor((frame) => frame.rid === id && frame.push === undefined, frameWaitMs, `the answer to ${line.slice(0, 200)}`), line.slice(0, 300));
+            await expectAnswer(client, (frame) => frame.rid === id && frame.push === undefined, line);
           }
-          const barrier = `b${n}`;
-          client.write(`${JSON.stringify({ id: barrier, cmd: 'ping' })}\n`);
-          const pong = await client.waitFor((frame) => frame.rid === barrier, frameWaitMs, `a ping after ${line.slice(0, 200)}`);
-          if (pong.ok !== true) throw new Error(`ping refused after ${line.slice(0, 200)}: ${show(pong)}`);
-          for (const frame of client.frames.splice(0)) checkAnswer(frame, `after ${line.slice(0, 300)}`);
-          if (client.garbage.length > 0) throw new Error(`the server sent a line that is not a JSON object: ${show(client.garbage)}`);
-          fuzzHub.checkErrors(line.slice(0, 300));
+          await expectStillServing(client, fuzzHub, n, line);
           return true;
         },
         15_000,
