@@ -9,6 +9,8 @@
  * Every answer that is not ok must carry a `code` (a clear, coded refusal); those that do not are
  * counted by message so the report can name them.
  */
+// The tests' PRNG (mulberry32), as bench/ uses it: one home for it.
+import { random as seededRandom } from '../test/helpers/seededRandom.ts';
 import { LineClient, type Frame } from './lineClient.ts';
 
 export interface BurstOptions {
@@ -60,18 +62,6 @@ const kindWeights: Array<[Kind, number]> = [
   ['deep', 1],
   ['huge', 0.15],
 ];
-
-/** mulberry32: small, fast, seedable. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class FrameMaker {
   readonly #random: () => number;
