@@ -22,15 +22,25 @@ export const slow = 30_000;
 export interface RelayProcess {
   child: ChildProcess;
   url: string;
+  port: number;
   viewOrigin: string;
+  stdout(): string;
   stderr(): string;
   exited: Promise<void>;
 }
 
-export async function startRelayProcess(tokensFile: string, home: string): Promise<RelayProcess> {
+/**
+ * `switchboard relay --port 0 --json` as a child process, once its ready line (the first JSON line
+ * on stdout) is printed; `logLevel` is SWITCHBOARD_LOG_LEVEL (warn unless a test reads the log).
+ */
+export async function startRelayProcess(tokensFile: string, home: string, options: { logLevel?: string } = {}): Promise<RelayProcess> {
   const child = spawn(process.execPath, [cliMain, 'relay', '--port', '0', '--tokens', tokensFile, '--json'], {
     // A renderer built elsewhere (a run that must not rebuild dist/) is served when named.
-    env: { ...testEnv(home), SWITCHBOARD_LOG_LEVEL: 'warn', ...(process.env.SWITCHBOARD_RENDERER_DIR ? { SWITCHBOARD_RENDERER_DIR: process.env.SWITCHBOARD_RENDERER_DIR } : {}) },
+    env: {
+      ...testEnv(home),
+      SWITCHBOARD_LOG_LEVEL: options.logLevel ?? 'warn',
+      ...(process.env.SWITCHBOARD_RENDERER_DIR ? { SWITCHBOARD_RENDERER_DIR: process.env.SWITCHBOARD_RENDERER_DIR } : {}),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -38,15 +48,21 @@ export async function startRelayProcess(tokensFile: string, home: string): Promi
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ready = await pollUntil(
-    () => {
-      if (child.exitCode !== null) throw new Error(`switchboard relay exited: ${stderr}`);
-      const line = stdout.split('\n').find((candidate) => candidate.startsWith('{'));
-      return line ? (JSON.parse(line) as { url: string; viewOrigin: string }) : undefined;
-    },
-    { timeoutMs: 20_000, what: 'the relay ready line' },
-  );
-  return { child, url: ready.url, viewOrigin: ready.viewOrigin, stderr: () => stderr, exited };
+  try {
+    const ready = await pollUntil(
+      () => {
+        const line = stdout.split('\n').find((candidate) => candidate.startsWith('{'));
+        if (!line && child.exitCode !== null) throw new Error(`switchboard relay exited: ${stderr}`);
+        return line ? (JSON.parse(line) as { url: string; port: number; viewOrigin: string }) : undefined;
+      },
+      { timeoutMs: 20_000, what: 'the relay ready line' },
+    );
+    return { child, url: ready.url, port: ready.port, viewOrigin: ready.viewOrigin, stdout: () => stdout, stderr: () => stderr, exited };
+  } catch (error) {
+    // Not ready: the caller never gets the child to stop, so it is stopped here.
+    await stop(child, exited);
+    throw error;
+  }
 }
 
 export async function stop(child: ChildProcess, exited: Promise<unknown>): Promise<void> {

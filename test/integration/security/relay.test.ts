@@ -5,7 +5,6 @@
  * link from an in-process Hub, raw HTTP and WebSocket viewers.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createConnection } from 'node:net';
@@ -14,43 +13,20 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import WebSocket from 'ws';
 import { pollUntil } from '../../helpers/poll.ts';
+import { type RelayProcess as SpawnedRelay, startRelayProcess, stop } from '../../helpers/remoteRelay.ts';
 import { testEnv } from '../../helpers/tempHome.ts';
-import { cliMain, runChild, runInProcess } from '../cli/cliHarness.ts';
+import { runChild, runInProcess } from '../cli/cliHarness.ts';
 import { connectClient, startTestHub, waitConnected } from '../relay/relayTestKit.ts';
 
-interface RelayProcess {
-  child: ChildProcess;
-  port: number;
-  url: string;
-  stdout: () => string;
-  stderr: () => string;
+interface RelayProcess extends SpawnedRelay {
   stop(): Promise<void>;
 }
 
 async function startRelay(t: TestContext, tokensFile: string, home: string, logLevel = 'trace'): Promise<RelayProcess> {
-  const child = spawn(process.execPath, [cliMain, 'relay', '--port', '0', '--tokens', tokensFile, '--json'], {
-    env: { ...testEnv(home), SWITCHBOARD_LOG_LEVEL: logLevel },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
-    await exited;
-  };
-  t.after(stop);
-  const ready = await pollUntil(
-    () => {
-      const line = stdout.split('\n').find((candidate) => candidate.startsWith('{'));
-      if (!line && child.exitCode !== null) throw new Error(`relay exited: ${stderr}`);
-      return line ? (JSON.parse(line) as { url: string; port: number }) : undefined;
-    },
-    { timeoutMs: 15_000, what: 'switchboard relay ready line' },
-  );
-  return { child, port: ready.port, url: ready.url, stdout: () => stdout, stderr: () => stderr, stop };
+  const relay = await startRelayProcess(tokensFile, home, { logLevel });
+  const stopRelay = () => stop(relay.child, relay.exited);
+  t.after(stopRelay);
+  return { ...relay, stop: stopRelay };
 }
 
 async function addMachine(tokensFile: string, machineId: string, rotate = false) {
