@@ -14,7 +14,6 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HistoryConstants } from '../../../src/node/history/historyConstants.ts';
@@ -22,15 +21,7 @@ import { createTerminal, NdjsonClient, type Frame } from '../control/controlTest
 import { type ApiSocket, openApi, startServe, type ServeProcess } from '../node/server/serveProcess.ts';
 import { pollUntil } from '../../helpers/poll.ts';
 import { createTempHome, testEnv } from '../../helpers/tempHome.ts';
-
-function mountTmpfs(dir: string, size: string): string | null {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir], { stdio: 'pipe' });
-    return null;
-  } catch (error) {
-    return String((error as { stderr?: Buffer }).stderr ?? error).trim() || 'mount failed';
-  }
-}
+import { mountTmpfs, unmountTmpfs } from '../../helpers/tmpfs.ts';
 
 describe('fault: the disk fills up under the running app', () => {
   const temp = createTempHome('sb-fault-full-');
@@ -43,7 +34,6 @@ describe('fault: the disk fills up under the running app', () => {
 
   before(() => {
     mkdirSync(emptyRenderer);
-    mkdirSync(temp.dataDir, { recursive: true, mode: 0o700 });
     mountRefused = mountTmpfs(temp.dataDir, '2m');
     // Room the test gives back later, so recording can resume.
     if (mountRefused === null) writeFileSync(filler, Buffer.alloc(768 * 1024, 1));
@@ -53,20 +43,8 @@ describe('fault: the disk fills up under the running app', () => {
     api?.close();
     if (serve && serve.child.exitCode === null && serve.child.signalCode === null) serve.child.kill('SIGKILL');
     await serve?.exited;
-    if (mountRefused === null) {
-      // The app's files are closed once it has exited; the kernel may still need a moment.
-      await pollUntil(
-        () => {
-          try {
-            execFileSync('umount', [temp.dataDir], { stdio: 'ignore' });
-            return true;
-          } catch {
-            return false;
-          }
-        },
-        { what: 'the full disk to unmount' },
-      );
-    }
+    // The app's files are closed once it has exited; the kernel may still need a moment.
+    if (mountRefused === null) await unmountTmpfs(temp.dataDir);
     temp.dispose();
   });
 

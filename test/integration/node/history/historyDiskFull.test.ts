@@ -6,8 +6,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultSettings, type Settings } from '../../../../src/common/api/contract.ts';
 import type { HistoryStatus } from '../../../../src/common/api/historyContract.ts';
@@ -16,15 +15,7 @@ import { nullLogger } from '../../../../src/node/logger.ts';
 import { PtyHost } from '../../../../src/node/pty/ptyHost.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
 import { createTempHome, testEnv } from '../../../helpers/tempHome.ts';
-
-function tryMountTmpfs(dir: string, size: string): boolean {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { mountTmpfs, unmountTmpfs } from '../../../helpers/tmpfs.ts';
 
 /** All stored output of a session as text, read piece by piece across gaps. */
 function readAll(history: HistoryService, sessionId: string): string {
@@ -46,8 +37,7 @@ describe('History on a full disk', () => {
   const settings: Settings = { ...defaultSettings };
 
   before(() => {
-    mkdirSync(temp.dataDir, { recursive: true, mode: 0o700 });
-    mounted = tryMountTmpfs(temp.dataDir, '2m');
+    mounted = mountTmpfs(temp.dataDir, '2m') === null;
     if (!mounted) console.log('# cannot mount a tmpfs here (not root?): making the database full with PRAGMA max_page_count instead');
     // Room the test frees later, to let recording resume.
     writeFileSync(filler(), Buffer.alloc(768 * 1024, 1));
@@ -66,19 +56,7 @@ describe('History on a full disk', () => {
     host.dispose();
     history.dispose();
     // The WAL checkpoint worker closes its connection as it stops, a moment after dispose().
-    if (mounted) {
-      await pollUntil(
-        () => {
-          try {
-            execFileSync('umount', [temp.dataDir], { stdio: 'ignore' });
-            return true;
-          } catch {
-            return false;
-          }
-        },
-        { what: 'the full disk to unmount' },
-      );
-    }
+    if (mounted) await unmountTmpfs(temp.dataDir);
     temp.dispose();
   });
 
