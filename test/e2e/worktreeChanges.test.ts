@@ -7,7 +7,6 @@
  * the base, and a conflicting merge left untouched, then discarded after the second question.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
@@ -16,13 +15,10 @@ import { ControlClient } from '../../src/cli/controlClient.ts';
 import { pollUntil } from '../helpers/poll.ts';
 import { openFreshApp, useSharedBrowser } from '../helpers/servedApp.ts';
 import { createTempHome } from '../helpers/tempHome.ts';
+import { gitIn as git, makeRepo as makeGitRepo } from '../integration/node/workspaces/workspaceTestKit.ts';
 
 const browser = useSharedBrowser();
 const screenshots = process.env.SWITCHBOARD_SCREENSHOTS;
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } }).trim();
-}
 
 const numbered = (count: number) => Array.from({ length: count }, (_, index) => `line ${index + 1}`).join('\n') + '\n';
 
@@ -32,19 +28,9 @@ function withLines(text: string, replacements: Record<number, string>): string {
   return lines.join('\n');
 }
 
-/** A repository on main: greeting.txt and README.md of 20 numbered lines each. */
+/** A repository on main: greeting.txt of 20 numbered lines and a short README.md. */
 function makeRepo(parent: string, name: string): string {
-  const repo = join(parent, name);
-  mkdirSync(repo, { recursive: true });
-  git(repo, 'init', '-q', '-b', 'main');
-  git(repo, 'config', 'user.name', 'Test');
-  git(repo, 'config', 'user.email', 'test@example.com');
-  git(repo, 'config', 'commit.gpgsign', 'false');
-  writeFileSync(join(repo, 'greeting.txt'), numbered(20));
-  writeFileSync(join(repo, 'README.md'), '# Repo\n\nAbout it.\n');
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'initial');
-  return repo;
+  return makeGitRepo(parent, name, { 'greeting.txt': numbered(20), 'README.md': '# Repo\n\nAbout it.\n' });
 }
 
 /**

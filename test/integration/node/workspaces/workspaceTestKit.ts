@@ -14,16 +14,21 @@ export function gitIn(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } }).trim();
 }
 
-/** A repository on branch main with one commit (README.md: `line 1`…`line 20`; .gitignore ignoring .env, node_modules, *.log). */
-export function makeRepo(parent: string, name = 'repo'): string {
+/** The first commit's files unless a test names its own: README.md `line 1`…`line 20`; .gitignore ignoring .env, node_modules, *.log. */
+const defaultRepoFiles: Record<string, string> = {
+  'README.md': Array.from({ length: 20 }, (_, i) => `line ${i + 1}\n`).join(''),
+  '.gitignore': '.env\nnode_modules/\n*.log\n',
+};
+
+/** A repository on branch main with one commit of `files` (name → content; the default README.md and .gitignore unless given). */
+export function makeRepo(parent: string, name = 'repo', files: Record<string, string> = defaultRepoFiles): string {
   const repo = join(parent, name);
   mkdirSync(repo, { recursive: true });
   gitIn(repo, 'init', '-q', '-b', 'main');
   gitIn(repo, 'config', 'user.name', 'Test');
   gitIn(repo, 'config', 'user.email', 'test@example.com');
   gitIn(repo, 'config', 'commit.gpgsign', 'false');
-  writeFileSync(join(repo, 'README.md'), Array.from({ length: 20 }, (_, i) => `line ${i + 1}\n`).join(''));
-  writeFileSync(join(repo, '.gitignore'), '.env\nnode_modules/\n*.log\n');
+  for (const [file, content] of Object.entries(files)) writeFileSync(join(repo, file), content);
   gitIn(repo, 'add', '-A');
   gitIn(repo, 'commit', '-q', '-m', 'initial');
   return repo;
