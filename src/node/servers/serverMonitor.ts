@@ -62,8 +62,15 @@ export const ServerMonitorConstants = {
   maxProcesses: 64,
   /** Printed URLs remembered per terminal (the newest win). */
   maxPrintedUrls: 16,
-  /** Terminals that look at the same moment share one read of the socket tables. */
-  socketTableReuseMs: 25,
+  /**
+   * Terminals that look within this long share one read of the socket tables. A read of
+   * /proc/net/tcp and tcp6 costs the kernel ~4 ms each however few sockets there are (it walks
+   * the whole hash table), on the Hub's main thread: 64 terminals running commands, each looking
+   * every 800 ms, read them ~40 times a second with a 25 ms window (a third of a core; the soak's
+   * hostile burst saw 2.4 s of it in 30 s). Kept under maxIntervalMs's slack so a port is still
+   * seen within 1 s of opening (800 ms + this + a scan).
+   */
+  socketTableReuseMs: 150,
 } as const;
 
 /** Programs that are a shell: alone at the root, without children, nothing listens. */
