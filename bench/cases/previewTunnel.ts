@@ -6,7 +6,7 @@
  *   - directly (the floor),
  *   - through a bare reverse proxy in a process of its own (node:http piping request and response,
  *     nothing else: the peer),
- *   - through the preview (HTTP → relay → frames, base64, windows and acks → daemon → dev server),
+ *   - through the preview (HTTP → relay → binary body frames, windows and acks → daemon → dev server),
  * 1 000 small requests one after another (p50 and p95 latency; added latency = preview p50 − proxy p50,
  * target < 5 ms) and a 50 MB download (MB/s; target preview ≥ 0.5× the proxy). The preview is
  * opened the way a person's browser does: the remote view's open link, its redirects and cookies.
