@@ -9,6 +9,9 @@
  * - the shell is still starting (its rc files run; our integration has not reported its first
  *   prompt): input then lands in the middle of the rc's startup, so it waits for the first prompt,
  *   bounded by `firstPromptMaxWaitMs`, after which the shell is treated as one without integration.
+ *   A shell without our integration waits the same way for its first output: typed before its line
+ *   editor starts, a line is echoed by the tty and then drawn again by the editor, and a `wait`
+ *   for a pattern in the line would match that second drawing.
  * With `wait:false`, or after waiting too long, the input is refused.
  */
 import { ControlConstants } from '../../common/constants.ts';
@@ -16,6 +19,7 @@ import type { IDisposable } from '../../common/lifecycle.ts';
 import type { PtySession } from '../pty/ptySession.ts';
 import { PendingSleeps } from './pendingSleeps.ts';
 import { ControlError } from './protocol.ts';
+import { isInteractiveShell } from '../pty/shellLaunch.ts';
 import { type InputGuard, readScreenOrNull } from './terminalInput.ts';
 import { type ILogger, nullLogger } from '../logger.ts';
 
@@ -41,6 +45,16 @@ export interface GuardRequest {
   session?: PtySession;
   /** Told what the input waits for, as it changes (an exec's timeout message says it). */
   onWaiting?: (reason: string | null) => void;
+}
+
+/**
+ * An interactive shell without our integration that has printed nothing yet: its line editor has
+ * not started. (A shell running a command or a script, `bash -c …`, may never print anything.)
+ */
+function isSilentStartingShell(session: PtySession): boolean {
+  if (session.integrationInjected || session.offset !== 0 || session.exitStatus !== null) return false;
+  const { file, args } = session.info;
+  return isInteractiveShell(file, args);
 }
 
 /** While waiting, look again at least this often: the agent may have disconnected meanwhile. */
@@ -201,6 +215,11 @@ export class TypingGuard implements IDisposable {
             if (session?.integrationPending && now < startupDeadline && request.wait) {
               waiting('the shell to draw its first prompt (its startup files are still running)');
               await this.#whenPrompt(session, Math.min(recheckMs, startupDeadline - now));
+              continue;
+            }
+            if (session && isSilentStartingShell(session) && now < startupDeadline && request.wait) {
+              waiting('the shell to print its first prompt');
+              await this.#whenOutputOrInput(session, Math.min(recheckMs, startupDeadline - now));
               continue;
             }
             const remaining = this.remainingMs(terminalId, now);

@@ -29,6 +29,7 @@ import { DisposableStore, type IDisposable } from '../../common/lifecycle.ts';
 import { isExecSentinelLine } from '../../common/terminal/execSentinel.ts';
 import type { ILogger } from '../logger.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
+import { isInteractiveShell } from '../pty/shellLaunch.ts';
 import type { CommandEvent, PtySession } from '../pty/ptySession.ts';
 import { ByteArena } from './byteArena.ts';
 import { HistoryConstants } from './historyConstants.ts';
@@ -80,15 +81,6 @@ interface Recording {
   rows: number;
   receivedInput: boolean;
   commandCount: number;
-}
-
-const interactiveShells = new Set(['bash', 'zsh', 'fish', 'sh', 'dash', 'ksh', 'mksh', 'tcsh', 'csh', 'nu', 'pwsh', 'xonsh', 'elvish']);
-
-/** A shell started to be typed into: a known shell, and no argument other than options (`-c`, a script file: it runs something). */
-export function isInteractiveShell(file: string, args: readonly string[]): boolean {
-  const name = basename(file).replace(/\.exe$/i, '').replace(/^-/, '');
-  if (!interactiveShells.has(name)) return false;
-  return args.every((arg) => arg.startsWith('-') && arg !== '-c' && !/^-[a-zA-Z]*c[a-zA-Z]*$/.test(arg));
 }
 
 export class HistoryRecorder implements IDisposable {

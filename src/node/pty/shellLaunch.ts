@@ -23,6 +23,15 @@ export function defaultShellIntegrationDir(): string {
   return candidates.find((dir) => existsSync(join(dir, 'bash', 'switchboard.bash'))) ?? candidates[0]!;
 }
 
+const interactiveShells = new Set(['bash', 'zsh', 'fish', 'sh', 'dash', 'ksh', 'mksh', 'tcsh', 'csh', 'nu', 'pwsh', 'xonsh', 'elvish']);
+
+/** A shell started to be typed into: a known shell, and no argument other than options (`-c`, a script file: it runs something). */
+export function isInteractiveShell(file: string, args: readonly string[]): boolean {
+  const name = basename(file).replace(/\.exe$/i, '').replace(/^-/, '');
+  if (!interactiveShells.has(name)) return false;
+  return args.every((arg) => arg.startsWith('-') && arg !== '-c' && !/^-[a-zA-Z]*c[a-zA-Z]*$/.test(arg));
+}
+
 export type ExecutableCheck = { ok: true; path: string } | { ok: false; reason: string };
 
 /** Resolve `file` like execvp would: a path is checked as is (relative to cwd), a bare name is searched on PATH. */

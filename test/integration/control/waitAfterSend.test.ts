@@ -4,6 +4,9 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ControlConstants } from '../../../src/common/constants.ts';
 import { createTerminal, type Frame, type NdjsonClient, shells, startTestHub, type TestHub, waitForIntegration } from './controlTestKit.ts';
 
@@ -47,6 +50,24 @@ describe('wait --pattern after send skips the echo of what was sent', () => {
       await client.request({ cmd: 'close', terminalId: id });
     });
   }
+
+  it('bash without integration still running a slow rc: the send waits for the prompt, so the line is drawn once and the wait skips it', async () => {
+    // A ~/.bashrc that takes a while (pyenv, nvm), and no shell integration.
+    const home = mkdtempSync(join(tmpdir(), 'sb-slow-rc-'));
+    writeFileSync(join(home, '.bashrc'), "sleep 0.6\nPS1='$ '\n");
+    const id = await createTerminal(client, { ...t.env, HOME: home }, { shellPath: 'bash', shellIntegration: false });
+    // Typed at once, as an agent does right after `create`.
+    const sent = await client.request({ cmd: 'send', terminalId: id, text: 'sleep 1; echo rc-marker' });
+    assert.equal(sent.ok, true, sent.error);
+    const typedAt = Date.now();
+    const waited = await client.request({ cmd: 'wait', terminalId: id, pattern: 'rc-marker', since: sent.offset, timeoutMs: 15_000 });
+    assert.equal(waited.ok, true, waited.error);
+    assert.ok(Date.now() - typedAt >= 900, 'matched before `sleep 1` could have ended');
+    // Typed before the line editor started, the tty would have echoed it and the editor drawn it again.
+    const screen = (await client.request({ cmd: 'readScreen', terminalId: id })).lines as string[];
+    assert.equal(screen.filter((line) => line.includes('echo rc-marker')).length, 1, screen.join('\n'));
+    await client.request({ cmd: 'close', terminalId: id });
+  });
 
   it('zsh with integration, a line wider than the terminal (redrawn as it wraps): the command start ends the echo', async () => {
     const id = await createTerminal(client, t.env, { ...shells.zshIntegrated, cols: 40 });

@@ -8,7 +8,7 @@ import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PtySession } from '../../../../src/node/pty/ptySession.ts';
 import type { CommittedBatch } from '../../../../src/node/history/historyRecorder.ts';
-import { isInteractiveShell } from '../../../../src/node/history/historyRecorder.ts';
+import { isInteractiveShell } from '../../../../src/node/pty/shellLaunch.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
 import { createHistoryKit, type HistoryKit } from './historyTestKit.ts';
 
