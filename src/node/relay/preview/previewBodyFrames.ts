@@ -36,27 +36,14 @@ export interface BodyCarrier {
 
 export type DecodedBodyFrame = { ok: true; message: RelayMessage & { body: Buffer } } | { ok: false; kind: string; error: string };
 
-/**
- * One binary frame: the header (the message without its body) and the body bytes after it. The
- * body may come in pieces (reads joined into one chunk, previewOutput.ts): each is copied once,
- * straight into the frame.
- */
-export function encodeBodyFrame<T extends BodyFrameType>(type: T, fields: Omit<RelayFields<T>, 'bodyBase64'>, body: Buffer | readonly Buffer[]): Buffer {
-  const pieces = Buffer.isBuffer(body) ? [body] : body;
-  let bodyLength = 0;
-  for (const piece of pieces) bodyLength += piece.length;
-  const headerText = JSON.stringify({ type, ...fields, bodyBase64: '' });
-  const headerLength = Buffer.byteLength(headerText);
-  const frame = Buffer.allocUnsafe(headerLengthBytes + headerLength + bodyLength);
-  frame.writeUInt32BE(headerLength, 0);
-  let offset = headerLengthBytes + frame.write(headerText, headerLengthBytes, 'utf8');
-  for (const piece of pieces) offset += piece.copy(frame, offset);
+/** One binary frame: the header (the message without its body) and the body bytes after it. */
+export function encodeBodyFrame<T extends BodyFrameType>(type: T, fields: Omit<RelayFields<T>, 'bodyBase64'>, body: Buffer): Buffer {
+  const header = Buffer.from(JSON.stringify({ type, ...fields, bodyBase64: '' }), 'utf8');
+  const frame = Buffer.allocUnsafe(headerLengthBytes + header.length + body.length);
+  frame.writeUInt32BE(header.length, 0);
+  header.copy(frame, headerLengthBytes);
+  body.copy(frame, headerLengthBytes + header.length);
   return frame;
-}
-
-/** A body's base64, for a peer without binary bodies (pieces joined first). */
-export function bodyBase64(body: Buffer | readonly Buffer[]): string {
-  return (Buffer.isBuffer(body) ? body : body.length === 1 ? body[0]! : Buffer.concat(body)).toString('base64');
 }
 
 /** Reads and checks a binary frame; the error says what is wrong, in the envelope's words where it applies. */

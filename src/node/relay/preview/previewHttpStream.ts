@@ -18,7 +18,7 @@
  * - No redirect is ever followed (node:http does not); only target host:port is dialled.
  */
 import { type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
-import { type BodyCarrier, bodyBase64, bodyBytes, encodeBodyFrame } from './previewBodyFrames.ts';
+import { type BodyCarrier, bodyBytes, encodeBodyFrame } from './previewBodyFrames.ts';
 import { encodeFrame } from '../../../common/protocol/relay/frames.ts';
 import type { RelayFields } from '../../../common/protocol/relay/messages.ts';
 import { dialHost, requestHeaders, responseHeaders } from './previewRules.ts';
@@ -39,17 +39,10 @@ export class PreviewHttpStream extends PreviewStream {
   readonly #totalTimer: NodeJS.Timeout;
 
   constructor(host: StreamHost, target: StreamTarget, request: RelayFields<'previewHttpRequest'>) {
-    super(
-      host,
-      request.streamId,
-      target,
-      (sequence, item) => {
-        const fields = { streamId: request.streamId, sequence, final: item.final };
-        return host.binaryBodies ? encodeBodyFrame('previewStreamChunk', fields, item.pieces) : encodeFrame('previewStreamChunk', { ...fields, bodyBase64: bodyBase64(item.pieces) });
-      },
-      // The response's reads join into chunks of up to the size we advertised (the relay refuses larger).
-      host.limits.chunkBytes,
-    );
+    super(host, request.streamId, target, (sequence, item) => {
+      const fields = { streamId: request.streamId, sequence, final: item.final ?? false };
+      return host.binaryBodies ? encodeBodyFrame('previewStreamChunk', fields, item.body) : encodeFrame('previewStreamChunk', { ...fields, bodyBase64: item.body.toString('base64') });
+    });
     this.#request = request;
     this.#totalTimer = setTimeout(() => this.cancel(`no answer within ${host.limits.totalTimeoutMs} ms (total timeout)`), host.limits.totalTimeoutMs);
   }

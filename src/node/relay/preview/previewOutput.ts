@@ -9,11 +9,6 @@
  * - Body frames get their `sequence` (1, 2, …) as they leave. To a relay that advertised a window
  *   (`welcome.previewStreamWindowBytes`), body bytes sent and not yet acknowledged stay within it:
  *   the next body frame waits for `previewStreamAck` (one frame always fits, however large).
- * - With `coalesceBytes` (an HTTP response), a body pushed while the one before it still waits
- *   here joins it, up to that many bytes: the dev server's reads (64 KiB each) leave as frames of up
- *   to the agreed chunk size whenever the link or the window holds them back, instead of one frame,
- *   one header, one sequence and one ack per read — while a read that finds the link idle still
- *   leaves at once (no added latency). WebSocket messages never join: each is one message.
  * - `pendingBytes` is what is held here; the stream pauses its reader (the dev server) while it
  *   is at or above its buffer, and `onDrained` tells it when to resume.
  */
@@ -26,23 +21,13 @@ export interface BodyItem {
   isBinary?: boolean;
 }
 
-/** A body frame's content as it leaves: the pieces pushed (one, or several that joined) in order. */
-export interface BodyOut {
-  pieces: readonly Buffer[];
-  bytes: number;
-  final: boolean;
-  isBinary?: boolean;
-}
-
-type Item = { kind: 'frame'; frame: string; last: boolean } | { kind: 'body'; pieces: Buffer[]; bytes: number; final: boolean; isBinary?: boolean };
+type Item = { kind: 'frame'; frame: string; last: boolean } | ({ kind: 'body' } & BodyItem);
 
 export interface PreviewOutputOptions {
   connection: RelayConnection;
   streamId: string;
   /** The frame of one body item with its sequence (bytes: a binary frame, see previewBodyFrames.ts). */
-  encode: (sequence: number, item: BodyOut) => string | Buffer;
-  /** Join bodies pushed while one waits, up to this many bytes per frame (the agreed chunk size); unset: never. */
-  coalesceBytes?: number;
+  encode: (sequence: number, item: BodyItem) => string | Buffer;
   /** The relay's window, or undefined when it did not advertise one (send without waiting). */
   window: number | undefined;
   /** A body frame left: the stream may resume its reader; `sent` is its size. */
@@ -95,18 +80,8 @@ export class PreviewOutput implements OutputSource {
 
   pushBody(item: BodyItem): void {
     if (this.#closed) return;
-    const bytes = item.body.length;
-    const final = item.final ?? false;
-    const tail = this.#items.length > this.#head ? this.#items[this.#items.length - 1]! : undefined;
-    const limit = this.#options.coalesceBytes;
-    if (limit !== undefined && tail?.kind === 'body' && !tail.final && tail.bytes + bytes <= limit) {
-      if (bytes > 0) tail.pieces.push(item.body);
-      tail.bytes += bytes;
-      tail.final = final;
-    } else {
-      this.#items.push({ kind: 'body', pieces: [item.body], bytes, final, ...(item.isBinary !== undefined ? { isBinary: item.isBinary } : {}) });
-    }
-    this.#pendingBytes += bytes;
+    this.#items.push({ kind: 'body', ...item });
+    this.#pendingBytes += item.body.length;
     if (this.#pendingBytes > this.#peakPendingBytes) this.#peakPendingBytes = this.#pendingBytes;
     this.#options.connection.markReady(this);
   }
@@ -145,16 +120,16 @@ export class PreviewOutput implements OutputSource {
       return item.frame;
     }
     const window = this.#options.window;
-    if (window !== undefined && this.#unackedBytes > 0 && this.#unackedBytes + item.bytes > window) return undefined; // markReady again on ack
+    if (window !== undefined && this.#unackedBytes > 0 && this.#unackedBytes + item.body.length > window) return undefined; // markReady again on ack
     this.#shift();
     const sequence = this.#nextSequence++;
     const frame = this.#options.encode(sequence, item);
-    this.#pendingBytes -= item.bytes;
+    this.#pendingBytes -= item.body.length;
     if (window !== undefined) {
-      this.#unacked.push({ sequence, bytes: item.bytes });
-      this.#unackedBytes += item.bytes;
+      this.#unacked.push({ sequence, bytes: item.body.length });
+      this.#unackedBytes += item.body.length;
     }
-    this.#options.onDrained(item.bytes);
+    this.#options.onDrained(item.body.length);
     if (item.final) this.#finish();
     return frame;
   }

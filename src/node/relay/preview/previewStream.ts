@@ -8,7 +8,7 @@ import { encodeFrame } from '../../../common/protocol/relay/frames.ts';
 import type { ILogger } from '../../logger.ts';
 import type { RefusalLog } from '../refusalLog.ts';
 import type { RelayConnection } from '../relayConnection.ts';
-import { type BodyOut, PreviewOutput } from './previewOutput.ts';
+import { type BodyItem, PreviewOutput } from './previewOutput.ts';
 import type { PreviewLimits } from './previewRules.ts';
 
 /** What a stream needs of the tunnel. */
@@ -44,8 +44,7 @@ export abstract class PreviewStream {
   #ended = false;
   #cancelSent = false;
 
-  /** `coalesceBytes`: join bodies that wait into frames up to this size (PreviewOutput); WebSockets never do. */
-  constructor(host: StreamHost, streamId: string, target: StreamTarget, encode: (sequence: number, item: BodyOut) => string | Buffer, coalesceBytes?: number) {
+  constructor(host: StreamHost, streamId: string, target: StreamTarget, encode: (sequence: number, item: BodyItem) => string | Buffer) {
     this.host = host;
     this.streamId = streamId;
     this.target = target;
@@ -53,7 +52,6 @@ export abstract class PreviewStream {
       connection: host.connection,
       streamId,
       encode,
-      ...(coalesceBytes !== undefined ? { coalesceBytes } : {}),
       window: host.peerWindow,
       onDrained: (sent) => {
         if (sent > 0) this.touch();

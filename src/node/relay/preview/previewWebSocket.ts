@@ -15,7 +15,7 @@
  *   so a quiet hot-reload socket lives, and one whose server hangs ends (`idle`).
  */
 import WebSocket from 'ws';
-import { type BodyCarrier, bodyBase64, bodyBytes, encodeBodyFrame } from './previewBodyFrames.ts';
+import { type BodyCarrier, bodyBytes, encodeBodyFrame } from './previewBodyFrames.ts';
 import { encodeFrame } from '../../../common/protocol/relay/frames.ts';
 import type { RelayFields } from '../../../common/protocol/relay/messages.ts';
 import { closeReason, dialHost, isHttpToken, isSendableCloseCode, requestHeaders } from './previewRules.ts';
@@ -30,7 +30,7 @@ export class PreviewWebSocket extends PreviewStream {
   constructor(host: StreamHost, target: StreamTarget, open: RelayFields<'previewWebSocketOpen'>) {
     super(host, open.streamId, target, (sequence, item) => {
       const fields = { streamId: open.streamId, sequence, isBinary: item.isBinary ?? false };
-      return host.binaryBodies ? encodeBodyFrame('previewWebSocketData', fields, item.pieces) : encodeFrame('previewWebSocketData', { ...fields, bodyBase64: bodyBase64(item.pieces) });
+      return host.binaryBodies ? encodeBodyFrame('previewWebSocketData', fields, item.body) : encodeFrame('previewWebSocketData', { ...fields, bodyBase64: item.body.toString('base64') });
     });
     const protocols = open.protocols ?? [];
     const bad = protocols.find((protocol) => !isHttpToken(protocol));

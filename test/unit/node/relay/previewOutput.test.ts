@@ -22,16 +22,15 @@ function drain(output: PreviewOutput): Array<Record<string, unknown>> {
   return frames;
 }
 
-function makeOutput(window: number | undefined, coalesceBytes?: number) {
+function makeOutput(window: number | undefined) {
   const link = fakeLink();
   const drained: number[] = [];
   let finished = 0;
   const output = new PreviewOutput({
     connection: link.connection,
     streamId: 's1',
-    encode: (sequence, item) => JSON.stringify({ type: 'previewStreamChunk', sequence, bytes: item.bytes, pieces: item.pieces.length, final: item.final }),
+    encode: (sequence, item) => JSON.stringify({ type: 'previewStreamChunk', sequence, bytes: item.body.length, final: item.final ?? false }),
     window,
-    ...(coalesceBytes !== undefined ? { coalesceBytes } : {}),
     onDrained: (sent) => drained.push(sent),
     onFinished: () => finished++,
   });
@@ -51,8 +50,8 @@ describe('preview output', () => {
     assert.deepEqual(drain(output), [
       { type: 'previewStreamAck', streamId: 's1', sequence: 3 },
       { type: 'previewHttpResponseHead' },
-      { type: 'previewStreamChunk', sequence: 1, bytes: 10, pieces: 1, final: false },
-      { type: 'previewStreamChunk', sequence: 2, bytes: 20, pieces: 1, final: false },
+      { type: 'previewStreamChunk', sequence: 1, bytes: 10, final: false },
+      { type: 'previewStreamChunk', sequence: 2, bytes: 20, final: false },
     ]);
     assert.equal(output.pendingBytes, 0);
     assert.equal(output.peakPendingBytes, 30);
@@ -68,36 +67,6 @@ describe('preview output', () => {
     assert.equal(output.acknowledged(3), true);
     assert.deepEqual(drain(output).map((frame) => frame.bytes), [200], 'larger than the window, but nothing is outstanding');
     assert.deepEqual(drained, [60, 30, 50, 200]);
-  });
-
-  it('joins bodies that wait into frames of up to coalesceBytes, in order, the final one included', () => {
-    const { output, drained } = makeOutput(100, 64);
-    output.pushFrame('{"type":"previewHttpResponseHead"}');
-    for (const size of [20, 20, 20, 20, 50]) output.pushBody({ body: Buffer.alloc(size) });
-    assert.equal(output.pendingBytes, 130);
-    assert.deepEqual(drain(output), [
-      { type: 'previewHttpResponseHead' },
-      { type: 'previewStreamChunk', sequence: 1, bytes: 60, pieces: 3, final: false },
-      { type: 'previewStreamChunk', sequence: 2, bytes: 20, pieces: 1, final: false },
-    ], '60 + 20 fill the window of 100; 20 + 50 would pass 64 bytes, so 50 starts a frame of its own');
-    output.pushBody({ body: Buffer.alloc(10) });
-    output.pushBody({ body: Buffer.alloc(0), final: true });
-    assert.equal(output.acknowledged(2), true);
-    assert.deepEqual(drain(output), [{ type: 'previewStreamChunk', sequence: 3, bytes: 60, pieces: 2, final: true }], 'a body pushed while its frame waited joins it; the final empty one only marks it final');
-    assert.deepEqual(drained, [60, 20, 60]);
-    assert.equal(output.pendingBytes, 0);
-  });
-
-  it('never joins a body to one already sent, nor without coalesceBytes (WebSocket messages)', () => {
-    const joined = makeOutput(undefined, 64);
-    joined.output.pushBody({ body: Buffer.alloc(10) });
-    assert.equal(drain(joined.output).length, 1);
-    joined.output.pushBody({ body: Buffer.alloc(10) });
-    assert.deepEqual(drain(joined.output).map((frame) => frame.sequence), [2]);
-
-    const separate = makeOutput(undefined);
-    for (let i = 0; i < 3; i++) separate.output.pushBody({ body: Buffer.alloc(10), isBinary: true });
-    assert.deepEqual(drain(separate.output).map((frame) => frame.pieces), [1, 1, 1]);
   });
 
   it('refuses an ack for a sequence never sent', () => {
