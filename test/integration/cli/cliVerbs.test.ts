@@ -4,12 +4,13 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pollUntil } from '../../helpers/poll.ts';
 import { testEnv } from '../../helpers/tempHome.ts';
-import { runChild } from './cliHarness.ts';
+import { cliMain, runChild } from './cliHarness.ts';
 import { startRealSwitchboard, type RealSwitchboard } from './realServer.ts';
 
 describe('switchboard verbs against the real control socket', () => {
@@ -114,6 +115,24 @@ describe('switchboard verbs against the real control socket', () => {
     assert.equal(result.stdout, '');
     assert.match(result.stderr, /^switchboard exec: exec timeout after 400ms: .*\n$/);
     assert.equal((await cli(['close', slow])).status, 0);
+  });
+
+  it('exec stopped with Ctrl-C while it waits for the running command is never typed', async () => {
+    const busy = (await cli(['new', '--name', 'busy'])).stdout.trim();
+    assert.equal((await cli(['send', busy, 'sleep 3'])).status, 0);
+    // As a person runs it in a shell: a child process, stopped with Ctrl-C (SIGINT) while it waits.
+    const child = spawn(process.execPath, [cliMain, 'exec', busy, '--', 'echo typed-for-nobody'], { env: app.cliEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.end();
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    // Long enough for the CLI to start and send its request, well inside `sleep 3`.
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    child.kill('SIGINT');
+    await exited;
+    // Once sleep is over the prompt is back: an exec still queued would type now.
+    assert.equal((await cli(['exec', busy, '--', 'echo after-sleep'])).stdout, 'after-sleep\n');
+    const read = await cli(['read', busy]);
+    assert.doesNotMatch(read.stdout, /typed-for-nobody/);
+    assert.equal((await cli(['close', busy])).status, 0);
   });
 
   it('exec past --timeout prints the output so far and the line the pane waits on', async () => {
