@@ -219,21 +219,17 @@ describe('dev-server preview through the relay', () => {
     }, setup.relay.viewOrigin);
     assert.deepEqual(control, { ws: 'OPENED', read: true });
 
-    // 50 MB through the tunnel, read as a stream: whole, and neither process holds it.
+    // 50 MB through the tunnel, read as a stream: whole and in order. That neither side holds the
+    // body is checked where it can be measured soundly — live memory after a full GC and the bytes
+    // each side buffers: test/integration/relay/previewTunnelDaemon.test.ts (the daemon) and
+    // previewRelay.test.ts (the relay). Peak RSS here cannot tell: bodies travel as buffers outside
+    // V8's heap, freed on a later GC, and that garbage alone reached 13–70 MiB across runs.
     const relayPeak = peakMiB(setup.relay.child.pid!);
     const servePeak = peakMiB(setup.serve.child.pid!);
     const download = await downloadInPage(preview, 'big?mb=50');
     assert.equal(download.status, 200);
     assert.deepEqual({ bytes: download.bytes, sum: download.sum }, expectedDownload(50), 'every byte, in order');
-    const relayGrowth = peakMiB(setup.relay.child.pid!) - relayPeak;
-    const serveGrowth = peakMiB(setup.serve.child.pid!) - servePeak;
-    t.diagnostic(`50 MB download: relay peak RSS +${relayGrowth.toFixed(1)} MiB, serve peak RSS +${serveGrowth.toFixed(1)} MiB`);
-    // Neither side holds the body: that alone would add the whole 50 MiB (and more, in copies).
-    // What the peak does show is garbage not collected yet — bodies travel as buffers outside V8's
-    // heap, collected on external-memory pressure — 13–42 MiB here; what is live is bounded tightly
-    // (after a full GC) in test/integration/relay/previewTunnelDaemon.test.ts.
-    assert.ok(relayGrowth < 48, `the relay held ${relayGrowth.toFixed(1)} MiB more at its peak`);
-    assert.ok(serveGrowth < 48, `the app held ${serveGrowth.toFixed(1)} MiB more at its peak`);
+    t.diagnostic(`50 MB download: relay peak RSS +${(peakMiB(setup.relay.child.pid!) - relayPeak).toFixed(1)} MiB, serve peak RSS +${(peakMiB(setup.serve.child.pid!) - servePeak).toFixed(1)} MiB`);
 
     // Ctrl-C ends the dev server: the chip goes from the remote view and the preview says it is over.
     await local.locator(`[data-terminal-id="${pane}"] .pane-body`).click();
