@@ -7,6 +7,9 @@
  */
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { RelayClient, RelayStatus } from '../../../src/node/relay/relayClient.ts';
 import { pollUntil } from '../../helpers/poll.ts';
 import { bashShell, connectClient, recordingLogger, startTestHub, type TestHub } from './relayTestKit.ts';
@@ -274,9 +277,19 @@ describe('relay client against a misbehaving relay', () => {
     const viewerBufferBytes = 256 * 1024;
     const cli = start({ shareAll: true, viewerBufferBytes, timing: { writeTimeoutMs: 3_000, initialMs: 50, maxMs: 200 } });
     await pollUntil(() => cli.status.state === 'connected' && connection, { what: 'connected' });
-    const flood = await hub.hub.ptyHost.create({ file: 'bash', args: ['--norc', '--noprofile', '-c', 'yes "flood line with some text to make it longer"'], shellIntegration: false, createdBy: { kind: 'person', name: 'you' } });
+    // The flood starts once the viewer has its snapshot: what is tested is a stall mid-stream, not
+    // an attach to a pane already flooding (whose snapshot waits for the mirror to catch up).
+    const go = join(mkdtempSync(join(tmpdir(), 'sb-flood-')), 'go');
+    const flood = await hub.hub.ptyHost.create({
+      file: 'bash',
+      args: ['--norc', '--noprofile', '-c', `until [ -e ${go} ]; do sleep 0.02; done; yes "flood line with some text to make it longer"`],
+      shellIntegration: false,
+      createdBy: { kind: 'person', name: 'you' },
+    });
     try {
       send(connection!, { type: 'agentTerminalAttach', terminalId: flood.id, channelId: 'viewer-1' });
+      await pollUntil(() => connection!.received.some((frame) => frame.type === 'terminalSnapshot'), { what: 'the viewer’s snapshot' });
+      writeFileSync(go, '');
       await pollUntil(() => connection!.received.some((frame) => frame.type === 'terminalOutput'), { what: 'output reaches the relay' });
       // The relay stops reading: TCP fills up, then nothing the client writes is flushed.
       connection!.req.socket.pause();
