@@ -285,7 +285,18 @@ describe('the app around the panes', () => {
     const banner = page.getByRole('status').filter({ hasText: 'Disconnected from Switchboard — reconnecting…' });
     await banner.waitFor();
     await banner.waitFor({ state: 'detached' });
-    assert.deepEqual(await waitForPanes(page, 2), [firstPane, secondPane]);
+    const panesBack = await waitForPanes(page, 2).catch(async (error: unknown) => {
+      // Seen twice in CI, never here: say what the window showed instead of the panes.
+      const shown = await page.evaluate(() => ({
+        panes: document.querySelectorAll('[data-terminal-id]').length,
+        banner: document.querySelector('.connection-banner')?.textContent ?? null,
+        startup: document.querySelector('.startup')?.textContent ?? null,
+        alerts: [...document.querySelectorAll('[role="alert"]')].map((alert) => alert.textContent),
+        body: document.body.innerText.slice(0, 400),
+      }));
+      throw new Error(`${(error as Error).message}; the window showed ${JSON.stringify(shown)}`);
+    });
+    assert.deepEqual(panesBack, [firstPane, secondPane]);
     await waitForPaneText(page, firstPane, 'around-the-drop-9');
     await waitForPaneText(page, secondPane!, 'right-before');
     await typeInPane(page, secondPane!, 'echo right-after-$((8*8))');
