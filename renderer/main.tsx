@@ -7,6 +7,7 @@ import { App } from './app/App.tsx';
 import { ErrorList } from './app/errorList.ts';
 import { HubConnection } from './app/hubConnection.ts';
 import { TypeAheadStore } from './features/terminals/typeAhead.ts';
+import { UnsavedLayout } from './app/unsavedLayout.ts';
 import { applyInitialColorScheme } from './app/theme.ts';
 
 // Electron's CSP forbids eval; without this zod probes for it with `new Function` and the
@@ -30,5 +31,6 @@ const connection = new HubConnection(createHubClient);
 const errors = new ErrorList();
 // Outlives each connection's Workbench: keys typed while the window reconnects go to the next one's panes.
 const typeAhead = new TypeAheadStore();
-createRoot(container).render(<App connection={connection} errors={errors} typeAhead={typeAhead} />);
+const unsavedLayout = new UnsavedLayout();
+createRoot(container).render(<App connection={connection} errors={errors} typeAhead={typeAhead} unsavedLayout={unsavedLayout} />);
 connection.start();

@@ -26,12 +26,23 @@ import { useObservable } from './observable.ts';
 import { installTestHook } from './testHook.ts';
 import { Workbench } from './workbench.ts';
 import type { TypeAheadStore } from '../features/terminals/typeAhead.ts';
+import type { UnsavedLayout } from './unsavedLayout.ts';
 import { WorkbenchContext, useWorkbench } from './WorkbenchContext.tsx';
 
 /** Set when `switchboard relay` served this page as a machine's remote view (`/m/<machineId>/`). */
 const remoteMachineId = remoteViewTarget()?.machineId;
 
-export function App({ connection, errors, typeAhead }: { connection: HubConnection; errors: ErrorList; typeAhead: TypeAheadStore }) {
+export function App({
+  connection,
+  errors,
+  typeAhead,
+  unsavedLayout,
+}: {
+  connection: HubConnection;
+  errors: ErrorList;
+  typeAhead: TypeAheadStore;
+  unsavedLayout: UnsavedLayout;
+}) {
   const state = useObservable(connection.state);
   const live = useObservable(connection.live);
   return (
@@ -48,6 +59,7 @@ export function App({ connection, errors, typeAhead }: { connection: HubConnecti
           appState={live.appState}
           errors={errors}
           typeAhead={typeAhead}
+          unsavedLayout={unsavedLayout}
           connected={state.kind === 'connected'}
         />
       ) : (
@@ -73,16 +85,18 @@ function WorkbenchHost({
   appState,
   errors,
   typeAhead,
+  unsavedLayout,
   connected,
 }: {
   client: IHubClient;
   appState: AppState;
   errors: ErrorList;
   typeAhead: TypeAheadStore;
+  unsavedLayout: UnsavedLayout;
   /** False while reconnecting: the last screens stay visible, and only the focused pane takes keys (held until it is back). */
   connected: boolean;
 }) {
-  const [workbench] = useState(() => new Workbench(client, appState, errors, typeAhead));
+  const [workbench] = useState(() => new Workbench(client, appState, errors, typeAhead, unsavedLayout));
   useEffect(() => {
     workbench.start().catch((error: unknown) => errors.report('Could not load the terminals', error));
     const testHook = installTestHook(workbench);

@@ -41,6 +41,7 @@ import { errorCode, type ErrorList } from './errorList.ts';
 import { commandForEvent, type CommandId } from './keybindings.ts';
 import { ObservableValue } from './observable.ts';
 import { ColorSchemeTracker } from './theme.ts';
+import type { UnsavedLayout } from './unsavedLayout.ts';
 
 const mainViews = ['terminals', 'activity', 'history', 'review', 'settings'] as const;
 export type MainView = (typeof mainViews)[number];
@@ -170,10 +171,13 @@ export class Workbench extends Disposable {
   readonly #markSeenInFlight = new Set<string>();
   /** Agent panes whose Start again runs: their pane stays in the layout until the new one replaces it. */
   readonly #replacing = new Set<string>();
+  readonly #unsavedLayout: UnsavedLayout;
   #nextTabNumber = 1;
 
-  constructor(client: IHubClient, appState: AppState, errors: ErrorList, typeAhead: TypeAheadStore) {
+  /** `typeAhead` and `unsavedLayout` belong to the window and outlive this Workbench: a reconnect builds the next one on them. */
+  constructor(client: IHubClient, appState: AppState, errors: ErrorList, typeAhead: TypeAheadStore, unsavedLayout: UnsavedLayout) {
     super();
+    this.#unsavedLayout = unsavedLayout;
     this.register(this.view.onDidChange(saveView));
     this.client = client;
     this.appState = appState;
@@ -260,9 +264,13 @@ export class Workbench extends Disposable {
     queue = undefined;
     queued.forEach((change) => change());
 
-    const saved = this.appState.layout;
+    // A change the last connection could not save (this is a reconnect) wins over the Hub's older layout.
+    const hubLayout = this.appState.layout;
+    const unsaved = this.#unsavedLayout.takeIfHubHolds(hubLayout);
+    this.#unsavedLayout.noteHubHolds(hubLayout);
+    const saved = unsaved ?? hubLayout;
     const restored = pruneLayout(saved ?? emptyLayout, (id) => this.terminals.value.has(id));
-    this.#setLayout(restored, { persist: !sameLayout(restored, saved) });
+    this.#setLayout(restored, { persist: !sameLayout(restored, hubLayout) });
     this.ready.set(true);
     // A first start, or a saved layout whose terminals all ended with the server: start one. A
     // layout the user emptied on purpose stays empty.
@@ -679,7 +687,10 @@ export class Workbench extends Disposable {
     const tab = activeTab(layout);
     if (tab && layout.focusedTerminalId) this.#lastFocusedByTab.set(tab.id, layout.focusedTerminalId);
     this.sessions.retainOnly(new Set(allTerminalIds(layout)));
-    if (persist) this.#scheduleLayoutSave();
+    if (persist) {
+      this.#unsavedLayout.noteChanged(layout);
+      this.#scheduleLayoutSave();
+    }
     this.#clearVisibleAttention();
   }
 
@@ -696,6 +707,8 @@ export class Workbench extends Disposable {
     if (this.#sentLayouts.length > 8) this.#sentLayouts.shift();
     const saving = this.client
       .call('layout.set', layout)
+      .then(() => this.#unsavedLayout.noteHubHolds(layout))
+      // A lost connection is not reported (errorList): the change is saved after the reconnect.
       .catch((error: unknown) => this.errors.report('Could not save the window layout', error))
       .finally(() => {
         if (this.#layoutSaveInFlight === saving) this.#layoutSaveInFlight = undefined;
@@ -709,6 +722,7 @@ export class Workbench extends Disposable {
    */
   #adoptRemoteLayout(layout: Layout): void {
     const json = JSON.stringify(layout);
+    this.#unsavedLayout.noteHubHolds(layout);
     if (this.#sentLayouts.includes(json) || this.#layoutSaveTimer !== undefined) return;
     const current = this.layout.value;
     const merged = pruneLayout(

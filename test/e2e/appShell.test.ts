@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import type { Page } from 'playwright-core';
 import {
   openApp,
   openFreshApp as openSharedFreshApp,
@@ -256,21 +257,7 @@ describe('the app around the panes', () => {
   it('reconnects and reattaches every pane after the connection drops', async (t) => {
     const app = await startServedApp();
     t.after(() => app.stop());
-    const context = await browser().newContext({ viewport: { width: 1280, height: 800 } });
-    t.after(() => context.close());
-    // Test-side only: keep a handle on the page's sockets so the test can cut the connection.
-    await context.addInitScript(() => {
-      const sockets: WebSocket[] = [];
-      const Native = WebSocket;
-      (globalThis as unknown as { __sockets: WebSocket[] }).__sockets = sockets;
-      globalThis.WebSocket = class extends Native {
-        constructor(...args: ConstructorParameters<typeof WebSocket>) {
-          super(...args);
-          sockets.push(this);
-        }
-      };
-    });
-    const page = await context.newPage();
+    const page = await pageWithCuttableConnection(t);
     const firstPane = await openApp(page, app.url);
     await page.getByRole('button', { name: 'Split right', exact: true }).click();
     const [, secondPane] = await waitForPanes(page, 2);
@@ -281,7 +268,7 @@ describe('the app around the panes', () => {
 
     // Output that lands around the drop (before, during or after it) must still reach the pane.
     await typeInPane(page, firstPane, 'sleep 0.3; echo around-the-drop-$((3*3))');
-    await page.evaluate(() => (globalThis as unknown as { __sockets: WebSocket[] }).__sockets.forEach((socket) => socket.close()));
+    await cutConnection(page);
     const banner = page.getByRole('status').filter({ hasText: 'Disconnected from Switchboard — reconnecting…' });
     await banner.waitFor();
     await banner.waitFor({ state: 'detached' });
@@ -302,4 +289,57 @@ describe('the app around the panes', () => {
     await typeInPane(page, secondPane!, 'echo right-after-$((8*8))');
     await waitForPaneText(page, secondPane!, 'right-after-64');
   });
+
+  it('keeps a split made just before the connection drops', async (t) => {
+    const app = await startServedApp();
+    t.after(() => app.stop());
+    const page = await pageWithCuttableConnection(t);
+    const firstPane = await openApp(page, app.url);
+    await page.getByRole('button', { name: 'Split right', exact: true }).click();
+    // Cut in the frame the second pane appears: its layout save is still waiting out the debounce,
+    // as when a laptop sleeps or the network blips the moment after a split.
+    await page.evaluate(
+      () =>
+        new Promise<void>((resolve) => {
+          const cutOnceSplit = () => {
+            if (document.querySelectorAll('[data-terminal-id]').length < 2) return requestAnimationFrame(cutOnceSplit);
+            (globalThis as unknown as { __sockets: WebSocket[] }).__sockets.forEach((socket) => socket.close());
+            resolve();
+          };
+          cutOnceSplit();
+        }),
+    );
+    const banner = page.getByRole('status').filter({ hasText: 'Disconnected from Switchboard — reconnecting…' });
+    await banner.waitFor({ state: 'detached' });
+    const [, secondPane] = await waitForPanes(page, 2);
+    assert.equal((await waitForPanes(page, 2))[0], firstPane);
+    await typeInPane(page, secondPane!, 'echo split-kept-$((6*7))');
+    await waitForPaneText(page, secondPane!, 'split-kept-42');
+
+    // And the Hub holds it: a reload shows the split too.
+    await page.reload();
+    assert.deepEqual(await waitForPanes(page, 2), [firstPane, secondPane]);
+  });
 });
+
+/** A page whose WebSockets the test can cut (test-side only: the page's sockets are kept in `__sockets`). */
+async function pageWithCuttableConnection(t: TestContext) {
+  const context = await browser().newContext({ viewport: { width: 1280, height: 800 } });
+  t.after(() => context.close());
+  await context.addInitScript(() => {
+    const sockets: WebSocket[] = [];
+    const Native = WebSocket;
+    (globalThis as unknown as { __sockets: WebSocket[] }).__sockets = sockets;
+    globalThis.WebSocket = class extends Native {
+      constructor(...args: ConstructorParameters<typeof WebSocket>) {
+        super(...args);
+        sockets.push(this);
+      }
+    };
+  });
+  return context.newPage();
+}
+
+async function cutConnection(page: Page): Promise<void> {
+  await page.evaluate(() => (globalThis as unknown as { __sockets: WebSocket[] }).__sockets.forEach((socket) => socket.close()));
+}
