@@ -1,6 +1,7 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import { fileURLToPath } from 'node:url';
+import { xtermPatchesPlugin } from './xtermPatches.ts';
 
 const rendererRoot = fileURLToPath(new URL('.', import.meta.url));
 
@@ -12,7 +13,7 @@ const rendererRoot = fileURLToPath(new URL('.', import.meta.url));
 export default defineConfig({
   root: rendererRoot,
   base: './',
-  plugins: [react()],
+  plugins: [react(), xtermPatchesPlugin()],
   build: {
     outDir: fileURLToPath(new URL('../dist/renderer', import.meta.url)),
     emptyOutDir: true,

@@ -254,6 +254,30 @@ describe('the app around the panes', () => {
     await waitForPaneText(page, firstPane, 'pasted-7');
   });
 
+  it('draws a selection over the rows and takes it away when cleared (DOM renderer)', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    await typeInPane(page, firstPane, 'seq 1 60 | sed s/^/row-/');
+    await waitForPaneText(page, firstPane, 'row-60');
+    const pane = page.locator(`[data-terminal-id="${firstPane}"]`);
+    const selectionLayer = pane.locator('.xterm-selection > div');
+    const rowsBefore = await pane.locator('.xterm-rows').innerText();
+    const row = pane.locator('.xterm-rows > div').filter({ hasText: /^row-59$/ });
+    const box = (await row.boundingBox())!;
+    await page.mouse.click(box.x + 10, box.y + box.height / 2, { clickCount: 3 });
+    await pollUntil(async () => (await selectionLayer.count()) > 0, { what: 'the selection drawn' });
+    // A key typed clears it (xterm clears a selection on input): the layer is emptied and the rows are as they were.
+    await page.keyboard.press('Shift');
+    await page.keyboard.type('#');
+    await pollUntil(async () => (await selectionLayer.count()) === 0, { what: 'the selection cleared' });
+    await waitForPaneText(page, firstPane, '$ #');
+    assert.equal((await pane.locator('.xterm-rows').innerText()).replace('$ #', '$ '), rowsBefore);
+    await page.keyboard.press('Backspace');
+    // Output that scrolls the pane with no selection is drawn as before (xtermPatches.ts skips only the redundant redraw).
+    await typeInPane(page, firstPane, 'seq 1 30 | sed s/^/more-/');
+    await waitForPaneText(page, firstPane, 'more-30');
+    assert.equal(await selectionLayer.count(), 0);
+  });
+
   it('reconnects and reattaches every pane after the connection drops', async (t) => {
     const app = await startServedApp();
     t.after(() => app.stop());

@@ -66,9 +66,11 @@ export class SessionRegistry extends Disposable {
     const existing = this.#sessions.get(terminalId);
     if (existing) return existing;
     const { client, settings, colorScheme, terminals, isAppShortcut, reportError } = this.#options;
+    const info = terminals.value.get(terminalId);
     const session = new TerminalSession({
       client,
       terminalId,
+      size: info && { cols: info.cols, rows: info.rows },
       settings: settings.value,
       theme: xtermTheme(colorScheme.value),
       isRunning: () => terminals.value.get(terminalId)?.state === 'running',

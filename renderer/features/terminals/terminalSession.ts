@@ -38,6 +38,11 @@ export interface SearchResults {
 export interface TerminalSessionOptions {
   client: IHubClient;
   terminalId: string;
+  /**
+   * The terminal's size as last known (its TerminalInfo). The pane starts at it, so attaching (which
+   * sizes the pane to the PTY) usually resizes nothing: a resize makes xterm rebuild its rows.
+   */
+  size: { cols: number; rows: number } | undefined;
   settings: Settings;
   theme: ITheme;
   /** Input and resizes only go to a running process. */
@@ -111,8 +116,8 @@ export class TerminalSession extends Disposable {
     this.terminal = new Terminal({
       // unicode11 and search decorations use the proposed API.
       allowProposedApi: true,
-      cols: TerminalConstants.defaultCols,
-      rows: TerminalConstants.defaultRows,
+      cols: options.size?.cols ?? TerminalConstants.defaultCols,
+      rows: options.size?.rows ?? TerminalConstants.defaultRows,
       scrollback: options.settings.scrollback,
       fontSize: options.settings.fontSize,
       fontFamily: options.settings.fontFamily,
@@ -174,7 +179,7 @@ export class TerminalSession extends Disposable {
     try {
       const attached = await client.call('terminal.attach', { id: terminalId });
       if (this.store.isDisposed) return;
-      this.terminal.reset();
+      // No reset: nothing is written to the terminal before its snapshot, and a reset costs a redraw.
       this.terminal.resize(attached.cols, attached.rows);
       this.#offset = attached.offset;
       this.#attached = true;
