@@ -7,13 +7,13 @@
  */
 import type { Plugin } from 'vite';
 
-interface XtermPatch {
+export interface XtermPatch {
   why: string;
   find: string;
   replace: string;
 }
 
-const patches: XtermPatch[] = [
+export const xtermPatches: readonly XtermPatch[] = [
   {
     // xterm.js issue #4633 ("better handleSelectionChanged in DOM renderer", open). Every scroll
     // refreshes the selection (CoreBrowserTerminal: onScroll → selectionService.refresh()), and the
@@ -36,7 +36,7 @@ export function xtermPatchesPlugin(): Plugin {
     transform(code, id) {
       if (!xtermModule.test(id)) return null;
       let patched = code;
-      for (const patch of patches) {
+      for (const patch of xtermPatches) {
         const at = patched.indexOf(patch.find);
         if (at === -1 || patched.indexOf(patch.find, at + 1) !== -1) {
           throw new Error(`xterm.js patch "${patch.why}": its code is not found exactly once in ${id} (xterm.js changed: check whether the fix is upstream, then update or drop the patch in renderer/xtermPatches.ts)`);

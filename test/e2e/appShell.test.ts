@@ -278,6 +278,27 @@ describe('the app around the panes', () => {
     assert.equal(await selectionLayer.count(), 0);
   });
 
+  it('scrolls back with the wheel while output keeps coming, a few lines at a time, and back to the end', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    const rows = page.locator(`[data-terminal-id="${firstPane}"] .xterm-rows > div`);
+    const numbersShown = async (prefix: string) =>
+      (await rows.allInnerTexts()).flatMap((text) => (text.startsWith(prefix) ? [Number(text.slice(prefix.length))] : []));
+    await typeInPane(page, firstPane, 'seq 1 300 | sed s/^/line-/; for i in $(seq 1 60); do echo tick-$i; sleep 0.05; done');
+    await waitForPaneText(page, firstPane, 'tick-10');
+    // While the ticks still come: a few notches up show the lines just above, not the top of the
+    // scrollback nor a jump (each new line scrolls the buffer under the viewport).
+    const box = (await rows.first().boundingBox())!;
+    await page.mouse.move(box.x + 40, box.y + 40);
+    for (let notch = 0; notch < 5; notch++) await page.mouse.wheel(0, -100);
+    await pollUntil(async () => !(await readPane(page, firstPane))!.includes('tick-'), { what: 'the ticks scrolled out of view' });
+    const shown = await numbersShown('line-');
+    assert.ok(shown.length > 0 && Math.max(...shown) >= 300 - 60 && Math.min(...shown) > 150, `a few screens up, not the top: ${shown.join(' ')}`);
+    // Held there while the ticks go on, then back to the end.
+    await page.waitForTimeout(500);
+    assert.deepEqual(await numbersShown('line-'), shown, 'the view stays where it was scrolled to');
+    await waitForPaneTextAfterScroll(page, firstPane);
+  });
+
   it('reconnects and reattaches every pane after the connection drops', async (t) => {
     const app = await startServedApp();
     t.after(() => app.stop());
@@ -366,4 +387,16 @@ async function pageWithCuttableConnection(t: TestContext) {
 
 async function cutConnection(page: Page): Promise<void> {
   await page.evaluate(() => (globalThis as unknown as { __sockets: WebSocket[] }).__sockets.forEach((socket) => socket.close()));
+}
+
+/** Wheels to the end of the pane until its last tick and prompt show. */
+async function waitForPaneTextAfterScroll(page: Page, pane: string): Promise<void> {
+  await pollUntil(
+    async () => {
+      await page.mouse.wheel(0, 2000);
+      const text = (await readPane(page, pane))!;
+      return text.includes('tick-60') && text.trimEnd().endsWith('$');
+    },
+    { what: 'the end of the output after wheeling down' },
+  );
 }

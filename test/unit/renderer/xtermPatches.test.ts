@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { xtermPatchesPlugin } from '../../../renderer/xtermPatches.ts';
+import { xtermPatches, xtermPatchesPlugin } from '../../../renderer/xtermPatches.ts';
 
 const xtermModulePath = join(dirname(createRequire(import.meta.url).resolve('@xterm/xterm/package.json')), 'lib', 'xterm.mjs');
 
@@ -13,12 +13,16 @@ function transform(code: string, id: string): { code: string } | null {
 }
 
 describe('the xterm.js patches applied while bundling', () => {
-  it('patch the installed xterm.js exactly where they name', () => {
+  it('patch the installed xterm.js exactly where they name, and nothing else', () => {
     const original = readFileSync(xtermModulePath, 'utf8');
     const patched = transform(original, xtermModulePath);
     assert.ok(patched, 'the xterm module is transformed');
-    assert.equal(patched.code.split('if(!(e&&i)&&!(this._rowFactory._selectionStart&&this._rowFactory._selectionEnd))return;').length, 2, 'the DOM renderer skips a none-to-none selection redraw, once');
-    assert.equal(patched.code.length - original.length, 'if(!(e&&i)&&!(this._rowFactory._selectionStart&&this._rowFactory._selectionEnd))return;'.length, 'nothing else changes');
+    for (const patch of xtermPatches) {
+      assert.equal(original.split(patch.find).length, 2, `${patch.why}: its code is in xterm.js once`);
+      assert.equal(patched.code.split(patch.replace).length, 2, `${patch.why}: applied once`);
+    }
+    const grown = xtermPatches.reduce((sum, patch) => sum + patch.replace.length - patch.find.length, 0);
+    assert.equal(patched.code.length - original.length, grown);
   });
 
   it('leave every other module alone', () => {
