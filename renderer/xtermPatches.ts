@@ -26,6 +26,24 @@ export const xtermPatches: readonly XtermPatch[] = [
     replace:
       'handleSelectionChanged(e,i,r){if(!(e&&i)&&!(this._rowFactory._selectionStart&&this._rowFactory._selectionEnd))return;if(this._selectionContainer.replaceChildren(),',
   },
+  {
+    // Each terminal's DOM renderer measures every glyph it draws once — a forced layout of the
+    // whole page per glyph (WidthCache._measure reads offsetWidth) — in a cache of its own (its
+    // FIXME: "a shared API across terminals is needed"). Ten panes reattaching measured the same
+    // glyphs ten times. The caches are shared here by what the widths depend on: the font (family,
+    // size, weights) and the cell width the renderer measured (a zoom or DPR change gives a new
+    // cell width, so a new cache, as xterm's own clear on a char-size change would).
+    why: 'DOM renderer: glyph widths measured once per font for all terminals',
+    find: 'clear(){this._flat.fill(-9999),this._holey=new Map}',
+    replace:
+      'clear(){let k=this._font+"|"+this._fontSize+"|"+this._weight+"|"+this._weightBold+"|"+this.sbCellWidth,m=globalThis.__switchboardWidthCaches??=new Map,c=m.get(k);c||(c={flat:new Float32Array(256).fill(-9999),holey:new Map},m.set(k,c)),this._flat=c.flat,this._holey=c.holey}',
+  },
+  {
+    why: 'DOM renderer: the shared glyph widths are keyed by the cell width too',
+    find: 'handleCharSizeChanged(){this._updateDimensions(),this._widthCache.clear(),this._setDefaultSpacing()}',
+    replace:
+      'handleCharSizeChanged(){this._updateDimensions(),this._widthCache.sbCellWidth=this.dimensions.css.cell.width,this._widthCache.clear(),this._setDefaultSpacing()}',
+  },
 ];
 
 const xtermModule = /[\\/]@xterm[\\/]xterm[\\/]lib[\\/]xterm\.mjs$/;

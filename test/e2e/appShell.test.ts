@@ -299,6 +299,55 @@ describe('the app around the panes', () => {
     await waitForPaneTextAfterScroll(page, firstPane);
   });
 
+  it('draws every glyph in its own cell in every pane, and again after the font size changes', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    await page.getByRole('button', { name: 'Split right', exact: true }).click();
+    const [, secondPane] = await waitForPanes(page, 2);
+    const line = 'MiWl.0_MiWl.0_|';
+    const show = `printf 'MiWl.0_\\e[1mMiWl.0_\\e[0m|%s\\n' " cols=$(tput cols)"`;
+    // Each glyph's left edge, measured in the page, against xterm's grid (screen width / columns):
+    // a glyph width taken from the wrong font would shift every glyph after it.
+    const offGrid = async (pane: string, nth: number) =>
+      page.evaluate(
+        ({ pane, line, nth }) => {
+          const rows = [...document.querySelectorAll(`[data-terminal-id="${pane}"] .xterm-rows > div`)].filter((row) => row.textContent!.startsWith(line));
+          const row = rows[nth]!;
+          const cols = Number(/cols=(\d+)/.exec(row.textContent!)![1]);
+          const screen = document.querySelector(`[data-terminal-id="${pane}"] .xterm-screen`) as HTMLElement;
+          const cell = screen.getBoundingClientRect().width / cols;
+          const walker = document.createTreeWalker(row, NodeFilter.SHOW_TEXT);
+          const lefts: number[] = [];
+          for (let node = walker.nextNode(); node && lefts.length < line.length; node = walker.nextNode()) {
+            for (let i = 0; i < node.textContent!.length && lefts.length < line.length; i++) {
+              const range = document.createRange();
+              range.setStart(node, i);
+              range.setEnd(node, i + 1);
+              lefts.push(range.getBoundingClientRect().left);
+            }
+          }
+          return Math.max(...lefts.map((left, i) => Math.abs(left - lefts[0]! - i * cell)));
+        },
+        { pane, line, nth },
+      );
+    for (const pane of [firstPane, secondPane!]) {
+      await typeInPane(page, pane, show);
+      await waitForPaneText(page, pane, `${line} cols=`);
+      assert.ok((await offGrid(pane, 0)) < 0.6, `every glyph on the grid in ${pane}`);
+    }
+
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const settings = page.getByRole('region', { name: 'Settings' });
+    await settings.getByLabel('Font size').fill('17');
+    await settings.getByLabel('Font size').press('Enter');
+    await page.keyboard.press('Escape');
+    await waitForPanes(page, 2);
+    for (const pane of [firstPane, secondPane!]) {
+      await typeInPane(page, pane, show);
+      await pollUntil(async () => ((await readPane(page, pane)) ?? '').split(`${line} cols=`).length === 3, { what: `the line again in ${pane}` });
+      assert.ok((await offGrid(pane, 1)) < 0.6, `every glyph on the grid in ${pane} at the new size`);
+    }
+  });
+
   it('reconnects and reattaches every pane after the connection drops', async (t) => {
     const app = await startServedApp();
     t.after(() => app.stop());
