@@ -9,13 +9,14 @@ export const TerminalConstants = {
    * every one is back below the low mark. VS Code's 100 000 / 5 000 let a pane's pipe run dry
    * before it refilled (resume only once the pane had drawn nearly everything, then a round trip
    * through the socket, the PTY and the batcher before the next bytes): in browser mode the pane
-   * sat idle most of a `seq 1 300000` flood. Resuming with 150 000 still to draw keeps it fed;
-   * a higher mark would put more output between Ctrl-C and the prompt (Ctrl-C during `yes` →
-   * prompt drawn: 178–571 ms with 1 000 000 / 500 000, 48–214 ms with these, 43–145 ms with
-   * 100 000 / 5 000; docs/benchmarks.md).
+   * sat idle most of a `seq 1 300000` flood. Resuming with 100 000 still to draw keeps it fed;
+   * a higher mark puts more output between Ctrl-C and the prompt (Ctrl-C during `yes` → prompt
+   * drawn: 178–571 ms with 1 000 000 / 500 000; with 250 000 / 150 000 p95 74–94 ms, with these
+   * 62–63 ms, the flood as fast within the noise; 43–145 ms with 100 000 / 5 000, whose flood
+   * starved; docs/benchmarks.md).
    */
-  highWatermarkChars: 250_000,
-  lowWatermarkChars: 150_000,
+  highWatermarkChars: 150_000,
+  lowWatermarkChars: 100_000,
   /** The renderer acknowledges in steps of this many chars (from xterm.js write callbacks). */
   ackBatchChars: 5_000,
   /**
