@@ -15,7 +15,7 @@ import type { ILogger } from '../logger.ts';
 import { describeError } from '../api/hubConnection.ts';
 import { createSessionToken, isAllowedHostHeader, isSameOrigin, readCookie, tokensEqual, type HostPolicy } from './auth.ts';
 import { answerBadRequest, closeHttpServer, contentSecurityPolicy, listenOn, refuseUpgrade, requestUrl, sendText, setSecurityHeaders, urlHostFor } from './httpKit.ts';
-import { resolveStaticFile, sendFile } from './staticFiles.ts';
+import { cacheControlFor, resolveStaticFile, sendFile } from './staticFiles.ts';
 import { WebSocketBridge } from './webSocketBridge.ts';
 
 export const API_PATH = '/api';
@@ -186,7 +186,7 @@ export class BrowserServer implements IDisposable {
       return;
     }
     if (file.path.endsWith('.html')) res.setHeader('Content-Security-Policy', contentSecurityPolicy(`ws://${req.headers.host!}`));
-    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('Cache-Control', cacheControlFor(url.pathname));
     sendFile(res, file, req.method === 'HEAD');
   }
 

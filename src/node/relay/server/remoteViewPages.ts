@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { contentSecurityPolicy, sendText, setSecurityHeaders } from '../../server/httpKit.ts';
-import { resolveStaticFile, sendFile } from '../../server/staticFiles.ts';
+import { cacheControlFor, resolveStaticFile, sendFile } from '../../server/staticFiles.ts';
 import { MachineId } from '../relayUrl.ts';
 import type { ViewerAccess } from './viewerAccess.ts';
 
@@ -106,7 +106,7 @@ export class RemoteViewPages {
     }
     // The page's sockets go to its own origin: http → ws, https (behind a TLS proxy) → wss.
     if (file.path.endsWith('.html')) res.setHeader('Content-Security-Policy', contentSecurityPolicy(site.origin.replace(/^http/, 'ws')));
-    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('Cache-Control', cacheControlFor(rest));
     sendFile(res, file, req.method === 'HEAD');
   }
 }

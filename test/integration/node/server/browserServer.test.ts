@@ -18,6 +18,7 @@ describe('switchboard serve (a real server on a real socket)', () => {
     writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>sb</title><script type="module" src="./assets/app.js"></script>');
     writeFileSync(join(rendererDir, 'assets', 'app.js'), 'console.log(1)');
     writeFileSync(join(rendererDir, 'assets', 'app.css'), 'body{}');
+    writeFileSync(join(rendererDir, 'assets', 'index-Ci7S_kLE.js'), 'console.log(2)');
     writeFileSync(join(temp.home, 'outside.txt'), 'secret');
     serve = await startServe({ args: ['--port', '0', temp.workspace], home: temp.home, dataDir: temp.dataDir, env: { SWITCHBOARD_RENDERER_DIR: rendererDir } });
     cookie = `switchboard_token_${serve.port}=${serve.token}`;
@@ -84,6 +85,18 @@ describe('switchboard serve (a real server on a real socket)', () => {
     assert.equal(script.headers['content-type'], 'text/javascript; charset=utf-8');
     const css = await httpGet(serve.port, '/assets/app.css', { Cookie: cookie });
     assert.equal(css.headers['content-type'], 'text/css; charset=utf-8');
+  });
+
+  it('lets the browser keep a content-hashed asset for good, never the page that names them', async () => {
+    const hashed = await httpGet(serve.port, '/assets/index-Ci7S_kLE.js', { Cookie: cookie });
+    assert.equal(hashed.status, 200);
+    assert.equal(hashed.headers['cache-control'], 'private, max-age=31536000, immutable');
+    assert.equal((await httpGet(serve.port, '/', { Cookie: cookie })).headers['cache-control'], 'no-cache');
+    assert.equal((await httpGet(serve.port, '/assets/app.js', { Cookie: cookie })).headers['cache-control'], 'no-cache');
+    // Without the cookie: refused, and nothing said about caching the refusal for good.
+    const refused = await httpGet(serve.port, '/assets/index-Ci7S_kLE.js', {});
+    assert.equal(refused.status, 401);
+    assert.notEqual(refused.headers['cache-control'], 'private, max-age=31536000, immutable');
   });
 
   it('never serves a file outside the renderer dir', async () => {

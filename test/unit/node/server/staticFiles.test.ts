@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { contentTypeFor, resolveStaticFile } from '../../../../src/node/server/staticFiles.ts';
+import { cacheControlFor, contentTypeFor, resolveStaticFile } from '../../../../src/node/server/staticFiles.ts';
 import { createTempHome } from '../../../helpers/tempHome.ts';
 
 describe('static files of the renderer', () => {
@@ -39,5 +39,14 @@ describe('static files of the renderer', () => {
     assert.equal(contentTypeFor('x.JS'), 'text/javascript; charset=utf-8');
     assert.equal(contentTypeFor('x.woff2'), 'font/woff2');
     assert.equal(contentTypeFor('x.unknown'), 'application/octet-stream');
+  });
+
+  it('lets a browser keep the content-hashed assets for good, and fetch everything else again', () => {
+    for (const path of ['/assets/index-Ci7S_kLE.js', '/assets/index-Vf-xrXBg.css', '/assets/hunkComposition-spyzhG8P.js', '/assets/index-Ci7S_kLE.js.map']) {
+      assert.equal(cacheControlFor(path), 'private, max-age=31536000, immutable', path);
+    }
+    for (const path of ['/', '/index.html', '/icon.svg', '/assets/app.js', '/assets/', '/other/index-Ci7S_kLE.js', '/assets/sub/index-Ci7S_kLE.js']) {
+      assert.equal(cacheControlFor(path), 'no-cache', path);
+    }
   });
 });
