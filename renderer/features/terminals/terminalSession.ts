@@ -173,7 +173,7 @@ export class TerminalSession extends Disposable {
     this.register(toDisposable(() => clearTimeout(this.#resizeTimer)));
   }
 
-  /** Attach to the Hub terminal: reset to its size, draw its snapshot, then follow its output. */
+  /** Attach to the Hub terminal: take its size, draw its snapshot, then follow its output. */
   async start(): Promise<void> {
     const { client, terminalId } = this.#options;
     try {
