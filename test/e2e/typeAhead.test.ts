@@ -201,12 +201,34 @@ describe('keys typed before a pane is ready', () => {
       clipboardData.setData('text/plain', 'echo pasted-$((3+4))\necho second-$((1+1))');
       document.activeElement!.dispatchEvent(new ClipboardEvent('paste', { clipboardData, bubbles: true, cancelable: true }));
     });
-    // The shell is up (and asked for bracketed paste) long before the pane attaches.
+    // The shell is usually up (and asked for bracketed paste) before the pane attaches; when it is
+    // not, the paste waits for it (the slow-rc test below).
     assert.ok((await heldAttaches(page)) > 0, 'the pane was not attached yet while pasting');
     await releaseAttach(page);
 
     // Bracketed: both lines are inserted at one prompt, and nothing runs before Enter.
     const inserted = await waitForPaneText(page, pane, /\$ echo typed-\$\(\(1\+2\)\); echo pasted-\$\(\(3\+4\)\)\necho second-\$\(\(1\+1\)\)/);
+    assert.doesNotMatch(inserted, /^(typed-3|pasted-7)$/m, 'a bracketed paste is inserted, not run');
+    await page.keyboard.press('Enter');
+    const screen = await waitForOutputThenPrompt(page, pane, 'second-2');
+    assert.match(screen, /^typed-3\npasted-7\nsecond-2$/m, 'each ran once, in the order given');
+  });
+
+  it('holds a paste for a shell still reading a slow rc until it asks for bracketed paste, then inserts it', async (t) => {
+    // The shell prints nothing for a second (a slow ~/.bashrc): the pane attaches before its first prompt.
+    const { page } = await openInstrumented(t, { holdAttach: true, bashrc: "sleep 1\nPS1='$ '\n" });
+    const pane = await firstPaneWithFocus(page);
+    await page.keyboard.type('echo typed-$((1+2)); ');
+    await page.evaluate(() => {
+      const clipboardData = new DataTransfer();
+      clipboardData.setData('text/plain', 'echo pasted-$((3+4))\necho second-$((1+1))');
+      document.activeElement!.dispatchEvent(new ClipboardEvent('paste', { clipboardData, bubbles: true, cancelable: true }));
+    });
+    await releaseAttach(page);
+    // Keys typed after the paste, while it waits, stay behind it.
+    await page.keyboard.type(' # after');
+
+    const inserted = await waitForPaneText(page, pane, /\$ echo typed-\$\(\(1\+2\)\); echo pasted-\$\(\(3\+4\)\)\necho second-\$\(\(1\+1\)\) # after/);
     assert.doesNotMatch(inserted, /^(typed-3|pasted-7)$/m, 'a bracketed paste is inserted, not run');
     await page.keyboard.press('Enter');
     const screen = await waitForOutputThenPrompt(page, pane, 'second-2');

@@ -17,7 +17,7 @@ import { WebglAddon } from '@xterm/addon-webgl';
 import type { EventPayload, Settings } from '../../../src/common/api/contract.ts';
 import type { IHubClient } from '../../../src/common/api/hubClient.ts';
 import { TerminalConstants } from '../../../src/common/constants.ts';
-import { Disposable, toDisposable, type IDisposable } from '../../../src/common/lifecycle.ts';
+import { Disposable, DisposableStore, toDisposable, type IDisposable } from '../../../src/common/lifecycle.ts';
 import { Emitter } from '../../../src/common/event.ts';
 import { errorCode } from '../../app/errorList.ts';
 import { ObservableValue } from '../../app/observable.ts';
@@ -60,6 +60,8 @@ export interface TerminalSessionOptions {
 
 /** Wait this long after the last size change before telling the PTY, so a drag sends one resize. */
 const resizeDebounceMs = 60;
+/** A held paste waits at most this long for a silent program to ask for bracketed paste (see #sendHeldInputOnceAsked). */
+const heldPasteWaitMs = 5_000;
 /** Copy-on-select waits for the selection to stop changing (a drag changes it on every move). */
 const copyOnSelectDelayMs = 120;
 
@@ -187,7 +189,7 @@ export class TerminalSession extends Disposable {
         if (this.store.isDisposed) return;
         if (this.#exited) this.#showAsEnded();
         // After the snapshot, which set the program's modes: held pastes are bracketed as it asks now.
-        this.#sendHeldInput(attached.info.state === 'running');
+        this.#sendHeldInputOnceAsked(attached.info.state === 'running', attached.offset === 0);
         this.status.set({ kind: 'attached' });
         // The pane may differ from the PTY's size (new pane, or the window changed while away).
         this.#fitNow();
@@ -399,6 +401,30 @@ export class TerminalSession extends Disposable {
     if (this.#inputEnded) return;
     if (this.#options.typeAhead.hold(kind, text)) return;
     this.inputNotice.set(`Terminal not ready: the first ${typeAheadLimit} typed is kept for it, keys past that are refused.`);
+  }
+
+  /**
+   * A paste held for a program that has printed nothing yet (a shell still reading a slow rc) waits
+   * until the program asks for bracketed paste — a shell's first prompt does — so a multi-line
+   * paste is inserted at the prompt, not run line by line; keys typed meanwhile stay held behind
+   * it. At most heldPasteWaitMs: a program that never asks gets the paste as it then asks.
+   */
+  #sendHeldInputOnceAsked(runningAtAttach: boolean, silentAtAttach: boolean): void {
+    if (!silentAtAttach || !this.#options.typeAhead.holdsPaste || this.terminal.modes.bracketedPasteMode) {
+      this.#sendHeldInput(runningAtAttach);
+      return;
+    }
+    const deadline = Date.now() + heldPasteWaitMs;
+    const waiting = new DisposableStore();
+    this.register(waiting);
+    const sendIfAsked = () => {
+      if (!this.terminal.modes.bracketedPasteMode && Date.now() < deadline) return;
+      waiting.dispose();
+      this.#sendHeldInput(runningAtAttach);
+    };
+    waiting.add(this.terminal.onWriteParsed(sendIfAsked));
+    const timer = setInterval(sendIfAsked, 100);
+    waiting.add(toDisposable(() => clearInterval(timer)));
   }
 
   /**

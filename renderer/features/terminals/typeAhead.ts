@@ -62,6 +62,11 @@ export class TypeAheadBuffer {
     return true;
   }
 
+  /** Whether a paste is among what is held. */
+  get holdsPaste(): boolean {
+    return this.#items.some((item) => item.kind === 'paste');
+  }
+
   /** Everything held, and how much was refused; empties the buffer. */
   take(): TakenInput {
     const taken = { items: this.#items, chars: this.#chars, refusedChars: this.#refusedChars };
