@@ -107,6 +107,15 @@ async function firstPaneWithFocus(page: Page): Promise<string> {
   return pane!;
 }
 
+/** A paste into the focused terminal's textarea, as the context menu or a middle click gives it. */
+async function pasteIntoFocused(page: Page, text: string): Promise<void> {
+  await page.evaluate((text) => {
+    const clipboardData = new DataTransfer();
+    clipboardData.setData('text/plain', text);
+    document.activeElement!.dispatchEvent(new ClipboardEvent('paste', { clipboardData, bubbles: true, cancelable: true }));
+  }, text);
+}
+
 function count(screen: string, pattern: RegExp): number {
   return screen.match(new RegExp(pattern.source, 'gm'))?.length ?? 0;
 }
@@ -195,12 +204,7 @@ describe('keys typed before a pane is ready', () => {
     const { page } = await openInstrumented(t, { holdAttach: true });
     const pane = await firstPaneWithFocus(page);
     await page.keyboard.type('echo typed-$((1+2)); ');
-    // A paste into the terminal's textarea, as the context menu or a middle click gives it.
-    await page.evaluate(() => {
-      const clipboardData = new DataTransfer();
-      clipboardData.setData('text/plain', 'echo pasted-$((3+4))\necho second-$((1+1))');
-      document.activeElement!.dispatchEvent(new ClipboardEvent('paste', { clipboardData, bubbles: true, cancelable: true }));
-    });
+    await pasteIntoFocused(page, 'echo pasted-$((3+4))\necho second-$((1+1))');
     // The shell is usually up (and asked for bracketed paste) before the pane attaches; when it is
     // not, the paste waits for it (the slow-rc test below).
     assert.ok((await heldAttaches(page)) > 0, 'the pane was not attached yet while pasting');
@@ -219,11 +223,7 @@ describe('keys typed before a pane is ready', () => {
     const { page } = await openInstrumented(t, { holdAttach: true, bashrc: "sleep 1\nPS1='$ '\n" });
     const pane = await firstPaneWithFocus(page);
     await page.keyboard.type('echo typed-$((1+2)); ');
-    await page.evaluate(() => {
-      const clipboardData = new DataTransfer();
-      clipboardData.setData('text/plain', 'echo pasted-$((3+4))\necho second-$((1+1))');
-      document.activeElement!.dispatchEvent(new ClipboardEvent('paste', { clipboardData, bubbles: true, cancelable: true }));
-    });
+    await pasteIntoFocused(page, 'echo pasted-$((3+4))\necho second-$((1+1))');
     await releaseAttach(page);
     // Keys typed after the paste, while it waits, stay behind it.
     await page.keyboard.type(' # after');
