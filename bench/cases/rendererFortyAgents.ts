@@ -122,6 +122,19 @@ export const rendererFortyAgentsCase: BenchCase = {
       const liveContexts = await page.evaluate(() => (globalThis as unknown as { __webglContexts: { live(): number } }).__webglContexts.live());
       const renderer = await webglRenderer(page);
       const webglNote = renderer === null ? 'no WebGL in this Chromium' : `this Chromium's WebGL: ${renderer}`;
+      // With GPU acceleration On (WebGL even where it is software, as here), after a look at the
+      // second tab and back: only the shown tab's panes may hold a context once the hidden ones'
+      // grace (5 s, TerminalSession.setVisible) is over.
+      let contextsWhenOn: number | undefined;
+      if (renderer !== null) {
+        await hubCall(page, 'settings.update', { gpuAcceleration: 'on' });
+        await page.getByRole('tab').nth(1).click();
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await page.getByRole('tab').first().click();
+        await new Promise((resolve) => setTimeout(resolve, quick ? 6_000 : 7_000));
+        contextsWhenOn = await page.evaluate(() => (globalThis as unknown as { __webglContexts: { live(): number } }).__webglContexts.live());
+        await hubCall(page, 'settings.update', { gpuAcceleration: 'auto' });
+      }
       const longest = Math.max(0, ...frames.longFrames.map((frame) => frame.duration));
       log(`${frames.intervals.length} frames in ${seconds.toFixed(1)} s; ${frames.longFrames.length} long animation frames${frames.longFramesUnsupported ? ' (not reported by this Chromium)' : ''}; pane 1 printed ${linesPerSecond.toFixed(1)} lines/s; Hub ${(hubCpu * 100).toFixed(0)} % of a core (${cpus().length} cores); ${webglNote}`);
       return [
@@ -135,6 +148,7 @@ export const rendererFortyAgentsCase: BenchCase = {
         { label: 'Hub RSS per idle terminal', value: perTerminalMb, unit: 'MB', digits: 2, target: { max: 0.5 } },
         // Judged only where the app would use WebGL at all: a hardware renderer.
         { label: `WebGL contexts held by the panes (${perTab} visible; ${webglNote})`, value: liveContexts, unit: '', digits: 0, ...(renderer !== null && !softwareWebgl.test(renderer) ? { target: { max: perTab } } : {}) },
+        ...(contextsWhenOn !== undefined ? [{ label: `WebGL contexts with GPU acceleration On, after a look at another tab (${perTab} of ${terminalCount} panes visible)`, value: contextsWhenOn, unit: '', digits: 0, target: { max: perTab } }] : []),
       ];
     } finally {
       await rig.close();

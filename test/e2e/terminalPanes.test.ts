@@ -303,4 +303,71 @@ describe('terminal panes in browser mode', () => {
     await waitForPanes(page, 2);
     await pollUntil(async () => Math.abs((await width()) - dragged) < 3, { what: 'the dragged size after the reload' });
   });
+  it('draws with WebGL only in the panes in view: a hidden tab gives its contexts back, Off drops them all', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    // Counts the WebGL contexts the page makes and which are alive, from before the app's script runs.
+    await page.addInitScript(() => {
+      const made: WebGL2RenderingContext[] = [];
+      const original = HTMLCanvasElement.prototype.getContext;
+      HTMLCanvasElement.prototype.getContext = function (this: HTMLCanvasElement, type: string, ...rest: unknown[]) {
+        const context = (original as (this: HTMLCanvasElement, ...args: unknown[]) => RenderingContext | null).call(this, type, ...rest);
+        if (context && type === 'webgl2' && !made.includes(context as WebGL2RenderingContext)) made.push(context as WebGL2RenderingContext);
+        return context;
+      } as typeof original;
+      (globalThis as unknown as { __liveWebgl: () => number }).__liveWebgl = () => made.filter((context) => !context.isContextLost()).length;
+    });
+    await page.reload();
+    await waitForPanes(page, 1);
+    const live = () => page.evaluate(() => (globalThis as unknown as { __liveWebgl: () => number }).__liveWebgl());
+    const liveBecomes = (count: number, what: string) => pollUntil(async () => ((await live()) === count ? true : undefined), { timeoutMs: 15_000, what: `${count} live WebGL contexts: ${what}` });
+
+    // Auto on this machine (no GPU: Chromium's WebGL is a software one): the DOM renderer.
+    await typeInPane(page, firstPane, 'echo dom-$((1+1))');
+    await waitForPaneText(page, firstPane, 'dom-2');
+    assert.equal(await live(), 0, 'auto uses no software WebGL');
+
+    // Settings → Terminal → GPU acceleration: On.
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const settings = page.getByRole('region', { name: 'Settings' });
+    await settings.getByRole('radiogroup', { name: 'GPU acceleration' }).getByRole('radio', { name: 'On' }).click();
+    await pollUntil(async () => ((await settings.getByRole('radio', { name: 'On' }).getAttribute('aria-checked')) === 'true' ? true : undefined), { what: 'On chosen' });
+    if (process.env.SWITCHBOARD_SCREENSHOTS) await page.screenshot({ path: join(process.env.SWITCHBOARD_SCREENSHOTS, 'settings-gpu.png') });
+    await page.keyboard.press('Escape');
+    await liveBecomes(1, 'the one pane in view');
+
+    await page.getByRole('button', { name: 'Split right', exact: true }).click();
+    const [, secondPane] = await waitForPanes(page, 2);
+    await liveBecomes(2, 'both panes of the tab');
+    await typeInPane(page, secondPane!, 'echo webgl-$((2+3))');
+    await waitForPaneText(page, secondPane!, 'webgl-5');
+
+    // A second tab: its pane takes a context at once; the first tab's two give theirs back once
+    // they have been hidden a while (a quick look at another tab keeps them).
+    await page.keyboard.press('Control+Shift+Backquote');
+    await pollUntil(async () => (await page.getByRole('tab').count()) === 2, { what: 'a second tab' });
+    const shownPanes = () => page.$$eval('[data-terminal-id]', (panes) => panes.filter((pane) => pane.checkVisibility({ visibilityProperty: true })).map((pane) => pane.getAttribute('data-terminal-id')));
+    const thirdPane = await pollUntil(async () => {
+      const shown = await shownPanes();
+      return shown.length === 1 && ![firstPane, secondPane].includes(shown[0]!) ? shown[0]! : undefined;
+    }, { what: 'the new tab\'s pane alone in view' });
+    await waitForPaneText(page, thirdPane, '$');
+    await liveBecomes(3, 'the new pane took one; the hidden ones keep theirs for now');
+    await liveBecomes(1, 'only the pane in view after the grace period');
+
+    // Back to the first tab: its panes draw again, with WebGL, showing what they showed.
+    await page.getByRole('tab').first().click();
+    await pollUntil(async () => ((await shownPanes()).join() === [firstPane, secondPane].join() ? true : undefined), { what: 'the first tab\'s two panes in view' });
+    await liveBecomes(3, 'the first tab\'s panes took theirs again');
+    await liveBecomes(2, 'and the hidden tab\'s pane gave its one back');
+    assert.match((await readPane(page, secondPane!))!, /webgl-5/);
+    if (process.env.SWITCHBOARD_SCREENSHOTS) await page.screenshot({ path: join(process.env.SWITCHBOARD_SCREENSHOTS, 'webgl-panes.png') });
+
+    // Off: every pane back on the DOM renderer, still working.
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    await settings.getByRole('radiogroup', { name: 'GPU acceleration' }).getByRole('radio', { name: 'Off' }).click();
+    await page.keyboard.press('Escape');
+    await liveBecomes(0, 'none with Off');
+    await typeInPane(page, firstPane, 'echo off-$((3+4))');
+    await waitForPaneText(page, firstPane, 'off-7');
+  });
 });

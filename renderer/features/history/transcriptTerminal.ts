@@ -15,7 +15,7 @@ import { TerminalConstants } from '../../../src/common/constants.ts';
 import { Disposable, toDisposable, type IDisposable } from '../../../src/common/lifecycle.ts';
 import { ObservableValue } from '../../app/observable.ts';
 import { openExternalLink } from '../../app/links.ts';
-import { hasHardwareWebgl } from '../terminals/webglSupport.ts';
+import { webglWanted } from '../terminals/webglSupport.ts';
 import { HistoryUiConstants } from './historyConstants.ts';
 import type { ReplaySink } from './replayScheduler.ts';
 import type { TranscriptEvent } from './transcript.ts';
@@ -253,7 +253,7 @@ export class TranscriptTerminal extends Disposable implements ReplaySink {
   }
 
   #loadWebgl(): void {
-    if (!hasHardwareWebgl()) return;
+    if (!webglWanted(this.#options.settings.gpuAcceleration)) return;
     try {
       const webgl = new WebglAddon();
       // Disposing the addon on a lost context returns the terminal to the DOM renderer.

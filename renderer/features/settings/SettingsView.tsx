@@ -15,6 +15,12 @@ const themeChoices: { value: Settings['theme']; label: string }[] = [
   { value: 'light', label: 'Light' },
 ];
 
+const gpuChoices: { value: Settings['gpuAcceleration']; label: string }[] = [
+  { value: 'auto', label: 'Auto' },
+  { value: 'on', label: 'On' },
+  { value: 'off', label: 'Off' },
+];
+
 /** Settings are saved by the Hub (in the data dir) as soon as they change. */
 export function SettingsView() {
   const workbench = useWorkbench();
@@ -26,28 +32,14 @@ export function SettingsView() {
       <div className="settings-grid">
         <section className="settings-section" aria-labelledby="settings-appearance">
           <h2 id="settings-appearance">Appearance</h2>
-          <div className="setting-row">
-            <div className="setting-text">
-              <span className="setting-name" id="setting-theme">
-                Theme
-              </span>
-              <span className="setting-help">System follows your desktop's light or dark preference.</span>
-            </div>
-            <div className="segmented" role="radiogroup" aria-labelledby="setting-theme">
-              {themeChoices.map((choice) => (
-                <button
-                  key={choice.value}
-                  type="button"
-                  role="radio"
-                  aria-checked={settings.theme === choice.value}
-                  className="segment"
-                  onClick={() => void workbench.updateSettings({ theme: choice.value })}
-                >
-                  {choice.label}
-                </button>
-              ))}
-            </div>
-          </div>
+          <ChoiceSetting
+            id="setting-theme"
+            label="Theme"
+            help="System follows your desktop's light or dark preference."
+            choices={themeChoices}
+            value={settings.theme}
+            onChange={(theme) => void workbench.updateSettings({ theme })}
+          />
           <NumberSetting
             label="Font size"
             help="Terminal text size in pixels."
@@ -80,6 +72,14 @@ export function SettingsView() {
             help="Selected text goes to the clipboard at once. Paste with Ctrl+Shift+V."
             checked={settings.copyOnSelect}
             onChange={(copyOnSelect) => void workbench.updateSettings({ copyOnSelect })}
+          />
+          <ChoiceSetting
+            id="setting-gpu-acceleration"
+            label="GPU acceleration"
+            help="Draw panes with WebGL. Auto: only on a hardware GPU (without one, WebGL is slower than the default renderer). Only panes in view use it."
+            choices={gpuChoices}
+            value={settings.gpuAcceleration}
+            onChange={(gpuAcceleration) => void workbench.updateSettings({ gpuAcceleration })}
           />
           <SwitchSetting
             id="setting-restore-layout"
@@ -235,6 +235,27 @@ interface NumberSchema {
 }
 
 /** A number field that saves on Enter or blur, and only values the Hub's schema accepts. */
+/** One of a few choices, as a row of segments (a radio group). */
+function ChoiceSetting<T extends string>({ id, label, help, choices, value, onChange }: { id: string; label: string; help: string; choices: { value: T; label: string }[]; value: T; onChange(value: T): void }) {
+  return (
+    <div className="setting-row">
+      <div className="setting-text">
+        <span className="setting-name" id={id}>
+          {label}
+        </span>
+        <span className="setting-help">{help}</span>
+      </div>
+      <div className="segmented" role="radiogroup" aria-labelledby={id}>
+        {choices.map((choice) => (
+          <button key={choice.value} type="button" role="radio" aria-checked={value === choice.value} className="segment" onClick={() => onChange(choice.value)}>
+            {choice.label}
+          </button>
+        ))}
+      </div>
+    </div>
+  );
+}
+
 function NumberSetting({
   label,
   help,

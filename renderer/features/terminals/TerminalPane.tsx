@@ -43,6 +43,13 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
     return () => mounted.dispose();
   }, [session]);
 
+  // Only panes that can be seen hold a WebGL context (TerminalSession.setVisible).
+  const visible = tabActive && view === 'terminals';
+  useEffect(() => {
+    session.setVisible(visible);
+  }, [session, visible]);
+  useEffect(() => () => session.setVisible(false), [session]);
+
   useEffect(() => {
     if (!focused || view !== 'terminals' || dialog !== null || searchTerminalId === terminalId) return;
     session.focus();

@@ -6,13 +6,14 @@ import type { ColorScheme } from '../../app/theme.ts';
 import { TerminalSession } from './terminalSession.ts';
 import { OutputScheduler } from './outputScheduler.ts';
 import { xtermTheme } from './xtermThemes.ts';
-import { hasHardwareWebgl } from './webglSupport.ts';
+import { webglWanted } from './webglSupport.ts';
 import type { TypeAheadStore } from './typeAhead.ts';
 
 /**
  * Chromium allows 16 live WebGL contexts per page and drops the oldest beyond that; staying
- * under it keeps the last panes from silently losing their renderer. Panes beyond the budget
- * use xterm's DOM renderer.
+ * under it keeps the last panes from silently losing their renderer. Only panes that can be seen
+ * hold one (a hidden pane gives its context back, see TerminalSession.setVisible); a pane shown
+ * when all are taken takes one from a hidden pane, else it uses xterm's DOM renderer.
  */
 const webglContextBudget = 12;
 
@@ -75,8 +76,8 @@ export class SessionRegistry extends Disposable {
       theme: xtermTheme(colorScheme.value),
       isRunning: () => terminals.value.get(terminalId)?.state === 'running',
       isAppShortcut,
-      mayUseWebgl: () =>
-        hasHardwareWebgl() && [...this.#sessions.values()].filter((candidate) => candidate.usesWebgl).length < webglContextBudget,
+      webglWanted: () => webglWanted(settings.value.gpuAcceleration),
+      mayTakeWebglContext: () => this.#freeWebglContext(),
       reportError,
       typeAhead: this.#options.typeAhead.for(terminalId),
       output: this.#output,
@@ -95,6 +96,15 @@ export class SessionRegistry extends Disposable {
       session.dispose();
     }
     this.#options.typeAhead.retainOnly(keep);
+  }
+
+  /** Whether one more pane may take a WebGL context: under the budget, or after a hidden pane gave its one back. */
+  #freeWebglContext(): boolean {
+    const holders = [...this.#sessions.values()].filter((candidate) => candidate.usesWebgl);
+    if (holders.length < webglContextBudget) return true;
+    const hidden = holders.find((candidate) => !candidate.visible);
+    hidden?.releaseWebgl();
+    return hidden !== undefined;
   }
 
   #disposeAll(): void {

@@ -49,8 +49,10 @@ export interface TerminalSessionOptions {
   isRunning(): boolean;
   /** App shortcuts are left to the window's key handler instead of being typed into the pane. */
   isAppShortcut(event: KeyboardEvent): boolean;
-  /** Whether this pane may take one of Chromium's limited WebGL contexts. */
-  mayUseWebgl(): boolean;
+  /** Whether panes use WebGL at all (the `gpuAcceleration` setting, and what this machine has). */
+  webglWanted(): boolean;
+  /** Whether this pane may take one of Chromium's limited WebGL contexts now (may take one from a hidden pane). */
+  mayTakeWebglContext(): boolean;
   reportError(title: string, error: unknown): void;
   /** Where input waits until the terminal takes it; it outlives the session (see typeAhead.ts). */
   typeAhead: TypeAheadBuffer;
@@ -64,6 +66,8 @@ const resizeDebounceMs = 60;
 const heldPasteWaitMs = 5_000;
 /** Copy-on-select waits for the selection to stop changing (a drag changes it on every move). */
 const copyOnSelectDelayMs = 120;
+/** How long a hidden pane keeps its WebGL context before giving it back (setVisible). */
+const webglHiddenGraceMs = 5_000;
 
 export class TerminalSession extends Disposable {
   readonly terminalId: string;
@@ -89,6 +93,11 @@ export class TerminalSession extends Disposable {
   #theme: ITheme;
   #currentMatchColor: string | null = null;
   #webgl: WebglAddon | undefined;
+  /** The pane can be seen (its tab shown, the terminals view up); only then does it hold a WebGL context. */
+  #visible = false;
+  #webglReleaseTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The canvases the WebGL addon added (its context's and its 2D layers'). */
+  #webglCanvases: HTMLCanvasElement[] = [];
   #opened = false;
   #attached = false;
   /** Output that arrived while the attach call was in flight. */
@@ -173,6 +182,7 @@ export class TerminalSession extends Disposable {
       this.#search.onDidChangeResults(({ resultIndex, resultCount }) => this.searchResults.set({ index: resultIndex, count: resultCount })),
     );
     this.register(toDisposable(() => clearTimeout(this.#resizeTimer)));
+    this.register(toDisposable(() => clearTimeout(this.#webglReleaseTimer)));
   }
 
   /** Attach to the Hub terminal: take its size, draw its snapshot, then follow its output. */
@@ -234,7 +244,7 @@ export class TerminalSession extends Disposable {
         this.#output.promote();
         this.#onDidFocus.fire();
       });
-      this.#loadWebgl();
+      this.#updateWebgl();
     }
     const observer = new ResizeObserver(() => this.#scheduleFit());
     observer.observe(slot);
@@ -270,7 +280,31 @@ export class TerminalSession extends Disposable {
     if (options.fontFamily !== settings.fontFamily) options.fontFamily = settings.fontFamily;
     if (options.scrollback !== settings.scrollback) options.scrollback = settings.scrollback;
     this.#copyOnSelect = settings.copyOnSelect;
+    this.#updateWebgl();
     this.#scheduleFit();
+  }
+
+  get visible(): boolean {
+    return this.#visible;
+  }
+
+  /**
+   * Whether the pane can be seen. A shown pane takes a WebGL context (when wanted and one is free);
+   * a hidden one gives its context back after webglHiddenGraceMs, so flipping between two tabs does
+   * not rebuild the renderer each time, while the panes in view get Chromium's few contexts.
+   */
+  setVisible(visible: boolean): void {
+    if (this.#visible === visible) return;
+    this.#visible = visible;
+    clearTimeout(this.#webglReleaseTimer);
+    if (visible) this.#updateWebgl();
+    else if (this.#webgl) this.#webglReleaseTimer = setTimeout(() => this.releaseWebgl(), webglHiddenGraceMs);
+  }
+
+  /** Back to xterm's DOM renderer, freeing the WebGL context for another pane. */
+  releaseWebgl(): void {
+    clearTimeout(this.#webglReleaseTimer);
+    this.#dropWebgl();
   }
 
   applyTheme(theme: ITheme): void {
@@ -370,6 +404,7 @@ export class TerminalSession extends Disposable {
         if (code !== 'NOT_FOUND' && code !== 'CONNECTION_CLOSED') this.#options.reportError('Could not detach from the terminal', error);
       });
     }
+    this.releaseWebgl(); // its context goes back to the page at once (see #dropWebgl)
     super.dispose();
   }
 
@@ -481,13 +516,22 @@ export class TerminalSession extends Disposable {
     });
   }
 
+  /** WebGL on for a pane that is open, shown and wants it (and gets a context); off when it is no longer wanted. */
+  #updateWebgl(): void {
+    if (this.store.isDisposed || !this.#opened) return;
+    const wanted = this.#options.webglWanted();
+    if (!wanted) return this.releaseWebgl();
+    if (this.#visible && !this.#webgl && this.#options.mayTakeWebglContext()) this.#loadWebgl();
+  }
+
   #loadWebgl(): void {
-    if (!this.#options.mayUseWebgl()) return;
     try {
+      const before = new Set(this.element.querySelectorAll('canvas'));
       const webgl = new WebglAddon();
       webgl.onContextLoss(() => this.#dropWebgl());
       this.terminal.loadAddon(webgl);
       this.#webgl = webgl;
+      this.#webglCanvases = [...this.element.querySelectorAll('canvas')].filter((canvas) => !before.has(canvas));
     } catch (error) {
       // No WebGL2 here (no GPU, or Chromium's context cap): the DOM renderer is already active.
       console.info('[switchboard] WebGL renderer unavailable, using the DOM renderer:', error);
@@ -495,9 +539,17 @@ export class TerminalSession extends Disposable {
   }
 
   #dropWebgl(): void {
-    // Disposing the addon returns the terminal to the DOM renderer.
-    this.#webgl?.dispose();
+    const webgl = this.#webgl;
+    if (!webgl) return;
     this.#webgl = undefined;
+    const canvases = this.#webglCanvases;
+    this.#webglCanvases = [];
+    // Disposing the addon returns the terminal to the DOM renderer. It leaves its context to the
+    // garbage collector, and until then Chromium counts it against the page's 16: lose it now, so
+    // the context is free for a pane in view. (getContext returns a canvas's own context — null
+    // for the addon's 2D layers — and these canvases all have one.)
+    webgl.dispose();
+    for (const canvas of canvases) canvas.getContext('webgl2')?.getExtension('WEBGL_lose_context')?.loseContext();
   }
 
   get usesWebgl(): boolean {

@@ -96,6 +96,12 @@ export const Settings = z
     scrollback: z.number().int().min(0).max(1_000_000),
     copyOnSelect: z.boolean(),
     /**
+     * xterm's WebGL renderer for panes: `auto` only on a hardware GPU (a software WebGL, as on a
+     * machine without one, is slower than the DOM renderer), `on` wherever WebGL2 exists, `off`
+     * never. Only panes that can be seen hold a WebGL context either way.
+     */
+    gpuAcceleration: z.enum(['auto', 'on', 'off']),
+    /**
      * How long a person must have stopped typing into a pane before an agent's `send` to it is
      * written, so the two never interleave mid-line (0: agents never wait).
      */
@@ -165,6 +171,7 @@ export const defaultSettings: Settings = {
   fontFamily: '"DejaVu Sans Mono", "Cascadia Mono", Menlo, Consolas, monospace',
   scrollback: TerminalConstants.scrollbackLines,
   copyOnSelect: true,
+  gpuAcceleration: 'auto',
   agentSendIdleMs: 500,
   controlTokenAuth: false,
   clawsCompatSockets: true,
