@@ -370,4 +370,33 @@ describe('terminal panes in browser mode', () => {
     await typeInPane(page, firstPane, 'echo off-$((3+4))');
     await waitForPaneText(page, firstPane, 'off-7');
   });
+  it('gives the tab in view WebGL before hidden tabs when there are more panes than contexts', async (t) => {
+    const { page } = await openFreshApp(t);
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    await page.getByRole('region', { name: 'Settings' }).getByRole('radiogroup', { name: 'GPU acceleration' }).getByRole('radio', { name: 'On' }).click();
+    await page.keyboard.press('Escape');
+    // Seven panes in each of two tabs: fourteen, over the app's budget of twelve contexts.
+    const shown = () =>
+      page.$$eval('[data-terminal-id]', (panes) => panes.filter((pane) => pane.checkVisibility({ visibilityProperty: true })).map((pane) => ({ id: pane.getAttribute('data-terminal-id'), webgl: pane.querySelector('canvas') !== null })));
+    const splitTo = async (count: number) => {
+      for (let panes = 1; panes < count; panes++) await page.getByRole('button', { name: 'Split right', exact: true }).click();
+      await pollUntil(async () => ((await shown()).length === count ? true : undefined), { what: `${count} panes in view` });
+    };
+    const allDrawnWithWebgl = (what: string, timeoutMs: number) =>
+      pollUntil(async () => {
+        const panes = await shown();
+        return panes.length === 7 && panes.every((pane) => pane.webgl) ? panes.map((pane) => pane.id) : undefined;
+      }, { timeoutMs, what });
+    await splitTo(7);
+    const first = await allDrawnWithWebgl('the first tab\'s seven panes on WebGL', 15_000);
+    await page.keyboard.press('Control+Shift+Backquote');
+    await pollUntil(async () => (await page.getByRole('tab').count()) === 2, { what: 'a second tab' });
+    await splitTo(7);
+    // Within the hidden panes' grace: the five free contexts and two taken from the hidden tab.
+    const second = await allDrawnWithWebgl('the second tab\'s seven panes on WebGL at once', 3_000);
+    assert.equal(second.filter((id) => first.includes(id)).length, 0);
+    // And back, still within the grace: the first tab takes two back from the now hidden second.
+    await page.getByRole('tab').first().click();
+    assert.deepEqual(await allDrawnWithWebgl('the first tab\'s panes on WebGL again at once', 3_000), first);
+  });
 });

@@ -78,6 +78,7 @@ export class SessionRegistry extends Disposable {
       isAppShortcut,
       webglWanted: () => webglWanted(settings.value.gpuAcceleration),
       mayTakeWebglContext: () => this.#freeWebglContext(),
+      onDidReleaseWebgl: () => queueMicrotask(() => this.#offerWebglContext()),
       reportError,
       typeAhead: this.#options.typeAhead.for(terminalId),
       output: this.#output,
@@ -105,6 +106,16 @@ export class SessionRegistry extends Disposable {
     const hidden = holders.find((candidate) => !candidate.visible);
     hidden?.releaseWebgl();
     return hidden !== undefined;
+  }
+
+  /** A context came free: the first pane in view without one takes it. */
+  #offerWebglContext(): void {
+    for (const session of this.#sessions.values()) {
+      if (session.visible && !session.usesWebgl) {
+        session.updateWebgl();
+        if (session.usesWebgl) return;
+      }
+    }
   }
 
   #disposeAll(): void {

@@ -53,6 +53,8 @@ export interface TerminalSessionOptions {
   webglWanted(): boolean;
   /** Whether this pane may take one of Chromium's limited WebGL contexts now (may take one from a hidden pane). */
   mayTakeWebglContext(): boolean;
+  /** This pane gave its WebGL context back: another pane in view may take it. */
+  onDidReleaseWebgl(): void;
   reportError(title: string, error: unknown): void;
   /** Where input waits until the terminal takes it; it outlives the session (see typeAhead.ts). */
   typeAhead: TypeAheadBuffer;
@@ -244,7 +246,7 @@ export class TerminalSession extends Disposable {
         this.#output.promote();
         this.#onDidFocus.fire();
       });
-      this.#updateWebgl();
+      this.updateWebgl();
     }
     const observer = new ResizeObserver(() => this.#scheduleFit());
     observer.observe(slot);
@@ -280,7 +282,7 @@ export class TerminalSession extends Disposable {
     if (options.fontFamily !== settings.fontFamily) options.fontFamily = settings.fontFamily;
     if (options.scrollback !== settings.scrollback) options.scrollback = settings.scrollback;
     this.#copyOnSelect = settings.copyOnSelect;
-    this.#updateWebgl();
+    this.updateWebgl();
     this.#scheduleFit();
   }
 
@@ -297,14 +299,18 @@ export class TerminalSession extends Disposable {
     if (this.#visible === visible) return;
     this.#visible = visible;
     clearTimeout(this.#webglReleaseTimer);
-    if (visible) this.#updateWebgl();
+    // After the rest of this change of view: the panes it hides must be hidden before a shown one
+    // looks for a context to take from them (React sets the panes' visibility one by one).
+    if (visible) queueMicrotask(() => this.updateWebgl());
     else if (this.#webgl) this.#webglReleaseTimer = setTimeout(() => this.releaseWebgl(), webglHiddenGraceMs);
   }
 
   /** Back to xterm's DOM renderer, freeing the WebGL context for another pane. */
   releaseWebgl(): void {
     clearTimeout(this.#webglReleaseTimer);
+    if (!this.#webgl) return;
     this.#dropWebgl();
+    this.#options.onDidReleaseWebgl();
   }
 
   applyTheme(theme: ITheme): void {
@@ -517,7 +523,7 @@ export class TerminalSession extends Disposable {
   }
 
   /** WebGL on for a pane that is open, shown and wants it (and gets a context); off when it is no longer wanted. */
-  #updateWebgl(): void {
+  updateWebgl(): void {
     if (this.store.isDisposed || !this.#opened) return;
     const wanted = this.#options.webglWanted();
     if (!wanted) return this.releaseWebgl();
