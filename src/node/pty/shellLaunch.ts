@@ -25,11 +25,23 @@ export function defaultShellIntegrationDir(): string {
 
 const interactiveShells = new Set(['bash', 'zsh', 'fish', 'sh', 'dash', 'ksh', 'mksh', 'tcsh', 'csh', 'nu', 'pwsh', 'xonsh', 'elvish']);
 
+/**
+ * Options whose value is the next argument (`bash --init-file ~/.bashrc.local -i`, `zsh -o vi`,
+ * `fish -C 'set x 1'`): that value is not a script to run. `-c`'s next argument is a command, and
+ * makes the shell run it instead of reading commands, so it is not among them.
+ */
+const optionsWithValue = new Set(['--init-file', '--rcfile', '-o', '+o', '-O', '+O', '-C', '--init-command', '--features', '-d', '--debug', '--debug-output', '--profile', '--profile-startup']);
+
 /** A shell started to be typed into: a known shell, and no argument other than options (`-c`, a script file: it runs something). */
 export function isInteractiveShell(file: string, args: readonly string[]): boolean {
   const name = basename(file).replace(/\.exe$/i, '').replace(/^-/, '');
   if (!interactiveShells.has(name)) return false;
-  return args.every((arg) => arg.startsWith('-') && arg !== '-c' && !/^-[a-zA-Z]*c[a-zA-Z]*$/.test(arg));
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!;
+    if (!(arg.startsWith('-') || arg.startsWith('+')) || arg === '-c' || /^-[a-zA-Z]*c[a-zA-Z]*$/.test(arg)) return false;
+    if (optionsWithValue.has(arg)) index++; // its value
+  }
+  return true;
 }
 
 export type ExecutableCheck = { ok: true; path: string } | { ok: false; reason: string };

@@ -199,6 +199,14 @@ describe('History recorder (real PTYs, real SQLite)', () => {
     assert.equal(isInteractiveShell('bash', ['--norc', '--noprofile']), true);
     assert.equal(isInteractiveShell('bash', ['-c', 'make']), false);
     assert.equal(isInteractiveShell('bash', ['-lc', 'make']), false);
+    // An option's value is not a script: an rc of one's own, a shell option, fish's init command.
+    assert.equal(isInteractiveShell('bash', ['--init-file', '/home/me/.bashrc.work', '-i']), true);
+    assert.equal(isInteractiveShell('bash', ['--rcfile', 'rc', '+O', 'histappend']), true);
+    assert.equal(isInteractiveShell('zsh', ['-o', 'vi']), true);
+    assert.equal(isInteractiveShell('fish', ['-C', 'set -g x 1']), true);
+    assert.equal(isInteractiveShell('bash', ['--init-file', 'rc', 'script.sh']), false, 'a script after the value still runs');
+    assert.equal(isInteractiveShell('bash', ['--init-file', 'rc', '-c', 'make']), false);
+    assert.equal(isInteractiveShell('bash', ['script.sh']), false);
     assert.equal(isInteractiveShell('bash', ['script.sh']), false);
     assert.equal(isInteractiveShell('/usr/bin/npm', ['test']), false);
     assert.equal(isInteractiveShell('/usr/bin/python3', []), false);
