@@ -150,6 +150,12 @@ export const ControlConstants = {
   createPerSecond: 5,
   /** Per connection: `exec`s in progress at once (sent without waiting for answers); serial use is never limited. */
   execMaxInProgress: 32,
+  /**
+   * Control-socket access tokens kept (control-tokens.json). Past it the oldest revoked or expired
+   * ones are forgotten; when all are still good, `tokens.create` is refused with TOKEN_LIMIT — so a
+   * client looping on `tokens.create` cannot grow the file and its rewrites without end.
+   */
+  maxStoredTokens: 256,
   /** Defaults of the settings socketMaxTerminals / socketMaxTerminalsPerClient. */
   socketMaxTerminals: 64,
   socketMaxTerminalsPerClient: 24,

@@ -25,6 +25,8 @@ export const ApiErrorCodes = [
   'TERMINAL_LIMIT',
   /** A control-socket client asked too often (`create`, `exec`): `retryAfterMs` says when to try again. */
   'RATE_LIMITED',
+  /** `tokens.create` when ControlConstants.maxStoredTokens tokens are all still good: revoke one first. */
+  'TOKEN_LIMIT',
   'BASE_DIRTY',
   'MERGE_CONFLICT',
   'UNMERGED_WORK',

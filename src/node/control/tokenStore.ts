@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ControlTokenInfo, type CreateControlTokenParams } from '../../common/api/contract.ts';
 import { ApiError } from '../../common/api/errors.ts';
+import { ControlConstants } from '../../common/constants.ts';
 import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import { matchTerminalRef, type NamedTerminal } from '../../common/terminal/terminalRef.ts';
@@ -92,6 +93,7 @@ export class TokenStore implements IDisposable {
 
   async create(params: CreateControlTokenParams): Promise<{ token: ControlTokenInfo; secret: string }> {
     const terminals = params.terminals ? this.#resolveTerminals(params.name, params.terminals) : null;
+    this.#makeRoom();
     const secret = tokenSecretPrefix + randomBytes(secretBytes).toString('base64url');
     const createdAt = this.#now();
     const stored: StoredToken = {
@@ -107,6 +109,19 @@ export class TokenStore implements IDisposable {
     this.#tokens.push(stored);
     await this.#persist();
     return { token: toInfo(stored), secret };
+  }
+
+  /** Under ControlConstants.maxStoredTokens before one more: the oldest tokens that can no longer be used go; else TOKEN_LIMIT. */
+  #makeRoom(): void {
+    const max = ControlConstants.maxStoredTokens;
+    let excess = this.#tokens.length - max + 1;
+    if (excess <= 0) return;
+    this.#tokens = this.#tokens.filter((token) => {
+      if (excess <= 0 || this.#isGood(token)) return true;
+      excess--;
+      return false;
+    });
+    if (excess > 0) throw new ApiError('TOKEN_LIMIT', `tokens.create: ${max} access tokens exist and all are still good, the most kept; revoke one first`);
   }
 
   /**
@@ -178,8 +193,12 @@ export class TokenStore implements IDisposable {
   /** Whether the token still exists, is not revoked and has not expired (checked on every request). */
   isActive(id: string): boolean {
     const token = this.#tokens.find((candidate) => candidate.id === id);
-    if (!token || token.revokedAt !== null) return false;
-    return token.expiresAt === null || token.expiresAt > this.#now();
+    return token !== undefined && this.#isGood(token);
+  }
+
+  /** Not revoked and not expired. */
+  #isGood(token: StoredToken): boolean {
+    return token.revokedAt === null && (token.expiresAt === null || token.expiresAt > this.#now());
   }
 
   /** When the next token that is still good expires (epoch ms), or null when none will. */

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { nullLogger } from '../../../../src/node/logger.ts';
 import { controlTokensFilePath, TokenStore } from '../../../../src/node/control/tokenStore.ts';
+import type { ApiError } from '../../../../src/common/api/errors.ts';
+import { ControlConstants } from '../../../../src/common/constants.ts';
 
 describe('TokenStore', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sb-tokens-'));
@@ -66,5 +68,29 @@ describe('TokenStore', () => {
     assert.deepEqual(reloaded.get(token.id)?.terminals, ['t-new1', 't-old2']);
     const verified = reloaded.verify(secret);
     assert.ok(verified.ok && verified.token.terminals?.includes('t-new1'));
+  });
+  it('keeps at most maxStoredTokens: the oldest revoked or expired go first; when all are good, TOKEN_LIMIT', async () => {
+    const capDir = mkdtempSync(join(tmpdir(), 'sb-tokens-cap-'));
+    try {
+      const store = new TokenStore({ filePath: controlTokensFilePath(capDir), logger: nullLogger, now: () => now });
+      await store.load();
+      const max = ControlConstants.maxStoredTokens;
+      const made: string[] = [];
+      for (let index = 0; index < max; index++) made.push((await store.create({ name: `t${index}`, scopes: ['read'] })).token.id);
+      await assert.rejects(store.create({ name: 'one more', scopes: ['read'] }), (error: ApiError) => error.code === 'TOKEN_LIMIT' && new RegExp(`${max} access tokens exist and all are still good.*revoke one first`).test(error.message));
+      assert.equal(store.list().length, max, 'nothing was added or dropped');
+      await store.revoke(made[10]!);
+      await store.revoke(made[3]!);
+      const { secret } = await store.create({ name: 'after a revoke', scopes: ['read'] });
+      assert.equal(store.verify(secret).ok, true);
+      const names = store.list().map((token) => token.name);
+      assert.equal(names.length, max);
+      assert.ok(!names.includes('t3') && names.includes('t10'), 'the oldest revoked one made room; the other stays listed');
+      const reloaded = new TokenStore({ filePath: controlTokensFilePath(capDir), logger: nullLogger, now: () => now });
+      await reloaded.load();
+      assert.equal(reloaded.list().length, max);
+    } finally {
+      rmSync(capDir, { recursive: true, force: true });
+    }
   });
 });
