@@ -84,6 +84,9 @@ export class ServerMonitor implements IDisposable {
   readonly #logger: ILogger;
   readonly #watches = new Set<ServerWatch>();
   #sockets: { at: number; read: Promise<ListeningSocket[]> } | null = null;
+  /** The Hub's own listening sockets among those known when its fds were last read (see #hubListening). */
+  #hubListening: { known: ReadonlySet<number>; hub: Promise<ReadonlySet<number>> } | null = null;
+  #hubFdReads = 0;
   #scans = 0;
   #disposed = false;
 
@@ -97,6 +100,7 @@ export class ServerMonitor implements IDisposable {
     const watch = new ServerWatch(session, {
       logger: this.#logger,
       listening: () => this.#listening(),
+      hubListening: (listening) => this.#hubListeningInodes(listening),
       heldElsewhere: (port) => this.#heldElsewhere(port, watch),
       noteScan: () => this.#scans++,
     });
@@ -113,6 +117,11 @@ export class ServerMonitor implements IDisposable {
   /** Looks taken so far, over all terminals (for benchmarks and tests: idle terminals add none). */
   get scans(): number {
     return this.#scans;
+  }
+
+  /** Times the Hub's own fds were read (for tests: only when a listening socket appeared, see #hubListeningInodes). */
+  get hubFdReads(): number {
+    return this.#hubFdReads;
   }
 
   /** Terminals with a look planned or under way; 0 when every terminal is a shell alone at rest. */
@@ -136,6 +145,23 @@ export class ServerMonitor implements IDisposable {
     return read;
   }
 
+  /**
+   * Which of these listening sockets are the Hub's own (its HTTP server, the IDE bridge…). Its fds
+   * are read again only when a listening socket appeared that was not there at the last read: a
+   * Hub with hundreds of connections has hundreds of fds, a readlink each, and terminals running
+   * commands asked for them on every look at a new process (the soak: about a second of the Hub's
+   * main thread in 20 s). Any socket the Hub listens on shows in the table first, so an unchanged
+   * table means an unchanged answer.
+   */
+  #hubListeningInodes(listening: ReadonlySet<number>): Promise<ReadonlySet<number>> {
+    const cached = this.#hubListening;
+    if (cached && [...listening].every((inode) => cached.known.has(inode))) return cached.hub;
+    this.#hubFdReads++;
+    const hub = socketInodesOf(process.pid).then((inodes) => new Set(inodes.filter((inode) => listening.has(inode))));
+    this.#hubListening = { known: new Set(listening), hub };
+    return hub;
+  }
+
   /** Another terminal's process holds `port`: a URL printed here for it is not this terminal's server. */
   #heldElsewhere(port: number, asking: ServerWatch): boolean {
     for (const watch of this.#watches) if (watch !== asking && watch.holds(port)) return true;
@@ -146,6 +172,8 @@ export class ServerMonitor implements IDisposable {
 interface WatchDeps {
   logger: ILogger;
   listening(): Promise<ListeningSocket[]>;
+  /** The Hub's own sockets among `listening` (inodes). */
+  hubListening(listening: ReadonlySet<number>): Promise<ReadonlySet<number>>;
   heldElsewhere(port: number): boolean;
   noteScan(): void;
 }
@@ -344,8 +372,7 @@ class ServerWatch implements IDisposable {
     // The Hub's own sockets (its HTTP server, the IDE bridge…) are never a pane's server, though a
     // pane's process can hold them: between fork and exec a new shell has every fd of the Hub (they
     // close on exec), and a look at that moment would list the app's own ports as the pane's.
-    const [hubInodes, ...fdLists] = await Promise.all([socketInodesOf(process.pid), ...toRead.map((member) => socketInodesOf(member))]);
-    const hubs = new Set(hubInodes);
+    const [hubs, ...fdLists] = await Promise.all([this.#deps.hubListening(this.#lastInodes), ...toRead.map((member) => socketInodesOf(member))]);
     fdLists.forEach((inodes, index) => {
       for (const inode of inodes) {
         const socket = byInode.get(inode);

@@ -64,4 +64,45 @@ describe('dev-server detection and the app’s own sockets', { skip: !socketTabl
     assert.deepEqual(ports, [childPort], `the Hub's port ${hubPort} is not the pane's server`);
     assert.ok(servers.every((list) => !list.some((server) => server.port === hubPort)), 'never listed, not even once');
   });
+
+  it('reads the Hub’s own fds again only when a listening socket appeared, however many processes a pane starts', async (t) => {
+    const first = createServer();
+    await listen(first);
+    t.after(() => first.close());
+    // A pane running commands one after another: a new process to look at on nearly every look.
+    // (A child that stays, so no look finds the shell alone, which stops the looks until output.)
+    const child = spawn('bash', ['--norc', '--noprofile', '-c', 'sleep 600 & while :; do /bin/true; sleep 0.05; done'], { stdio: 'ignore', detached: true });
+    t.after(() => process.kill(-child.pid!));
+    const session = {
+      id: 't-hubsock2',
+      info: { pid: child.pid!, file: 'bash', shellIntegration: false, servers: [] as DevServer[] },
+      exitStatus: undefined,
+      atPrompt: false,
+      onDidOutput: new Emitter<{ data: string }>().event,
+      onDidWrite: new Emitter<void>().event,
+      onDidStartCommand: new Emitter<void>().event,
+      onDidCommand: new Emitter<void>().event,
+      onDidExit: new Emitter<void>().event,
+      setServers(next: DevServer[]) {
+        session.info.servers = next;
+      },
+    };
+    const monitor = new ServerMonitor({ logger: nullLogger });
+    t.after(() => monitor.dispose());
+    monitor.watch(session as unknown as PtySession);
+    await pollUntil(() => (monitor.scans >= 12 ? true : undefined), { timeoutMs: 20_000, what: 'twelve looks at the pane' });
+    const reads = monitor.hubFdReads;
+    // Once, and again only for a listening socket that appeared on the machine meanwhile (another
+    // program's server, say); each look at a new process read them before (12 in 12 looks).
+    assert.ok(reads >= 1 && reads * 2 <= monitor.scans, `the Hub's fds were read ${reads} times in ${monitor.scans} looks`);
+
+    // A socket the Hub starts listening on now: read again, and still never the pane's.
+    const second = createServer();
+    const secondPort = await listen(second);
+    t.after(() => second.close());
+    await pollUntil(() => (monitor.hubFdReads > reads ? true : undefined), { timeoutMs: 15_000, what: 'the Hub’s fds read again after a new listening socket' });
+    const scansThen = monitor.scans;
+    await pollUntil(() => (monitor.scans >= scansThen + 3 ? true : undefined), { timeoutMs: 15_000, what: 'three more looks' });
+    assert.ok(!session.info.servers.some((server) => server.port === secondPort));
+  });
 });
