@@ -234,7 +234,6 @@ interface NumberSchema {
   readonly maxValue: number | null;
 }
 
-/** A number field that saves on Enter or blur, and only values the Hub's schema accepts. */
 /** One of a few choices, as a row of segments (a radio group). */
 function ChoiceSetting<T extends string>({ id, label, help, choices, value, onChange }: { id: string; label: string; help: string; choices: { value: T; label: string }[]; value: T; onChange(value: T): void }) {
   return (
@@ -256,6 +255,7 @@ function ChoiceSetting<T extends string>({ id, label, help, choices, value, onCh
   );
 }
 
+/** A number field that saves on Enter or blur, and only values the Hub's schema accepts. */
 function NumberSetting({
   label,
   help,

@@ -22,6 +22,26 @@ function listen(server: Server): Promise<number> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
 }
 
+/** The part of a PtySession the monitor uses, for process `pid`: no output, no commands; servers land in `info.servers`. */
+function paneOf(id: string, pid: number, file: string, onServers?: (servers: DevServer[]) => void) {
+  const session = {
+    id,
+    info: { pid, file, shellIntegration: false, servers: [] as DevServer[] },
+    exitStatus: undefined,
+    atPrompt: false,
+    onDidOutput: new Emitter<{ data: string }>().event,
+    onDidWrite: new Emitter<void>().event,
+    onDidStartCommand: new Emitter<void>().event,
+    onDidCommand: new Emitter<void>().event,
+    onDidExit: new Emitter<void>().event,
+    setServers(next: DevServer[]) {
+      session.info.servers = next;
+      onServers?.(next);
+    },
+  };
+  return session;
+}
+
 describe('dev-server detection and the app’s own sockets', { skip: !socketTablesSupported && 'reads /proc (Linux)' }, () => {
   it('never lists a socket the Hub itself listens on, even when the pane’s process holds it', async (t) => {
     const hubServer = createServer();
@@ -40,21 +60,7 @@ describe('dev-server detection and the app’s own sockets', { skip: !socketTabl
     const childPort = Number(line.trim());
 
     const servers: DevServer[][] = [];
-    const session = {
-      id: 't-hubsock1',
-      info: { pid: child.pid!, file: 'node', shellIntegration: false, servers: [] as DevServer[] },
-      exitStatus: undefined,
-      atPrompt: false,
-      onDidOutput: new Emitter<{ data: string }>().event,
-      onDidWrite: new Emitter<void>().event,
-      onDidStartCommand: new Emitter<void>().event,
-      onDidCommand: new Emitter<void>().event,
-      onDidExit: new Emitter<void>().event,
-      setServers(next: DevServer[]) {
-        session.info.servers = next;
-        servers.push(next);
-      },
-    };
+    const session = paneOf('t-hubsock1', child.pid!, 'node', (next) => servers.push(next));
     const monitor = new ServerMonitor({ logger: nullLogger });
     t.after(() => monitor.dispose());
     monitor.watch(session as unknown as PtySession);
@@ -73,20 +79,7 @@ describe('dev-server detection and the app’s own sockets', { skip: !socketTabl
     // (A child that stays, so no look finds the shell alone, which stops the looks until output.)
     const child = spawn('bash', ['--norc', '--noprofile', '-c', 'sleep 600 & while :; do /bin/true; sleep 0.05; done'], { stdio: 'ignore', detached: true });
     t.after(() => process.kill(-child.pid!));
-    const session = {
-      id: 't-hubsock2',
-      info: { pid: child.pid!, file: 'bash', shellIntegration: false, servers: [] as DevServer[] },
-      exitStatus: undefined,
-      atPrompt: false,
-      onDidOutput: new Emitter<{ data: string }>().event,
-      onDidWrite: new Emitter<void>().event,
-      onDidStartCommand: new Emitter<void>().event,
-      onDidCommand: new Emitter<void>().event,
-      onDidExit: new Emitter<void>().event,
-      setServers(next: DevServer[]) {
-        session.info.servers = next;
-      },
-    };
+    const session = paneOf('t-hubsock2', child.pid!, 'bash');
     const monitor = new ServerMonitor({ logger: nullLogger });
     t.after(() => monitor.dispose());
     monitor.watch(session as unknown as PtySession);
