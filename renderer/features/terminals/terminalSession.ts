@@ -455,17 +455,18 @@ export class TerminalSession extends Disposable {
       this.#sendHeldInput(runningAtAttach);
       return;
     }
-    const deadline = Date.now() + heldPasteWaitMs;
-    const waiting = new DisposableStore();
-    this.register(waiting);
-    const sendIfAsked = () => {
-      if (!this.terminal.modes.bracketedPasteMode && Date.now() < deadline) return;
+    const waiting = this.register(new DisposableStore());
+    const send = () => {
       waiting.dispose();
       this.#sendHeldInput(runningAtAttach);
     };
-    waiting.add(this.terminal.onWriteParsed(sendIfAsked));
-    const timer = setInterval(sendIfAsked, 100);
-    waiting.add(toDisposable(() => clearInterval(timer)));
+    waiting.add(
+      this.terminal.onWriteParsed(() => {
+        if (this.terminal.modes.bracketedPasteMode) send();
+      }),
+    );
+    const timer = setTimeout(send, heldPasteWaitMs);
+    waiting.add(toDisposable(() => clearTimeout(timer)));
   }
 
   /**
