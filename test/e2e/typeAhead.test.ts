@@ -4,9 +4,11 @@
  * connection, past the 64 KiB bound, and into a terminal that ended before it was ready.
  */
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
+import { pollUntil } from '../helpers/poll.ts';
 import { readPane, type ServedApp, startServedApp, typeInPane, useSharedBrowser, waitForPanes, waitForPaneText } from '../helpers/servedApp.ts';
 
 const browser = useSharedBrowser();
@@ -229,6 +231,26 @@ describe('keys typed before a pane is ready', () => {
     await page.keyboard.type(' # after');
 
     const inserted = await waitForPaneText(page, pane, /\$ echo typed-\$\(\(1\+2\)\); echo pasted-\$\(\(3\+4\)\)\necho second-\$\(\(1\+1\)\) # after/);
+    assert.doesNotMatch(inserted, /^(typed-3|pasted-7)$/m, 'a bracketed paste is inserted, not run');
+    await page.keyboard.press('Enter');
+    const screen = await waitForOutputThenPrompt(page, pane, 'second-2');
+    assert.match(screen, /^typed-3\npasted-7\nsecond-2$/m, 'each ran once, in the order given');
+  });
+
+  it('holds a paste for a shell whose rc printed a banner and is still loading, until its first prompt', async (t) => {
+    // As nvm or conda do: the rc prints, then takes a second more. The pane attaches to output that
+    // is not a prompt yet, and the shell has not asked for bracketed paste.
+    const { app, page } = await openInstrumented(t, { holdAttach: true, bashrc: "echo loading-tools\ntouch ~/banner-shown\nsleep 1\nPS1='$ '\n" });
+    const pane = await firstPaneWithFocus(page);
+    await page.keyboard.type('echo typed-$((1+2)); ');
+    await pasteIntoFocused(page, 'echo pasted-$((3+4))\necho second-$((1+1))');
+    // The banner is out before the pane attaches: it attaches to output that is not a prompt.
+    const banner = join(app.home, 'banner-shown');
+    await pollUntil(() => existsSync(banner), { what: 'the rc to print its banner' });
+    await releaseAttach(page);
+
+    const inserted = await waitForPaneText(page, pane, /\$ echo typed-\$\(\(1\+2\)\); echo pasted-\$\(\(3\+4\)\)\necho second-\$\(\(1\+1\)\)/);
+    assert.match(inserted, /loading-tools/);
     assert.doesNotMatch(inserted, /^(typed-3|pasted-7)$/m, 'a bracketed paste is inserted, not run');
     await page.keyboard.press('Enter');
     const screen = await waitForOutputThenPrompt(page, pane, 'second-2');

@@ -201,7 +201,9 @@ export class TerminalSession extends Disposable {
         if (this.store.isDisposed) return;
         if (this.#exited) this.#showAsEnded();
         // After the snapshot, which set the program's modes: held pastes are bracketed as it asks now.
-        this.#sendHeldInputOnceAsked(attached.info.state === 'running', attached.offset === 0);
+        // Starting: printed nothing yet, or the shell's integration says no prompt was drawn yet (its
+        // PROMPT_COMMAND reports the cwd just before the first prompt asks for bracketed paste).
+        this.#sendHeldInputOnceAsked(attached.info.state === 'running', attached.offset === 0 || attached.startingUp === true);
         this.status.set({ kind: 'attached' });
         // The pane may differ from the PTY's size (new pane, or the window changed while away).
         this.#fitNow();
@@ -445,13 +447,13 @@ export class TerminalSession extends Disposable {
   }
 
   /**
-   * A paste held for a program that has printed nothing yet (a shell still reading a slow rc) waits
+   * A paste held for a program still starting (a shell reading a slow rc, before its first prompt) waits
    * until the program asks for bracketed paste — a shell's first prompt does — so a multi-line
    * paste is inserted at the prompt, not run line by line; keys typed meanwhile stay held behind
    * it. At most heldPasteWaitMs: a program that never asks gets the paste as it then asks.
    */
-  #sendHeldInputOnceAsked(runningAtAttach: boolean, silentAtAttach: boolean): void {
-    if (!silentAtAttach || !this.#options.typeAhead.holdsPaste || this.terminal.modes.bracketedPasteMode) {
+  #sendHeldInputOnceAsked(runningAtAttach: boolean, startingAtAttach: boolean): void {
+    if (!startingAtAttach || !this.#options.typeAhead.holdsPaste || this.terminal.modes.bracketedPasteMode) {
       this.#sendHeldInput(runningAtAttach);
       return;
     }

@@ -326,6 +326,11 @@ export const hubMethods = {
       info: TerminalInfo,
       snapshot: z.string(),
       offset: z.number().int().min(0),
+      /**
+       * At `offset` the shell (with our integration) had not drawn its first prompt yet: it was
+       * still reading its rc files and had not asked for bracketed paste. Optional: added after v1.
+       */
+      startingUp: z.boolean().optional(),
       cols: Cols,
       rows: Rows,
     }),

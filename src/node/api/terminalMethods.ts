@@ -96,7 +96,7 @@ export function createTerminalMethods(ptyHost: PtyHost, hooks: TerminalMethodHoo
       });
       // Replaces (and releases) an earlier attachment of this client; throws if the client left meanwhile.
       connection.setAttachment(id, attachment);
-      return { info: session.info, snapshot: attachment.snapshot, offset: attachment.offset, cols: attachment.cols, rows: attachment.rows };
+      return { info: session.info, snapshot: attachment.snapshot, offset: attachment.offset, startingUp: attachment.startingUp, cols: attachment.cols, rows: attachment.rows };
     },
 
     'terminal.detach': ({ id }, { connection }) => {

@@ -42,6 +42,8 @@ export interface Attachment extends IDisposable {
   readonly snapshot: string;
   /** Byte offset the snapshot corresponds to; onOutput continues exactly from here. */
   readonly offset: number;
+  /** At that offset our integrated shell had not drawn its first prompt yet (see PtySession.startingUp). */
+  readonly startingUp: boolean;
   readonly cols: number;
   readonly rows: number;
   /** The subscriber processed this many chars of output (flow control). */
@@ -116,6 +118,8 @@ export class PtySession implements IDisposable {
   readonly #flow: FlowController;
   readonly #parser: OscParser;
   readonly #tracker: CommandTracker;
+  /** The shell drew a prompt (shell integration) since it started. */
+  #promptDrawn = false;
   /** Our integration script was injected (its marks are expected once the shell has started). */
   readonly #integrationInjected: boolean;
   readonly #subscriptions = new Set<Subscription>();
@@ -224,7 +228,10 @@ export class PtySession implements IDisposable {
     this.#tracker.onDidChange(() => this.#syncTrackerInfo());
     this.#tracker.onDidFinishCommand((event) => this.#onDidCommand.fire(event));
     this.#tracker.onDidStartCommand((start) => this.#onDidStartCommand.fire(start));
-    this.#tracker.onDidReachPrompt(() => this.#onDidReachPrompt.fire());
+    this.#tracker.onDidReachPrompt(() => {
+      this.#promptDrawn = true;
+      this.#onDidReachPrompt.fire();
+    });
     this.#batcher = new OutputBatcher({
       maxBytes: TerminalConstants.batchMaxBytes,
       maxDelayMs: TerminalConstants.batchMaxDelayMs,
@@ -260,6 +267,15 @@ export class PtySession implements IDisposable {
    */
   get integrationPending(): boolean {
     return this.#integrationInjected && !this.#tracker.shellIntegration && !this.#exit;
+  }
+
+  /**
+   * Our shell integration was injected and the shell has not drawn its first prompt yet: it is
+   * still reading its rc files, and has not asked for bracketed paste. Unlike integrationPending
+   * this stays true after the first mark (the cwd report from PROMPT_COMMAND) until the prompt.
+   */
+  get startingUp(): boolean {
+    return this.#integrationInjected && !this.#promptDrawn && !this.#exit;
   }
 
   /** Offset of the last prompt's start mark (OSC 633/133 A), if any. */
@@ -361,6 +377,7 @@ export class PtySession implements IDisposable {
     const subscription: Subscription = { subscriber, account: this.#flow.open(subscriber.lossless), pending: [], disposed: false };
     this.#subscriptions.add(subscription);
     const offset = this.#offset;
+    const startingUp = this.startingUp;
     let snapshot: { data: string; cols: number; rows: number };
     try {
       snapshot = await this.#askMirror((mirror) => mirror.snapshot());
@@ -373,6 +390,7 @@ export class PtySession implements IDisposable {
     const attachment: Attachment = {
       snapshot: snapshot.data,
       offset,
+      startingUp,
       cols: snapshot.cols,
       rows: snapshot.rows,
       ack: (chars) => subscription.account.ack(chars),

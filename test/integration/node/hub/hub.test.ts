@@ -1,6 +1,6 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
+import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { EventPayload, TerminalInfo } from '../../../../src/common/api/contract.ts';
@@ -156,6 +156,33 @@ describe('Hub in-process (real PTYs)', () => {
     assert.equal(renamed.name, 'build');
     assert.equal(renamed.cols, 100);
     await pollUntil(() => events.find((e) => e.event === 'terminal.changed' && e.payload.name === 'build'), { what: 'rename event' });
+  });
+
+  it('says on attach whether the shell is still starting: after its rc printed, before its first prompt', async (t) => {
+    client = createLocalHubClient(hub);
+    // A real rc that prints a banner and then takes a second (nvm, conda): the integration's cwd
+    // report and the banner are out, the prompt is not.
+    const rc = join(temp.home, '.bashrc');
+    writeFileSync(rc, `echo loading-tools\ntouch ${join(temp.home, 'banner-shown')}\nsleep 1\nPS1='$ '\n`);
+    t.after(() => rmSync(rc, { force: true }));
+    const info = await create({ args: [], shellIntegration: true });
+    await pollUntil(() => existsSync(join(temp.home, 'banner-shown')), { what: 'the rc to print its banner' });
+    const starting = await pollUntil(async () => {
+      const result = await client.call('terminal.attach', { id: info.id });
+      if (result.snapshot.includes('loading-tools')) return result;
+      await client.call('terminal.detach', { id: info.id });
+      return undefined;
+    }, { what: 'the banner in the snapshot' });
+    assert.ok(starting.offset > 0);
+    assert.equal(starting.startingUp, true);
+    const ready = await pollUntil(async () => {
+      const result = await client.call('terminal.attach', { id: info.id });
+      return result.snapshot.includes('$ ') ? result : undefined;
+    }, { what: 'the first prompt' });
+    assert.equal(ready.startingUp, false);
+    // Without our integration nothing is known: never "starting".
+    const plain = await create();
+    assert.equal((await client.call('terminal.attach', { id: plain.id })).startingUp, false);
   });
 
   it('closes a terminal: the process ends, it leaves the list, and terminal.removed is sent', async () => {
