@@ -65,12 +65,14 @@ export class PrintedUrlScanner {
    * output shows where it ends, or `takePending()`.
    */
   push(data: string): PrintedUrl[] {
-    const text = this.#tail + data;
-    this.#tail = text.length > tailChars ? text.substring(text.length - tailChars) : text;
+    const tail = this.#tail;
+    this.#tail = data.length >= tailChars ? data.substring(data.length - tailChars) : (tail + data).slice(-tailChars);
     this.#pending = null;
-    // Cheap tests first: almost no batch holds a URL, and few URLs are local (a log full of links must not cost a strip and a regex per batch).
-    if (!hasLocalUrl(text)) return [];
-    const urls = scanLocalUrls(stripAnsi(text));
+    // Cheap tests first: almost no batch holds a URL, and few URLs are local (a log full of links
+    // must not cost a strip and a regex per batch). The batch and the seam with the tail are
+    // searched apart: joining a 64 KiB batch to the tail made V8 copy it whole, batch after batch of a flood.
+    if (!hasLocalUrl(data) && !(tail.length > 0 && hasLocalUrl(tail + data.substring(0, tailChars)))) return [];
+    const urls = scanLocalUrls(stripAnsi(tail + data));
     const last = urls.at(-1);
     if (last?.atEnd) {
       urls.pop();

@@ -35,6 +35,16 @@ describe('PrintedUrlScanner', () => {
     assert.equal(scanner.takePending(), null);
   });
 
+  it('finds a URL cut anywhere at the seam of two batches, the second one long', () => {
+    const line = 'ready at http://localhost:8080/app\r\n';
+    for (let cut = 1; cut < line.length - 1; cut++) {
+      const scanner = new PrintedUrlScanner();
+      const first = scanner.push(`${'log line\r\n'.repeat(40)}${line.slice(0, cut)}`);
+      const second = scanner.push(`${line.slice(cut)}${'more output\r\n'.repeat(500)}`);
+      assert.deepEqual([...first, ...second].map((url) => url.url).at(-1), 'http://localhost:8080/app', `cut at ${cut}`);
+    }
+  });
+
   it('looks no further than a short tail of past output', () => {
     const scanner = new PrintedUrlScanner();
     assert.equal(scanner.push('http://localhost:3000/\n').length, 1);
