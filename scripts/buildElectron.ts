@@ -9,6 +9,8 @@
  *     finds it beside mirrorWorker.cjs, or takes `reviewDiffWorkerPath`)
  *   src/node/history/walCheckpointWorker.ts → dist/main/walCheckpointWorker.cjs (History's WAL
  *     checkpoints off the Hub's thread; found beside mirrorWorker.cjs)
+ *   src/node/history/recordingWorker.ts → dist/main/recordingWorker.cjs (History's recording
+ *     transactions off the Hub's thread; found beside mirrorWorker.cjs)
  */
 import { build, type BuildOptions } from 'esbuild';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +61,12 @@ export async function buildElectron(): Promise<void> {
     }),
     build({
       ...common,
+      entryPoints: ['src/node/history/recordingWorker.ts'],
+      outfile: 'dist/main/recordingWorker.cjs',
+      platform: 'node',
+    }),
+    build({
+      ...common,
       entryPoints: ['preload/preload.ts'],
       outfile: 'dist/preload/preload.cjs',
       // A sandboxed preload cannot require Node modules; bundle everything but electron.
@@ -71,5 +79,5 @@ export async function buildElectron(): Promise<void> {
 
 if (import.meta.main) {
   await buildElectron();
-  process.stdout.write('built dist/main/main.cjs, dist/main/mirrorWorker.cjs, dist/main/reviewDiffWorker.cjs, dist/main/walCheckpointWorker.cjs and dist/preload/preload.cjs\n');
+  process.stdout.write('built dist/main/main.cjs, dist/main/mirrorWorker.cjs, dist/main/reviewDiffWorker.cjs, dist/main/walCheckpointWorker.cjs, dist/main/recordingWorker.cjs and dist/preload/preload.cjs\n');
 }

@@ -174,7 +174,12 @@ export class Hub implements IDisposable {
       ptyHost: this.#ptyHost,
       settings: () => this.#settings.current,
       logger: this.#logger.child('history'),
-      ...(options.mirrorWorkerPath ? { checkpointWorkerPath: bundledWorkerBesideMirror(options.mirrorWorkerPath, 'walCheckpointWorker.cjs') } : {}),
+      ...(options.mirrorWorkerPath
+        ? {
+            checkpointWorkerPath: bundledWorkerBesideMirror(options.mirrorWorkerPath, 'walCheckpointWorker.cjs'),
+            recordingWorkerPath: bundledWorkerBesideMirror(options.mirrorWorkerPath, 'recordingWorker.cjs'),
+          }
+        : {}),
     });
     const historyHandlers = createHistoryMethods(this.#history);
     this.#store.add(this.#history.onDidChange((change) => this.#broadcast('history.changed', change)));

@@ -34,12 +34,13 @@ import type { CommandEvent, PtySession } from '../pty/ptySession.ts';
 import { ByteArena } from './byteArena.ts';
 import { HistoryConstants } from './historyConstants.ts';
 import { describe } from './historyDatabase.ts';
-import { type BatchResult, newSessionId, type NewSession, type RecordedCommand, type RecordedEvent, type SessionPatch, type SessionWrites } from './historyStore.ts';
+import type { BatchOutcome, BatchWriter } from './historyRecordingWriter.ts';
+import { newSessionId, type NewSession, type RecordedCommand, type RecordedEvent, type SessionPatch, type SessionWrites } from './historyStore.ts';
 
 export interface HistoryRecorderOptions {
   ptyHost: PtyHost;
-  /** Writes one batch in one transaction; throws when the write failed (nothing of it was stored). */
-  commit: (writes: SessionWrites[]) => BatchResult;
+  /** Writes each batch in one transaction, on the Hub's thread or off it (historyRecordingWriter.ts). */
+  writer: BatchWriter;
   /** Deletes sessions (the no-input rule, "don't record"). */
   deleteSessions: (ids: string[]) => void;
   /** Whether an interactive shell that got no input and ran no command is dropped at its end (default on). */
@@ -81,6 +82,14 @@ interface Recording {
   rows: number;
   receivedInput: boolean;
   commandCount: number;
+  /** Batches with writes of this terminal sent and not answered yet: it is not let go before they are. */
+  inFlight: number;
+}
+
+/** A batch sent to the writer: its writes and, for each, the terminal it came from. */
+interface SentBatch {
+  writes: SessionWrites[];
+  included: Recording[];
 }
 
 export class HistoryRecorder implements IDisposable {
@@ -95,6 +104,10 @@ export class HistoryRecorder implements IDisposable {
   /** Copies of pending output; they live until the transaction that stores them. */
   readonly #copies = new ByteArena({ slabBytes: HistoryConstants.recordSlabBytes, maxSpareSlabs: HistoryConstants.recordSpareSlabs });
   #timer: NodeJS.Timeout | undefined;
+  /** Batches that failed, kept until every batch in flight is answered; then their rows, commands and exits wait for the retry. */
+  readonly #failed: SentBatch[] = [];
+  #inFlight = 0;
+  #inAfterEnds = false;
   #disposed = false;
 
   readonly #onDidCommit = new Emitter<CommittedBatch>();
@@ -139,6 +152,7 @@ export class HistoryRecorder implements IDisposable {
   resume(): boolean {
     if (!this.#paused) return true;
     this.#paused = false;
+    this.#options.writer.resume();
     return this.flush();
   }
 
@@ -182,20 +196,30 @@ export class HistoryRecorder implements IDisposable {
     }
   }
 
-  /** Write everything pending now, in one transaction. Returns false when the write failed. */
+  /**
+   * Write everything pending now, in one transaction, and wait until every batch sent is
+   * committed. Returns false when a write failed (recording is paused).
+   */
   flush(): boolean {
+    this.#send();
+    this.#options.writer.drain();
+    return !this.#paused;
+  }
+
+  /** Hand everything pending to the writer; its outcome comes in #onOutcome (at once, or later). */
+  #send(): void {
     try {
-      return this.#write();
+      this.#write();
     } finally {
-      // The transaction stored (or, failing, dropped) every copy of output: their memory is reused.
+      // The writer stored, copied or (failing) dropped every copy of output: their memory is reused.
       if (!this.#holdsOutput()) this.#copies.reset();
     }
   }
 
-  #write(): boolean {
+  #write(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#paused) return false; // resume() retries
+    if (this.#paused) return; // resume() retries
     const writes: SessionWrites[] = [];
     const included: Recording[] = [];
     const writtenAt = this.#now();
@@ -209,29 +233,45 @@ export class HistoryRecorder implements IDisposable {
       if (recording.patch) write.patch = recording.patch;
       writes.push(write);
       included.push(recording);
+      // Sent: what comes next is the next batch's. A failed batch gives its rows back (#restore).
+      recording.create = null;
+      recording.events = [];
+      recording.commands = [];
+      recording.patch = null;
+      recording.inputMarked = false;
+      recording.inFlight++;
     }
     this.#pendingBytes = 0;
     if (writes.length === 0) {
       this.#afterEnds();
-      return true;
+      return;
     }
-    let result: BatchResult;
-    try {
-      result = this.#options.commit(writes);
-    } catch (error) {
-      // Output is dropped; rows, commands and exits wait for the retry.
-      for (const recording of included) {
-        recording.events = [];
-        recording.inputMarked = false;
-      }
+    this.#inFlight++;
+    this.#options.writer.send(writes, (outcome) => this.#onOutcome({ writes, included }, outcome));
+  }
+
+  #onOutcome(batch: SentBatch, outcome: BatchOutcome): void {
+    this.#inFlight--;
+    for (const recording of batch.included) recording.inFlight--;
+    if (outcome.ok) {
+      this.#committed(batch, outcome.result.missing);
+    } else {
+      this.#failed.push(batch);
       if (!this.#paused) {
         this.#paused = true;
-        const reason = describe(error);
-        this.#logger.warn('recording paused: cannot write to the history database', { reason });
-        this.#onDidFail.fire(reason);
+        clearTimeout(this.#timer);
+        this.#timer = undefined;
+        this.#logger.warn('recording paused: cannot write to the history database', { reason: outcome.error });
+        this.#onDidFail.fire(outcome.error);
       }
-      return false;
     }
+    // Once nothing is in flight the failed batches are all known: they go back in the order sent.
+    if (this.#inFlight === 0) this.#restoreFailed();
+    this.#afterEnds();
+    if (!this.#paused && this.#hasPending()) this.#schedule();
+  }
+
+  #committed({ writes, included }: SentBatch, missing: readonly string[]): void {
     const committed: CommittedBatch = { sessions: [] };
     const changed: string[] = [];
     for (const [index, recording] of included.entries()) {
@@ -245,24 +285,37 @@ export class HistoryRecorder implements IDisposable {
         ended: write.patch?.live === false,
       });
       if (write.create || write.patch?.live === false) changed.push(write.id);
-      if (result.missing.includes(write.id)) {
+      if (recording.sessionId !== write.id) continue;
+      if (missing.includes(write.id)) {
         // Deleted from History while live: what comes next goes into a new session.
+        this.#clearPending(recording);
         recording.sessionId = null;
         if (!recording.excluded && !recording.ended && this.#enabled) this.#beginSession(recording);
       }
       // Ended by switching History off (the terminal runs on): a later switch on starts a new session.
-      if (write.patch?.live === false && !recording.ended && recording.sessionId === write.id) recording.sessionId = null;
-      recording.create = null;
-      recording.events = [];
-      recording.commands = [];
-      recording.patch = null;
-      recording.inputMarked = false;
+      else if (write.patch?.live === false && !recording.ended) recording.sessionId = null;
     }
     this.#onDidCommit.fire(committed);
-    this.#afterEnds();
     if (changed.length > 0) this.#onDidChangeSessions.fire(changed);
-    if (this.#hasPending()) this.#schedule();
-    return true;
+  }
+
+  /**
+   * Failed batches give back what must not be lost — the session's row, its commands, its
+   * changes and exit — in front of what came after them; their output is dropped (the stored
+   * output has a gap), as is output pending behind them.
+   */
+  #restoreFailed(): void {
+    for (const { writes, included } of this.#failed.splice(0).reverse()) {
+      for (const [index, recording] of included.entries()) {
+        const write = writes[index]!;
+        recording.events = [];
+        recording.inputMarked = false;
+        if (recording.sessionId !== write.id) continue;
+        if (write.create) recording.create = write.create;
+        recording.commands = [...write.commands, ...recording.commands];
+        if (write.patch) recording.patch = { ...write.patch, ...recording.patch };
+      }
+    }
   }
 
   /**
@@ -273,7 +326,10 @@ export class HistoryRecorder implements IDisposable {
     if (this.#disposed) return;
     this.#disposed = true;
     this.#store.dispose();
-    // One last attempt even when paused: the exits of the terminals are worth it.
+    // The outcomes of batches in flight first (a failed one gives its rows back), then one last
+    // attempt even when paused: the exits of the terminals are worth it.
+    this.#options.writer.drain();
+    if (this.#paused) this.#options.writer.resume();
     this.#paused = false;
     for (const recording of this.#recordings.values()) {
       if (!recording.ended) {
@@ -321,6 +377,7 @@ export class HistoryRecorder implements IDisposable {
       rows: info.rows,
       receivedInput: false,
       commandCount: 0,
+      inFlight: 0,
     };
     this.#recordings.set(terminalId, recording);
     const listeners = recording.listeners;
@@ -386,7 +443,7 @@ export class HistoryRecorder implements IDisposable {
     recording.pieceBytes += bytes.byteLength;
     this.#pendingBytes += bytes.byteLength;
     if (recording.pieceBytes >= HistoryConstants.maxChunkBytes) this.#closeChunk(recording);
-    if (this.#pendingBytes >= HistoryConstants.maxPendingBytes) this.flush();
+    if (this.#pendingBytes >= HistoryConstants.maxPendingBytes) this.#send();
     else this.#schedule();
   }
 
@@ -430,7 +487,7 @@ export class HistoryRecorder implements IDisposable {
     if (recording.ended) return;
     recording.ended = true;
     this.#endSession(recording, { endedAt: recording.terminal.info.endedAt ?? this.#now(), exitCode, signal, live: false });
-    this.flush();
+    this.#send();
   }
 
   // --- batching -------------------------------------------------------------------------------
@@ -459,9 +516,20 @@ export class HistoryRecorder implements IDisposable {
 
   /** Ended terminals: drop the session under the no-input rule, stop following them. */
   #afterEnds(): void {
+    // Dropping a session waits for the batches in flight (the writer drains), whose outcomes come here again.
+    if (this.#inAfterEnds) return;
+    this.#inAfterEnds = true;
+    try {
+      this.#dropEnded();
+    } finally {
+      this.#inAfterEnds = false;
+    }
+  }
+
+  #dropEnded(): void {
     const dropped: string[] = [];
     for (const recording of [...this.#recordings.values()]) {
-      if (!recording.ended) continue;
+      if (!recording.ended || recording.inFlight > 0) continue;
       if (recording.create || recording.patch || recording.commands.length > 0 || recording.events.length > 0) continue; // not written yet (paused)
       const sessionId = recording.sessionId;
       if (sessionId && recording.idleShell && !recording.receivedInput && recording.commandCount === 0 && this.#options.dropIdleSessions()) {
@@ -507,7 +575,7 @@ export class HistoryRecorder implements IDisposable {
     if (this.#timer !== undefined || this.#disposed || this.#paused) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      this.flush();
+      this.#send();
     }, HistoryConstants.coalesceMs);
   }
 }

@@ -38,6 +38,7 @@ import { HistoryConstants } from './historyConstants.ts';
 import { describe, openHistoryDatabase, openRecordingConnection } from './historyDatabase.ts';
 import { HistoryIndexer } from './historyIndexer.ts';
 import { type CommittedBatch, HistoryRecorder } from './historyRecorder.ts';
+import { RecordingWriter } from './historyRecordingWriter.ts';
 import { type CheckpointOutcome, WalCheckpointer } from './walCheckpointer.ts';
 import { referencePointer, removeReferenceFiles, type ResolvedReference, typePointer, writeReferenceFiles } from './references.ts';
 import { type CommandsParams, HistoryStore, type ListParams, newSessionId, type ReadResult, type RecordedEvent, type RecordedTail, type SessionWrites } from './historyStore.ts';
@@ -50,6 +51,8 @@ export interface HistoryServiceOptions {
   logger: ILogger;
   /** The WAL checkpoint worker script, for bundles (`walCheckpointWorker.cjs`); null: none. Default: the source file. */
   checkpointWorkerPath?: string | null;
+  /** The recording worker script, for bundles (`recordingWorker.cjs`); null: none (recording writes on the Hub's thread). Default: the source file. */
+  recordingWorkerPath?: string | null;
   now?: () => number;
 }
 
@@ -61,6 +64,7 @@ export class HistoryService implements IDisposable {
   /** The recorder's connection (openRecordingConnection); `#store` when it could not be opened. */
   #recordingStore: HistoryStore | null = null;
   #recorder: HistoryRecorder | null = null;
+  #writer: RecordingWriter | null = null;
   #indexer: HistoryIndexer | null = null;
   #checkpointer: WalCheckpointer | null = null;
   #state: HistoryStatus['state'] = 'disabled';
@@ -150,10 +154,18 @@ export class HistoryService implements IDisposable {
       ...(this.#options.checkpointWorkerPath !== undefined ? { workerPath: this.#options.checkpointWorkerPath } : {}),
     }));
     this.#indexer = new HistoryIndexer({ store, logger: this.#logger.child('index'), onDidWrite: () => checkpointer.noteCommitted(0) });
+    const writer = (this.#writer = new RecordingWriter({
+      databasePath: this.databasePath,
+      commitInline: (writes) => this.#commit(writes),
+      maxSessionBytes: () => this.#maxSessionBytes(),
+      checkpointsInWorker: () => checkpointer.active,
+      logger: this.#logger.child('recorder'),
+      ...(this.#options.recordingWorkerPath !== undefined ? { workerPath: this.#options.recordingWorkerPath } : {}),
+    }));
     const recorder = (this.#recorder = new HistoryRecorder({
       ptyHost: this.#options.ptyHost,
-      commit: (writes) => this.#commit(writes),
-      deleteSessions: (ids) => this.#deleteNow(ids),
+      writer,
+      deleteSessions: (ids) => this.#deleteSessions(ids),
       dropIdleSessions: () => !this.#options.settings().historyRecordIdleSessions,
       logger: this.#logger.child('recorder'),
       now: this.#now,
@@ -281,6 +293,11 @@ export class HistoryService implements IDisposable {
   }
 
   /** Whether WAL checkpoints run in the worker thread (false: on the Hub's connection). */
+  /** Whether recording transactions run in the recording worker (false before the first batch and without it). */
+  get recordsInWorker(): boolean {
+    return this.#writer?.inWorker ?? false;
+  }
+
   get checkpointsInWorker(): boolean {
     return this.#checkpointer?.active ?? false;
   }
@@ -293,10 +310,8 @@ export class HistoryService implements IDisposable {
   // --- changing -------------------------------------------------------------------------------
 
   delete(ids: readonly string[]): number {
-    const store = this.#requireStore();
-    const deleted = store.deleteSessions(ids);
-    this.#indexer?.forget(ids);
-    this.#forgetReferences(ids);
+    this.#requireStore();
+    const deleted = this.#deleteSessions(ids);
     this.#checkpointer?.noteCommitted(0);
     if (deleted > 0) this.#onDidChange.fire({ sessionIds: [...ids] });
     return deleted;
@@ -464,6 +479,7 @@ export class HistoryService implements IDisposable {
     } catch (error) {
       this.#logger.warn('final history write failed', { error: describe(error) });
     }
+    this.#writer?.dispose();
     this.#indexer?.dispose();
     this.#checkpointer?.dispose();
     try {
@@ -488,10 +504,18 @@ export class HistoryService implements IDisposable {
     return this.#recordingStore.applyBatch(writes, this.#maxSessionBytes());
   }
 
-  #deleteNow(ids: string[]): void {
-    this.#store?.deleteSessions(ids);
+  /**
+   * Deletes through the Hub's connection, after every recording batch in flight is committed (a
+   * session created by one would otherwise outlive its deletion); the recording worker then
+   * forgets their keys.
+   */
+  #deleteSessions(ids: readonly string[]): number {
+    this.#writer?.drain();
+    const deleted = this.#store?.deleteSessions(ids) ?? 0;
+    this.#writer?.forget(ids);
     this.#indexer?.forget(ids);
     this.#forgetReferences(ids);
+    return deleted;
   }
 
   /** A deleted or pruned session's transcript files go with it (off the caller's path; a failure is logged). */
@@ -587,9 +611,7 @@ export class HistoryService implements IDisposable {
       const settings = this.#options.settings();
       const store = () => this.#store;
       const prune = (id: string) => {
-        store()?.deleteSessions([id]);
-        this.#indexer?.forget([id]);
-        this.#forgetReferences([id]);
+        this.#deleteSessions([id]);
         pruned.push(id);
       };
       if (settings.historyMaxAgeDays > 0) {

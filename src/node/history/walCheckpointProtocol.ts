@@ -1,4 +1,18 @@
-/** Messages between the Hub and the WAL checkpoint worker (walCheckpointWorker.ts). */
+/** Messages between the Hub and the WAL checkpoint worker (walCheckpointWorker.ts), and what the other connections do meanwhile. */
+import { HistoryConstants } from './historyConstants.ts';
+
+/** SQLite's default for `PRAGMA wal_autocheckpoint` (pages), restored when the worker is gone. */
+const sqliteDefaultAutoCheckpoint = 1000;
+
+/**
+ * Checkpoints and WAL truncation of a connection that writes: none while the checkpoint worker
+ * runs (it does both), SQLite's own way without it.
+ */
+export function checkpointPragmas(checkpointsInWorker: boolean): string {
+  const autoCheckpointPages = checkpointsInWorker ? 0 : sqliteDefaultAutoCheckpoint;
+  const journalSizeLimit = checkpointsInWorker ? -1 : HistoryConstants.walKeepBytes;
+  return `PRAGMA wal_autocheckpoint = ${autoCheckpointPages}; PRAGMA journal_size_limit = ${journalSizeLimit};`;
+}
 
 export interface CheckpointWorkerData {
   databasePath: string;

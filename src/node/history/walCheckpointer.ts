@@ -25,7 +25,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
 import { HistoryConstants } from './historyConstants.ts';
-import type { CheckpointRequest, CheckpointResponse, CheckpointWorkerData } from './walCheckpointProtocol.ts';
+import { type CheckpointRequest, type CheckpointResponse, type CheckpointWorkerData, checkpointPragmas } from './walCheckpointProtocol.ts';
 import { stopWorker, workerScriptBeside } from '../workerScript.ts';
 import { describe } from './historyDatabase.ts';
 
@@ -50,9 +50,6 @@ export interface CheckpointOutcome {
   /** The WAL file was truncated to nothing (asked for, it was large, and nobody was using it). */
   walShrunk: boolean;
 }
-
-/** SQLite's default for `PRAGMA wal_autocheckpoint` (pages), restored when the worker is gone. */
-const sqliteDefaultAutoCheckpoint = 1000;
 
 function defaultWorkerPath(): string | null {
   return workerScriptBeside(import.meta.url, 'walCheckpointWorker.ts');
@@ -221,11 +218,9 @@ export class WalCheckpointer implements IDisposable {
 
   /** Checkpoints and WAL truncation: the worker's, or (without it) each connection's, SQLite's way. */
   #configureConnections({ inWorker }: { inWorker: boolean }): void {
-    const autoCheckpointPages = inWorker ? 0 : sqliteDefaultAutoCheckpoint;
-    const journalSizeLimit = inWorker ? -1 : HistoryConstants.walKeepBytes;
     for (const db of this.#options.connections) {
       try {
-        if (db.isOpen) db.exec(`PRAGMA wal_autocheckpoint = ${autoCheckpointPages}; PRAGMA journal_size_limit = ${journalSizeLimit};`);
+        if (db.isOpen) db.exec(checkpointPragmas(inWorker));
       } catch (error) {
         this.#logger.warn('cannot configure checkpoints of a connection', { inWorker, error: describe(error) });
       }

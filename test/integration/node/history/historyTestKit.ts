@@ -23,7 +23,7 @@ export interface HistoryKit {
   dispose(): void;
 }
 
-export function createHistoryKit(options: { settings?: Partial<Settings>; logger?: ILogger; now?: () => number; start?: boolean; checkpointWorkerPath?: string | null } = {}): HistoryKit {
+export function createHistoryKit(options: { settings?: Partial<Settings>; logger?: ILogger; now?: () => number; start?: boolean; checkpointWorkerPath?: string | null; recordingWorkerPath?: string | null } = {}): HistoryKit {
   const temp = createTempHome('sb-history-');
   mkdirSync(temp.dataDir, { recursive: true, mode: 0o700 });
   const settings: Settings = { ...defaultSettings, ...options.settings };
@@ -35,6 +35,7 @@ export function createHistoryKit(options: { settings?: Partial<Settings>; logger
     logger: options.logger ?? nullLogger,
     ...(options.now ? { now: options.now } : {}),
     ...(options.checkpointWorkerPath !== undefined ? { checkpointWorkerPath: options.checkpointWorkerPath } : {}),
+    ...(options.recordingWorkerPath !== undefined ? { recordingWorkerPath: options.recordingWorkerPath } : {}),
   });
   if (options.start !== false) history.start();
   const env = testEnv(temp.home);

@@ -1,0 +1,32 @@
+/** Messages between the Hub and History's recording worker (recordingWorker.ts). */
+import type { MessagePort } from 'node:worker_threads';
+import type { BatchResult, SessionWrites } from './historyStore.ts';
+
+export interface RecordingWorkerData {
+  databasePath: string;
+  /**
+   * Int32Array over a SharedArrayBuffer: [0] counts the outcomes the worker has posted. The Hub
+   * waits on it (Atomics.wait) when it must see its writes committed before it goes on (a read).
+   */
+  outcomes: SharedArrayBuffer;
+  /** Requests come and outcomes go on this port (transferred). */
+  port: MessagePort;
+}
+
+export type RecordingRequest =
+  /**
+   * One batch in one transaction. `checkpointsInWorker`: the WAL checkpoint worker runs, so this
+   * connection neither checkpoints nor truncates the WAL (walCheckpointer.ts).
+   */
+  | { type: 'batch'; seq: number; writes: SessionWrites[]; maxSessionBytes: number; checkpointsInWorker: boolean }
+  /** These sessions were deleted through another connection: forget their cached keys. */
+  | { type: 'forget'; ids: string[] }
+  /** After a failure every batch is refused until this arrives (the Hub resumes recording). */
+  | { type: 'resume' };
+
+export type RecordingResponse =
+  | { type: 'done'; seq: number; result: BatchResult }
+  /** Nothing of the batch was stored; `skipped`: not tried, an earlier batch had failed. */
+  | { type: 'failed'; seq: number; message: string; skipped: boolean }
+  /** The worker could not open the database: it stops, and the Hub records on its own thread. */
+  | { type: 'unavailable'; message: string };
