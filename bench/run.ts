@@ -14,6 +14,7 @@ import { relayLatencyCase } from './cases/relayLatency.ts';
 import { relayThroughputCase } from './cases/relayThroughput.ts';
 import { historyIngestCase } from './cases/historyIngest.ts';
 import { historyRecordingCase } from './cases/historyRecording.ts';
+import { historyManyFloodsCase } from './cases/historyManyFloods.ts';
 import { historySearchCase } from './cases/historySearch.ts';
 import { ideReviewCase } from './cases/ideReview.ts';
 import { agentStateCase } from './cases/agentState.ts';
@@ -31,7 +32,7 @@ import { loadNow, readLatestResults, writeLatestResults, type CaseOutcome } from
 import { writeBenchDoc } from './benchDoc.ts';
 import type { BenchCase } from './benchCase.ts';
 
-const cases: BenchCase[] = [ptyFloodCase, oscScanCase, controlSocketCase, historyRecordingCase, historyIngestCase, historySearchCase, ideReviewCase, relayThroughputCase, relayLatencyCase, agentStateCase, agentWorkspacesCase, devServersCase, previewTunnelCase, rendererFloodCase, rendererKeystrokeCase, rendererSpawnCase, rendererIsolationCase, rendererInterruptCase, rendererFortyAgentsCase, rendererReattachCase];
+const cases: BenchCase[] = [ptyFloodCase, oscScanCase, controlSocketCase, historyRecordingCase, historyManyFloodsCase, historyIngestCase, historySearchCase, ideReviewCase, relayThroughputCase, relayLatencyCase, agentStateCase, agentWorkspacesCase, devServersCase, previewTunnelCase, rendererFloodCase, rendererKeystrokeCase, rendererSpawnCase, rendererIsolationCase, rendererInterruptCase, rendererFortyAgentsCase, rendererReattachCase];
 
 async function main(argv: string[]): Promise<number> {
   const flags = argv.filter((arg) => arg.startsWith('--'));
