@@ -19,6 +19,8 @@ export interface LoadOptions {
   /** Terminals `exec` goes to and terminals `send` types into (floods are separate). */
   execTerminals: number;
   sendTerminals: number;
+  /** Profile the phase's Hub (`--cpu-prof` into this directory). */
+  cpuProf?: string | undefined;
   log: (line: string) => void;
 }
 
@@ -177,7 +179,7 @@ async function floodOutput(setup: LineClient, floods: string[]): Promise<number>
 
 export async function runLoadPhase(options: LoadOptions): Promise<LoadFigures> {
   const { log } = options;
-  const hub = await SoakHub.start();
+  const hub = await SoakHub.start({ cpuProf: options.cpuProf });
   const failures: string[] = [];
   const figures = { requests: { subscribe: 0, exec: 0, readLog: 0, send: 0 }, pushes: 0, errors: 0, errorSamples: [] as string[] };
   try {

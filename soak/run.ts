@@ -10,7 +10,7 @@
  *                                      doc is not rewritten)
  *   npm run soak -- --only burst|load  one phase
  *   npm run soak -- --seed N           the burst's frames (default 23)
- *   npm run soak -- --cpu-prof DIR     profile the Hub (--cpu-prof) during the burst
+ *   npm run soak -- --cpu-prof DIR     profile the Hub (--cpu-prof) of each phase
  *   npm run soak -- --no-doc           do not rewrite docs/reliability.md
  */
 import { parseArgs } from 'node:util';
@@ -20,7 +20,7 @@ import { currentLoad, formatReport, writeReliabilitySection, type SoakRun } from
 
 export interface SoakSizes {
   hostile: Omit<HostileOptions, 'log' | 'cpuProf'>;
-  load: Omit<LoadOptions, 'log'>;
+  load: Omit<LoadOptions, 'log' | 'cpuProf'>;
 }
 
 export function soakSizes(options: { quick: boolean; duration?: number | undefined; seed?: number | undefined }): SoakSizes {
@@ -49,7 +49,7 @@ export async function runSoak(options: { sizes: SoakSizes; only?: 'burst' | 'loa
     });
   }
   if (options.only !== 'burst') {
-    run.load = await runLoadPhase({ ...options.sizes.load, log: options.log }).catch((error: unknown) => {
+    run.load = await runLoadPhase({ ...options.sizes.load, cpuProf: options.cpuProf, log: options.log }).catch((error: unknown) => {
       failures.push(`soak: could not run: ${(error as Error).message}`);
       return undefined;
     });

@@ -51,12 +51,28 @@ interface SessionState {
   textAt: number;
   stripper: AnsiStripper;
   decoder: StringDecoder;
+  /** The indexed offset last handed to the writer (the store shows it once the write is made). */
+  writtenOffset: number;
 }
 
-type Block = { offset: number; endOffset: number; at: number; text: string };
+export type Block = { offset: number; endOffset: number; at: number; text: string };
+
+/** Where the index is written: at once, or in History's worker (historyRecordingWriter.ts). */
+export interface BlockWriter {
+  /**
+   * A session's blocks and its new indexed offset, in one transaction: at once (throwing when it
+   * fails), or later; `done` hears when it is made (`error` null) or failed.
+   */
+  index(sessionId: string, blocks: readonly Block[], indexedOffset: number, done: (error: string | null) => void): void;
+  /** Blocks until every write handed over is made. */
+  drain(): void;
+}
 
 export interface HistoryIndexerOptions {
+  /** Where stored output is read from (and, without `writeBlocks`, the index written to). */
   store: HistoryStore;
+  /** Default: the store's indexBlocks, on this thread. */
+  writer?: BlockWriter;
   logger: ILogger;
   /** Blocks were written to the index (the WAL grew). */
   onDidWrite?: () => void;
@@ -66,6 +82,7 @@ export interface HistoryIndexerOptions {
 
 export class HistoryIndexer implements IDisposable {
   readonly #store: HistoryStore;
+  readonly #writer: BlockWriter;
   readonly #logger: ILogger;
   readonly #onDidWrite: (() => void) | undefined;
   readonly #now: () => number;
@@ -76,10 +93,24 @@ export class HistoryIndexer implements IDisposable {
   #lastRunAt = 0;
   #timer: NodeJS.Timeout | undefined;
   #timerDue = 0;
+  /**
+   * Writes handed over and not made yet. No slice starts while there are any: the index grows as
+   * fast as the writer makes it, and text read ahead of it cannot pile up.
+   */
+  #writesInFlight = 0;
+  /** A slice found more to do while writes were in flight: the next runs once they are made. */
+  #moreAfterWrites = false;
   #disposed = false;
 
   constructor(options: HistoryIndexerOptions) {
     this.#store = options.store;
+    this.#writer = options.writer ?? {
+      index: (sessionId, blocks, indexedOffset, done) => {
+        options.store.indexBlocks(sessionId, blocks, indexedOffset);
+        done(null);
+      },
+      drain: () => {},
+    };
     this.#logger = options.logger;
     this.#onDidWrite = options.onDidWrite;
     this.#now = options.now ?? (() => performance.now());
@@ -97,9 +128,9 @@ export class HistoryIndexer implements IDisposable {
    * never holds all its text in memory at once (50 MB of output grew the heap by ~300 MB).
    */
   indexAll(): void {
-    while (this.#slice(HistoryConstants.indexSliceMs, true)) {
-      // more to do
-    }
+    // Each slice's writes are made before the next reads what is left to index.
+    while (this.#slice(HistoryConstants.indexSliceMs, true)) this.#writer.drain();
+    this.#writer.drain();
   }
 
   /** Forget state of deleted sessions. */
@@ -126,6 +157,10 @@ export class HistoryIndexer implements IDisposable {
 
   #onTimer(): void {
     this.#timer = undefined;
+    if (this.#writesInFlight > 0) {
+      this.#moreAfterWrites = true;
+      return;
+    }
     const now = this.#now();
     const quietFor = now - this.#lastWriteAt;
     if (quietFor < HistoryConstants.indexQuietMs && now - this.#lastRunAt < HistoryConstants.indexMaxDeferMs) {
@@ -137,13 +172,36 @@ export class HistoryIndexer implements IDisposable {
     try {
       more = this.#slice(HistoryConstants.indexSliceMs, false);
     } catch (error) {
-      this.#logger.warn('indexing failed; retrying later', { error: describe(error) });
-      this.#states.clear();
-      this.#scheduleIn(HistoryConstants.retryAfterFailureMs);
+      this.#writeFailed(describe(error));
       return;
     }
-    if (more) this.#scheduleIn(0);
+    if (more) this.#continue();
     else if (this.#hasWaitingText()) this.#scheduleIn(indexLiveDelayMs);
+  }
+
+  #continue(): void {
+    if (this.#writesInFlight > 0) this.#moreAfterWrites = true;
+    else this.#scheduleIn(0);
+  }
+
+  #written(error: string | null): void {
+    this.#writesInFlight--;
+    if (error !== null) {
+      this.#writeFailed(error);
+      return;
+    }
+    if (this.#writesInFlight === 0 && this.#moreAfterWrites) {
+      this.#moreAfterWrites = false;
+      this.#scheduleIn(0);
+    }
+  }
+
+  /** What was read since the stored indexed offsets is read again, after a while. */
+  #writeFailed(error: string): void {
+    if (this.#disposed) return;
+    this.#logger.warn('indexing failed; retrying later', { error });
+    this.#states.clear();
+    this.#scheduleIn(HistoryConstants.retryAfterFailureMs);
   }
 
   /**
@@ -175,7 +233,7 @@ export class HistoryIndexer implements IDisposable {
       let state = this.#states.get(session.id);
       const resumeAt = Math.max(session.indexedOffset, session.firstOffset);
       if (!state || state.textOffset < resumeAt) {
-        state = { nextOffset: resumeAt, text: '', textOffset: resumeAt, textAt: session.startedAt, stripper: new AnsiStripper(), decoder: new StringDecoder('utf8') };
+        state = { nextOffset: resumeAt, text: '', textOffset: resumeAt, textAt: session.startedAt, stripper: new AnsiStripper(), decoder: new StringDecoder('utf8'), writtenOffset: resumeAt };
         this.#states.set(session.id, state);
       }
       const blocks: Block[] = [];
@@ -206,9 +264,11 @@ export class HistoryIndexer implements IDisposable {
       const quiet = this.#now() - this.#lastWriteAt >= indexLiveDelayMs;
       // The end of what is stored: a finished session's last text goes in; a live one's once output paused.
       if (atEnd && (!session.live || flushLive || quiet)) emit(state, blocks);
-      if (blocks.length > 0 || state.textOffset > session.indexedOffset) {
+      if (blocks.length > 0 || state.textOffset > Math.max(session.indexedOffset, state.writtenOffset)) {
         const insertStarted = this.#now();
-        this.#store.indexBlocks(session.id, blocks, state.textOffset);
+        this.#writesInFlight++;
+        state.writtenOffset = state.textOffset;
+        this.#writer.index(session.id, blocks, state.textOffset, (error) => this.#written(error));
         this.#learnInsertCost(this.#now() - insertStarted, textLength(blocks, 0));
         pendingChars = 0;
         this.#onDidWrite?.();

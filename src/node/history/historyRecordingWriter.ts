@@ -17,6 +17,7 @@ import type { ILogger } from '../logger.ts';
 import { stopWorker, workerScriptBeside } from '../workerScript.ts';
 import { HistoryConstants } from './historyConstants.ts';
 import { describe } from './historyDatabase.ts';
+import type { Block } from './historyIndexer.ts';
 import type { BatchResult, SessionWrites } from './historyStore.ts';
 import type { RecordingRequest, RecordingResponse, RecordingWorkerData } from './recordingProtocol.ts';
 
@@ -38,6 +39,8 @@ export interface RecordingWriterOptions {
   databasePath: string;
   /** The batch on the Hub's thread (the recording connection), used without the worker. */
   commitInline: (writes: SessionWrites[]) => BatchResult;
+  /** Index blocks on the Hub's thread (the Hub's connection), used without the worker. */
+  indexInline: (sessionId: string, blocks: readonly Block[], indexedOffset: number) => void;
   /** The per-session cap, read for each batch. */
   maxSessionBytes: () => number;
   /** Whether the WAL checkpoint worker runs (then the recording connection does not checkpoint). */
@@ -49,9 +52,11 @@ export interface RecordingWriterOptions {
 
 interface InFlight {
   seq: number;
-  writes: SessionWrites[];
   bytes: number;
-  done: (outcome: BatchOutcome) => void;
+  /** The worker answered. */
+  answered: (response: Extract<RecordingResponse, { seq: number }>) => void;
+  /** The worker died first: the write is made on the Hub's thread. */
+  writeInline: () => void;
 }
 
 /**
@@ -70,6 +75,28 @@ function outputBytes(writes: readonly SessionWrites[]): number {
   let bytes = 0;
   for (const write of writes) for (const event of write.events) if (event.kind === 'output') bytes += event.data.byteLength;
   return bytes;
+}
+
+/**
+ * The batch with its output copied into one buffer of its own. The recorder's output lives in
+ * 1 MiB slabs it reuses once a batch is sent; and structured clone copies the whole buffer under a
+ * view, so posting views of the slabs copied a megabyte per slab per batch (measured: 1.5 s of the
+ * Hub's thread in 44 s of the soak, and the garbage collector's work on top). Kept for the batch's
+ * life: if the worker dies, the Hub's thread writes it from this copy.
+ */
+function packOutput(writes: readonly SessionWrites[], bytes: number): SessionWrites[] {
+  const buffer = Buffer.allocUnsafeSlow(bytes);
+  let at = 0;
+  return writes.map((write) => ({
+    ...write,
+    events: write.events.map((event) => {
+      if (event.kind !== 'output') return event;
+      const data = buffer.subarray(at, at + event.data.byteLength);
+      data.set(event.data);
+      at += event.data.byteLength;
+      return { ...event, data };
+    }),
+  }));
 }
 
 export class RecordingWriter implements BatchWriter {
@@ -106,11 +133,42 @@ export class RecordingWriter implements BatchWriter {
       return;
     }
     const seq = this.#nextSeq++;
-    this.#inFlight.push({ seq, writes, bytes, done });
+    const packed = packOutput(writes, bytes);
+    this.#inFlight.push({
+      seq,
+      bytes,
+      answered: (response) => done(response.type === 'done' ? { ok: true, result: response.result ?? { missing: [], truncated: [] } } : { ok: false, error: response.message }),
+      writeInline: () => this.#commitInline(packed, done),
+    });
     this.#inFlightBytes += bytes;
-    // Structured clone copies the output: the recorder reuses its buffers once this returns.
-    this.#post({ type: 'batch', seq, writes, maxSessionBytes: this.#options.maxSessionBytes(), checkpointsInWorker: this.#options.checkpointsInWorker() });
+    this.#post({ type: 'batch', seq, writes: packed, maxSessionBytes: this.#options.maxSessionBytes(), checkpointsInWorker: this.#options.checkpointsInWorker() });
     worker.ref(); // outcomes to come keep the Hub listening
+  }
+
+  /**
+   * The indexer's write (historyIndexer.ts BlockWriter): in the worker, after the batches sent
+   * before it; `done` hears of it. Without the worker, at once (throwing when it fails).
+   */
+  index(sessionId: string, blocks: readonly Block[], indexedOffset: number, done: (error: string | null) => void): void {
+    const worker = this.#ensureWorker();
+    if (!worker || !this.#port) {
+      this.#options.indexInline(sessionId, blocks, indexedOffset);
+      done(null);
+      return;
+    }
+    const seq = this.#nextSeq++;
+    const writeInline = () => {
+      try {
+        this.#options.indexInline(sessionId, blocks, indexedOffset);
+      } catch (error) {
+        done(describe(error));
+        return;
+      }
+      done(null);
+    };
+    this.#inFlight.push({ seq, bytes: 0, answered: (response) => done(response.type === 'failed' ? response.message : null), writeInline });
+    this.#post({ type: 'index', seq, sessionId, blocks: [...blocks], indexedOffset });
+    worker.ref();
   }
 
   drain(): void {
@@ -201,7 +259,7 @@ export class RecordingWriter implements BatchWriter {
     }
     this.#inFlightBytes -= batch.bytes;
     if (this.#inFlight.length === 0) this.#worker?.unref();
-    batch.done(response.type === 'done' ? { ok: true, result: response.result } : { ok: false, error: response.message });
+    batch.answered(response);
   }
 
   /**
@@ -215,7 +273,7 @@ export class RecordingWriter implements BatchWriter {
     this.#stop();
     const unanswered = this.#inFlight.splice(0);
     this.#inFlightBytes = 0;
-    for (const batch of unanswered) this.#commitInline(batch.writes, batch.done);
+    for (const write of unanswered) write.writeInline();
   }
 
   #stop(): void {

@@ -153,15 +153,16 @@ export class HistoryService implements IDisposable {
       logger: this.#logger.child('checkpoint'),
       ...(this.#options.checkpointWorkerPath !== undefined ? { workerPath: this.#options.checkpointWorkerPath } : {}),
     }));
-    this.#indexer = new HistoryIndexer({ store, logger: this.#logger.child('index'), onDidWrite: () => checkpointer.noteCommitted(0) });
     const writer = (this.#writer = new RecordingWriter({
       databasePath: this.databasePath,
       commitInline: (writes) => this.#commit(writes),
+      indexInline: (sessionId, blocks, indexedOffset) => store.indexBlocks(sessionId, blocks, indexedOffset),
       maxSessionBytes: () => this.#maxSessionBytes(),
       checkpointsInWorker: () => checkpointer.active,
       logger: this.#logger.child('recorder'),
       ...(this.#options.recordingWorkerPath !== undefined ? { workerPath: this.#options.recordingWorkerPath } : {}),
     }));
+    this.#indexer = new HistoryIndexer({ store, writer, logger: this.#logger.child('index'), onDidWrite: () => checkpointer.noteCommitted(0) });
     const recorder = (this.#recorder = new HistoryRecorder({
       ptyHost: this.#options.ptyHost,
       writer,

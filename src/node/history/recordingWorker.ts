@@ -1,12 +1,14 @@
 /**
- * Worker thread that writes History's recording batches (historyRecordingWriter.ts), so the
- * transactions — SQLite's page writes and the kernel's write-back throttling under a flood,
- * measured at 3.5 s of 15 s of the Hub's thread with 20 flooding terminals, single commits up to
- * 0.6 s — never stall the thread that reads every PTY and answers every client.
+ * Worker thread that writes History's recording batches and full-text index blocks
+ * (historyRecordingWriter.ts), so their transactions — SQLite's page writes, FTS5's merges and the
+ * kernel's write-back throttling under a flood, measured at 3.5 s of 15 s of the Hub's thread
+ * with 20 flooding terminals, single commits up to 0.6 s — never stall the thread that reads every
+ * PTY and answers every client.
  *
- * Batches are written in the order they come. After a failure (disk full, I/O error) every later
- * batch is refused untried until the Hub resumes, so nothing is stored past a gap the Hub does
- * not know about.
+ * Writes go in the order they come. After a recording batch failed (disk full, I/O error) every
+ * later batch is refused untried until the Hub resumes, so nothing is stored past a gap the Hub
+ * does not know about. Index blocks are not held back: the indexer resumes from the indexed
+ * offsets stored with them, whatever failed.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { describe, openRecordingConnection } from './historyDatabase.ts';
@@ -45,6 +47,14 @@ port.on('message', (request: RecordingRequest) => {
       return;
     case 'resume':
       failed = false;
+      return;
+    case 'index':
+      try {
+        store.indexBlocks(request.sessionId, request.blocks, request.indexedOffset);
+        reply({ type: 'done', seq: request.seq, result: null });
+      } catch (error) {
+        reply({ type: 'failed', seq: request.seq, message: describe(error), skipped: false });
+      }
       return;
     case 'batch': {
       if (failed) {

@@ -8,6 +8,7 @@ import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { RecordingWriter } from '../../../../src/node/history/historyRecordingWriter.ts';
 import { HistoryStore, type SessionWrites } from '../../../../src/node/history/historyStore.ts';
@@ -19,9 +20,14 @@ import { createHistoryKit, type HistoryKit, syntheticSession } from './historyTe
 let kit: HistoryKit | undefined;
 afterEach(() => kit?.dispose());
 
+/** Rows written through a connection since it opened. */
+function changes(db: DatabaseSync): number {
+  return (db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+}
+
 /** Rows written through the Hub's own recording connection since it opened. */
 function changesOnHubThread(kit: HistoryKit): number {
-  return (kit.history.recordingDatabase!.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+  return changes(kit.history.recordingDatabase!);
 }
 
 /** A recorded terminal that prints `text` lines and exits; its session id once it has ended. */
@@ -50,6 +56,12 @@ describe('History recording in a worker thread (real PTYs, real SQLite)', () => 
     assert.equal(kit.history.recordsInWorker, true);
     assert.equal(changesOnHubThread(kit), 0, 'the Hub’s recording connection wrote nothing');
     assert.equal(kit.history.get(sessionId)!.live, false, 'the exit is recorded');
+    // The full-text index is written there too.
+    const hubChangesBefore = changes(kit.history.database!);
+    kit.history.indexNow();
+    const hits = kit.history.search('worker-line 1999');
+    assert.ok(hits.some((hit) => hit.sessionId === sessionId), 'indexed and found');
+    assert.equal(changes(kit.history.database!), hubChangesBefore, 'the Hub’s connection wrote nothing while indexing');
   });
 
   it('records on the Hub’s thread without a worker script', async () => {
@@ -77,6 +89,7 @@ describe('RecordingWriter when its worker dies', () => {
     const writer = new RecordingWriter({
       databasePath: path,
       commitInline: (writes) => store.applyBatch(writes, Number.MAX_SAFE_INTEGER),
+      indexInline: (sessionId, blocks, indexedOffset) => store.indexBlocks(sessionId, blocks, indexedOffset),
       maxSessionBytes: () => Number.MAX_SAFE_INTEGER,
       checkpointsInWorker: () => false,
       logger: { ...nullLogger, warn: (message: string) => warnings.push(message), child: () => nullLogger } as typeof nullLogger,
