@@ -64,6 +64,8 @@ interface InFlight {
  * Hub's memory must not grow while the disk is slower than the terminals).
  */
 const maxInFlightBytes = HistoryConstants.maxPendingBytes;
+/** How long dispose waits for the worker to close its connection. */
+const closeWaitMs = 2_000;
 /** A drain that hears nothing from the worker for this long gives it up for dead. */
 const drainGiveUpMs = HistoryConstants.busyTimeoutMs + 10_000;
 
@@ -203,7 +205,21 @@ export class RecordingWriter implements BatchWriter {
     if (this.#disposed) return;
     this.drain();
     this.#disposed = true;
+    this.#closeDatabase();
     this.#stop();
+  }
+
+  /**
+   * The worker closes its connection before it is stopped: SQLite removes the WAL (copying it
+   * first) only when the process's last connection closes, and a terminated thread closes none.
+   */
+  #closeDatabase(): void {
+    const port = this.#port;
+    const outcomes = this.#outcomes;
+    if (!port || !outcomes) return;
+    const seen = Atomics.load(outcomes, 0);
+    this.#post({ type: 'close' });
+    if (Atomics.wait(outcomes, 0, seen, closeWaitMs) === 'timed-out') this.#options.logger.warn('the History recording worker did not close its connection in time');
   }
 
   #post(request: RecordingRequest): void {
@@ -250,6 +266,7 @@ export class RecordingWriter implements BatchWriter {
       this.#workerGone(response.message);
       return;
     }
+    if (response.type === 'closed') return;
     const batch = this.#inFlight.shift();
     if (!batch || batch.seq !== response.seq) {
       // Cannot happen while the worker answers in order; if it does, nothing can be trusted.

@@ -25,12 +25,15 @@ export type RecordingRequest =
   /** These sessions were deleted through another connection: forget their cached keys. */
   | { type: 'forget'; ids: string[] }
   /** After a failure every batch is refused until this arrives (the Hub resumes recording). */
-  | { type: 'resume' };
+  | { type: 'resume' }
+  /** The Hub is closing History: close the connection (answered with `closed`). */
+  | { type: 'close' };
 
 export type RecordingResponse =
   /** `result` for a batch; null for index blocks. */
   | { type: 'done'; seq: number; result: BatchResult | null }
   /** Nothing of the batch was stored; `skipped`: not tried, an earlier batch had failed. */
   | { type: 'failed'; seq: number; message: string; skipped: boolean }
+  | { type: 'closed' }
   /** The worker could not open the database: it stops, and the Hub records on its own thread. */
   | { type: 'unavailable'; message: string };

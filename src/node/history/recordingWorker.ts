@@ -48,6 +48,11 @@ port.on('message', (request: RecordingRequest) => {
     case 'resume':
       failed = false;
       return;
+    case 'close':
+      store.db.close();
+      store = undefined;
+      reply({ type: 'closed' });
+      return;
     case 'index':
       try {
         store.indexBlocks(request.sessionId, request.blocks, request.indexedOffset);

@@ -64,6 +64,17 @@ describe('History recording in a worker thread (real PTYs, real SQLite)', () => 
     assert.equal(changes(kit.history.database!), hubChangesBefore, 'the Hub’s connection wrote nothing while indexing');
   });
 
+  it('closes the worker’s connection with History: the WAL is copied into the file and removed', async () => {
+    kit = createHistoryKit();
+    await recordLines(kit, 500, 'closing-line');
+    assert.ok(kit.history.flush());
+    assert.equal(kit.history.recordsInWorker, true);
+    const path = kit.history.databasePath;
+    assert.ok(existsSync(`${path}-wal`), 'a WAL while History is open');
+    kit.history.dispose();
+    assert.equal(existsSync(`${path}-wal`), false, 'no WAL left behind: every connection closed');
+  });
+
   it('records on the Hub’s thread without a worker script', async () => {
     kit = createHistoryKit({ recordingWorkerPath: '/nonexistent/recordingWorker.cjs' });
     const sessionId = await recordLines(kit, 200, 'inline-line');
