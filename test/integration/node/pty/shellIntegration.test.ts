@@ -273,6 +273,15 @@ describe('shell integration: bash specifics', { timeout: 60_000 }, () => {
     assert.ok(outputOf(session, event).includes('last=4 debug=1'), outputOf(session, event));
   });
 
+  test('a PROMPT_COMMAND array (as bash-preexec and bash 5.1 set up) keeps every entry, in order, after ours', async () => {
+    writeHomeFile('.bashrc', "PROMPT_COMMAND=('HOOKS=first' 'HOOKS=\"$HOOKS second status=$?\"')\n");
+    const session = await startShell(shells[0]!);
+    await run(session, "sh -c 'exit 3'");
+    const event = await run(session, 'echo "hooks=$HOOKS"');
+    assert.ok(outputOf(session, event).includes('hooks=first second status=3'), outputOf(session, event));
+    assert.equal(event.exitCode, 0);
+  });
+
   test('when the integration scripts are missing the shell starts plainly, with the user rc', async () => {
     writeHomeFile('.bashrc', 'export FROM_RC=loaded\n');
     const host = new PtyHost({ logger: nullLogger, defaultCwd: kit.temp.workspace, shellIntegrationDir: join(kit.temp.home, 'nowhere') });
