@@ -47,6 +47,8 @@ describe('History on a full disk', () => {
       ptyHost: host,
       settings: () => settings,
       logger: nullLogger,
+      // Without a real full disk the limit is a PRAGMA of the Hub's connections: record through them.
+      ...(mounted ? {} : { recordingWorkerPath: null }),
     });
     history.start();
     if (!mounted) for (const db of [history.database!, history.recordingDatabase!]) db.exec('PRAGMA max_page_count = 300');
