@@ -243,7 +243,9 @@ class AgentWatch implements IDisposable {
     // The stored state may be up to one interval old: read the screen again, and type only if the same prompt is on it.
     const reading = readAgentScreen(rules, (await this.#session.readScreen()).lines);
     const still = this.status;
-    if (!reading || reading.state !== 'needs-input' || !reading.prompt || !still || still.since !== current.since || reading.reason !== current.reason || JSON.stringify(reading.prompt) !== JSON.stringify(current.prompt)) {
+    // The same prompt redrawn at another width since the last evaluation (its text cut or wrapped
+    // differently) is still the one asked about: the keys come from this reading.
+    if (!reading || reading.state !== 'needs-input' || !reading.prompt || !still || still.since !== current.since || reading.reason !== current.reason || !samePromptShape(reading.prompt, current.prompt)) {
       this.schedule(0);
       throw new ApiError('INVALID_PARAMS', gone);
     }

@@ -49,4 +49,15 @@ describe('a prompt redrawn at another width', () => {
     await person.call('agent.answer', { terminalId, answer: 'approve', expectSince: asking.since });
     await pollUntil(() => existsSync(join(t.workspace, 'marker.txt')), { what: 'the approved command to run' });
   });
+
+  it('takes an answer sent the moment the prompt was redrawn, before the state caught up', async () => {
+    await pollUntil(() => agent()?.state === 'idle', { what: 'the stand-in idle again' });
+    await person.call('terminal.write', { id: terminalId, data: 'run touch second.txt\r' });
+    const asking = await pollUntil(() => (agent()?.state === 'needs-input' ? agent() : null), { what: 'the second permission prompt' });
+    // A phone opens the pane at its width, and the person taps Approve at once.
+    await person.call('terminal.resize', { id: terminalId, cols: 30, rows: 24 });
+    await pollUntil(async () => (await t.hub.ptyHost.require(terminalId).readScreen()).lines.some((line) => line.includes('Esc to cancel') && line.length <= 30), { what: 'the dialog redrawn at 30 columns', intervalMs: 1 });
+    await person.call('agent.answer', { terminalId, answer: 'approve', expectSince: asking.since });
+    await pollUntil(() => existsSync(join(t.workspace, 'second.txt')), { what: 'the approved command to run' });
+  });
 });
