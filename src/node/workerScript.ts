@@ -21,6 +21,15 @@ export function workerScriptBeside(moduleUrl: unknown, fileName: string): string
 }
 
 /**
+ * The script a worker is started from: `configured` when given (a bundle's path; null: no worker;
+ * a path that does not exist: none either), else the source file `fileName` beside the module.
+ */
+export function workerScriptPath(configured: string | null | undefined, moduleUrl: unknown, fileName: string): string | null {
+  if (configured === undefined) return workerScriptBeside(moduleUrl, fileName);
+  return configured !== null && existsSync(configured) ? configured : null;
+}
+
+/**
  * Stop a worker nobody listens to any more. It may still report an error on its way out (a
  * script that fails while loading, say): an 'error' event without a listener would be thrown as
  * an uncaught exception and take the Hub down, so one that ignores it stays attached.

@@ -10,11 +10,10 @@
  * port synchronously (receiveMessageOnPort), so a caller sees the same state a synchronous
  * commit gave it — reads stay as they were.
  */
-import { existsSync } from 'node:fs';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
-import { stopWorker, workerScriptBeside } from '../workerScript.ts';
+import { stopWorker, workerScriptPath } from '../workerScript.ts';
 import { HistoryConstants } from './historyConstants.ts';
 import { describe } from './historyDatabase.ts';
 import type { Block } from './historyIndexer.ts';
@@ -68,10 +67,6 @@ const maxInFlightBytes = HistoryConstants.maxPendingBytes;
 const closeWaitMs = 2_000;
 /** A drain that hears nothing from the worker for this long gives it up for dead. */
 const drainGiveUpMs = HistoryConstants.busyTimeoutMs + 10_000;
-
-function defaultWorkerPath(): string | null {
-  return workerScriptBeside(import.meta.url, 'recordingWorker.ts');
-}
 
 function outputBytes(writes: readonly SessionWrites[]): number {
   let bytes = 0;
@@ -240,7 +235,7 @@ export class RecordingWriter implements BatchWriter {
   #ensureWorker(): Worker | null {
     if (this.#worker || this.#inline || this.#disposed) return this.#worker;
     const configured = this.#options.workerPath;
-    const path = configured === undefined ? defaultWorkerPath() : configured !== null && existsSync(configured) ? configured : null;
+    const path = workerScriptPath(configured, import.meta.url, 'recordingWorker.ts');
     if (path === null) {
       this.#inline = true;
       this.#options.logger.warn('History recording worker script not found; recording writes on the Hub thread', { path: configured });

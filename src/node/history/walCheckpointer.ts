@@ -19,14 +19,13 @@
  * Without the worker (its script missing, it failed or died) the Hub's connections checkpoint
  * and truncate by themselves again (SQLite's way), so nothing grows without bound.
  */
-import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { DatabaseSync } from 'node:sqlite';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
 import { HistoryConstants } from './historyConstants.ts';
 import { type CheckpointRequest, type CheckpointResponse, type CheckpointWorkerData, checkpointPragmas } from './walCheckpointProtocol.ts';
-import { stopWorker, workerScriptBeside } from '../workerScript.ts';
+import { stopWorker, workerScriptPath } from '../workerScript.ts';
 import { describe } from './historyDatabase.ts';
 
 export interface WalCheckpointerOptions {
@@ -49,10 +48,6 @@ export interface CheckpointOutcome {
   checkpointedFrames: number;
   /** The WAL file was truncated to nothing (asked for, it was large, and nobody was using it). */
   walShrunk: boolean;
-}
-
-function defaultWorkerPath(): string | null {
-  return workerScriptBeside(import.meta.url, 'walCheckpointWorker.ts');
 }
 
 export class WalCheckpointer implements IDisposable {
@@ -84,7 +79,7 @@ export class WalCheckpointer implements IDisposable {
   #ensureWorker(): Worker | null {
     if (this.#worker || this.#unavailable || this.#disposed) return this.#worker;
     const configured = this.#options.workerPath;
-    const path = configured === undefined ? defaultWorkerPath() : configured !== null && existsSync(configured) ? configured : null;
+    const path = workerScriptPath(configured, import.meta.url, 'walCheckpointWorker.ts');
     if (path === null) {
       this.#unavailable = true;
       this.#logger.warn('WAL checkpoint worker script not found; the history database checkpoints on the Hub thread', { path: configured });
