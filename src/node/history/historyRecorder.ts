@@ -233,7 +233,7 @@ export class HistoryRecorder implements IDisposable {
       if (recording.patch) write.patch = recording.patch;
       writes.push(write);
       included.push(recording);
-      // Sent: what comes next is the next batch's. A failed batch gives its rows back (#restore).
+      // Sent: what comes next is the next batch's. A failed batch gives its rows back (#restoreFailed).
       recording.create = null;
       recording.events = [];
       recording.commands = [];
