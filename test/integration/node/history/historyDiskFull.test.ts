@@ -83,18 +83,30 @@ describe('History on a full disk', () => {
     await pollUntil(() => history.status().state === 'recording', { what: 'recording to resume' });
     terminal.write('echo after-$((3+4))-recovery\r');
     await pollUntil(() => readAll(history, sessionId).includes('after-7-recovery'), { what: 'new output recorded', timeoutMs: 20_000 });
-    assert.deepEqual(
-      statuses.map((status) => status.state),
-      ['paused', 'recording'],
-    );
-    assert.match(statuses[0]!.reason ?? '', /full/i);
+    // Paused, then recording again — possibly more than once, if it resumed by itself mid-flood.
+    const states = statuses.map((status) => status.state);
+    assert.equal(states[0], 'paused');
+    assert.equal(states.at(-1), 'recording');
+    assert.ok(states.every((state, index) => state === (index % 2 === 0 ? 'paused' : 'recording')), states.join(' → '));
+    for (const status of statuses.filter((status) => status.state === 'paused')) assert.match(status.reason ?? '', /full/i);
     const session = history.get(sessionId)!;
     assert.equal(session.live, true);
-    // A read stops at the gap left while paused; the next one continues after it.
-    const first = history.read(sessionId, 0, 16 * 1024 * 1024)!;
-    const second = history.read(sessionId, first.nextOffset, 16 * 1024 * 1024)!;
-    assert.ok(second.offset > first.nextOffset, `a gap: ${first.nextOffset} → ${second.offset}`);
-    assert.match(second.data.toString(), /after-7-recovery/);
-    assert.ok(!first.data.toString().includes('after-7-recovery'));
+    // A read stops at a gap left while paused; the next one continues after it. On a slow machine
+    // the flood outlasts the retry interval, and recording resumes by itself in the middle of it
+    // (the WAL's checkpoint gave space back): more than one gap, the recovery after the last.
+    const segments: Array<{ offset: number; nextOffset: number; text: string }> = [];
+    for (let at = 0; ; ) {
+      const read = history.read(sessionId, at, 16 * 1024 * 1024)!;
+      assert.ok(read.nextOffset > at, `a read from ${at} moves on`);
+      segments.push({ offset: read.offset, nextOffset: read.nextOffset, text: read.data.toString() });
+      if (read.nextOffset >= read.endOffset) break;
+      at = read.nextOffset;
+    }
+    assert.ok(segments.length >= 2, 'a gap');
+    for (const [index, segment] of segments.slice(1).entries()) {
+      assert.ok(segment.offset > segments[index]!.nextOffset, `a gap: ${segments[index]!.nextOffset} → ${segment.offset}`);
+    }
+    assert.match(segments.at(-1)!.text, /after-7-recovery/);
+    assert.ok(!segments[0]!.text.includes('after-7-recovery'));
   });
 });
