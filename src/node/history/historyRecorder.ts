@@ -302,7 +302,8 @@ export class HistoryRecorder implements IDisposable {
   /**
    * Failed batches give back what must not be lost — the session's row, its commands, its
    * changes and exit — in front of what came after them; their output is dropped (the stored
-   * output has a gap), as is output pending behind them.
+   * output has a gap), as are events pending behind them. Output read after the last batch sent
+   * (still in pieces) stays: it is written, after the gap, when recording resumes.
    */
   #restoreFailed(): void {
     for (const { writes, included } of this.#failed.splice(0).reverse()) {

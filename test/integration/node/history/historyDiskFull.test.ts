@@ -91,9 +91,10 @@ describe('History on a full disk', () => {
     for (const status of statuses.filter((status) => status.state === 'paused')) assert.match(status.reason ?? '', /full/i);
     const session = history.get(sessionId)!;
     assert.equal(session.live, true);
-    // A read stops at a gap left while paused; the next one continues after it. On a slow machine
-    // the flood outlasts the retry interval, and recording resumes by itself in the middle of it
-    // (the WAL's checkpoint gave space back): more than one gap, the recovery after the last.
+    // A read stops at a gap left while paused; the next one continues after it. There can be more
+    // than one: output read but not yet handed to the writer when the failure became known is
+    // written when recording resumes (found on a loaded machine), and on a slow one the flood can
+    // outlast the retry interval (recording resumes by itself mid-flood). The recovery is last.
     const segments: Array<{ offset: number; nextOffset: number; text: string }> = [];
     for (let at = 0; ; ) {
       const read = history.read(sessionId, at, 16 * 1024 * 1024)!;
