@@ -100,6 +100,8 @@ export class HistoryIndexer implements IDisposable {
   #writesInFlight = 0;
   /** A slice found more to do while writes were in flight: the next runs once they are made. */
   #moreAfterWrites = false;
+  /** Recording failed (a full disk): no slice runs, so the space freed goes to recording first. */
+  #paused = false;
   #disposed = false;
 
   constructor(options: HistoryIndexerOptions) {
@@ -133,6 +135,21 @@ export class HistoryIndexer implements IDisposable {
     this.#writer.drain();
   }
 
+  /**
+   * Recording stopped after a failed write (a full disk): indexing waits too. It would fill the
+   * space a person frees with index pages before recording could take it, and fail the same way.
+   */
+  pause(): void {
+    this.#paused = true;
+  }
+
+  /** Recording works again: indexing goes on where it stopped. */
+  resume(): void {
+    if (!this.#paused) return;
+    this.#paused = false;
+    this.#scheduleIn(0);
+  }
+
   /** Forget state of deleted sessions. */
   forget(sessionIds: readonly string[]): void {
     for (const id of sessionIds) this.#states.delete(id);
@@ -157,6 +174,7 @@ export class HistoryIndexer implements IDisposable {
 
   #onTimer(): void {
     this.#timer = undefined;
+    if (this.#paused) return; // resume() starts again
     if (this.#writesInFlight > 0) {
       this.#moreAfterWrites = true;
       return;

@@ -562,6 +562,7 @@ export class HistoryService implements IDisposable {
 
   #paused(reason: string): void {
     this.#setStatus('paused', reason);
+    this.#indexer?.pause();
     clearTimeout(this.#retryTimer);
     this.#retryTimer = setTimeout(() => this.#retry(), HistoryConstants.retryAfterFailureMs);
     this.#retryTimer.unref();
@@ -572,6 +573,7 @@ export class HistoryService implements IDisposable {
     if (this.#disposed || !this.#recorder) return;
     if (this.#recorder.resume()) {
       this.#logger.info('recording resumed');
+      this.#indexer?.resume();
       const enabled = this.#options.settings().historyEnabled;
       this.#setStatus(enabled ? 'recording' : 'disabled', null);
     }

@@ -196,6 +196,23 @@ describe('History full-text indexer', () => {
     assert.equal(store.search('構築中', 1).length, 1);
   });
 
+  it('waits while recording is paused (a full disk), and goes on once it resumes', async () => {
+    const store = openStore();
+    store.applyBatch([sessionOf('$ echo heldword\r\nheldword\r\n$ ')], 1 << 30);
+    const indexer = new HistoryIndexer({ store, logger: nullLogger });
+    try {
+      indexer.pause();
+      indexer.noteWritten();
+      // Well past the quiet delay: a running indexer would have indexed it (the next test shows how soon).
+      await new Promise((resolve) => setTimeout(resolve, HistoryConstants.indexQuietMs * 4));
+      assert.equal(store.search('heldword', 10).length, 0, 'nothing indexed while paused');
+      indexer.resume();
+      await pollUntil(() => store.search('heldword', 10).length > 0, { what: 'indexed after resume' });
+    } finally {
+      indexer.dispose();
+    }
+  });
+
   it('makes a live session searchable once its output pauses', async () => {
     const store = openStore();
     const write = sessionOf('$ echo pausedword\r\npausedword\r\n$ ', true);
