@@ -27,19 +27,26 @@ const interactiveShells = new Set(['bash', 'zsh', 'fish', 'sh', 'dash', 'ksh', '
 
 /**
  * Options whose value is the next argument (`bash --init-file ~/.bashrc.local -i`, `zsh -o vi`,
- * `fish -C 'set x 1'`): that value is not a script to run. `-c`'s next argument is a command, and
- * makes the shell run it instead of reading commands, so it is not among them.
+ * `fish -C 'set x 1'`): that value is not a script to run. Per shell, because a letter differs:
+ * `bash -C` is noclobber and `zsh -d` skips the global rc files, both without a value. `-c`'s next
+ * argument is a command, and makes the shell run it instead of reading commands, so it is not
+ * among them.
  */
-const optionsWithValue = new Set(['--init-file', '--rcfile', '-o', '+o', '-O', '+O', '-C', '--init-command', '--features', '-d', '--debug', '--debug-output', '--profile', '--profile-startup']);
+const commonOptionsWithValue = ['-o', '+o'];
+const optionsWithValue: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['bash', new Set([...commonOptionsWithValue, '--init-file', '--rcfile', '-O', '+O'])],
+  ['fish', new Set(['-C', '--init-command', '-d', '--debug', '-o', '--debug-output', '--features', '--profile', '--profile-startup'])],
+]);
 
 /** A shell started to be typed into: a known shell, and no argument other than options (`-c`, a script file: it runs something). */
 export function isInteractiveShell(file: string, args: readonly string[]): boolean {
   const name = basename(file).replace(/\.exe$/i, '').replace(/^-/, '');
   if (!interactiveShells.has(name)) return false;
+  const withValue = optionsWithValue.get(name) ?? new Set(commonOptionsWithValue);
   for (let index = 0; index < args.length; index++) {
     const arg = args[index]!;
     if (!(arg.startsWith('-') || arg.startsWith('+')) || arg === '-c' || /^-[a-zA-Z]*c[a-zA-Z]*$/.test(arg)) return false;
-    if (optionsWithValue.has(arg)) index++; // its value
+    if (withValue.has(arg)) index++; // its value
   }
   return true;
 }

@@ -207,7 +207,15 @@ describe('History recorder (real PTYs, real SQLite)', () => {
     assert.equal(isInteractiveShell('bash', ['--init-file', 'rc', 'script.sh']), false, 'a script after the value still runs');
     assert.equal(isInteractiveShell('bash', ['--init-file', 'rc', '-c', 'make']), false);
     assert.equal(isInteractiveShell('bash', ['script.sh']), false);
+    // The same letter without a value in another shell: bash -C (noclobber), zsh -d (no global rcs).
+    assert.equal(isInteractiveShell('bash', ['-C', 'script.sh']), false);
+    assert.equal(isInteractiveShell('zsh', ['-d', 'script.zsh']), false);
+    assert.equal(isInteractiveShell('zsh', ['-d', '-i']), true);
     assert.equal(isInteractiveShell('bash', ['script.sh']), false);
+    // The same letter without a value in another shell: bash -C (noclobber), zsh -d (no global rcs).
+    assert.equal(isInteractiveShell('bash', ['-C', 'script.sh']), false);
+    assert.equal(isInteractiveShell('zsh', ['-d', 'script.zsh']), false);
+    assert.equal(isInteractiveShell('zsh', ['-d', '-i']), true);
     assert.equal(isInteractiveShell('/usr/bin/npm', ['test']), false);
     assert.equal(isInteractiveShell('/usr/bin/python3', []), false);
   });
