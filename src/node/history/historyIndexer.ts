@@ -4,10 +4,12 @@
  *
  * When it runs: once output has been quiet for HistoryConstants.indexQuietMs, and during a
  * long flood at least every indexMaxDeferMs, each time for a slice of at most indexSliceMs, so
- * neither terminals nor the Hub's other work wait for it. A slice's budget covers writing its
- * blocks into FTS5 too, which costs about three times reading and stripping them: it stops
- * reading once the time spent plus the expected cost of inserting what it read reaches the budget
- * (measured: slices that only budgeted the reading blocked the Hub for ~45 ms during a flood).
+ * neither terminals nor the Hub's other work wait for it. A slice's budget covers handing its
+ * blocks to the writer too: it stops reading once the time spent plus the expected cost of that
+ * reaches the budget. Written on this thread, FTS5's insert costs about three times the reading
+ * and stripping (measured: slices that only budgeted the reading blocked the Hub for ~45 ms during
+ * a flood); handed to History's worker, it costs a copy of the text, and the estimate, learned
+ * from each write, follows. No slice starts while writes are in flight.
  *
  * Blocks are the text of exact byte ranges of output, cut at line breaks near searchBlockChars
  * bytes, so a hit's snippet can be cut from the raw bytes later (the text is not stored twice).
