@@ -85,3 +85,10 @@ async function main(argv: string[]): Promise<number> {
 }
 
 process.exitCode = await main(process.argv.slice(2));
+// Every case closes what it opened, so the process ends here by itself. If something is still
+// open (a case's leak), say what and end anyway with the cases' outcome: a run that never exits
+// holds up whoever waits on it (CI), which costs more than the leak.
+setTimeout(() => {
+  console.error(`bench: still open 10 s after every case finished: ${process.getActiveResourcesInfo().join(', ') || 'nothing Node reports (a worker thread?)'}; exiting`);
+  process.exit();
+}, 10_000).unref();
