@@ -76,6 +76,34 @@ function truncated(root: Locator, selector: string): Promise<string[]> {
   );
 }
 
+/** Whether the characters of an element's first text are drawn left to right in the order they are written. */
+function drawnInOrder(element: Locator): Promise<boolean> {
+  return element.evaluate((node) => {
+    const text = [...node.childNodes].find((child) => child.nodeType === Node.TEXT_NODE)!;
+    const range = document.createRange();
+    const lefts = [...(text.textContent ?? '')].map((_, index) => {
+      range.setStart(text, index);
+      range.setEnd(text, index + 1);
+      return range.getBoundingClientRect().left;
+    });
+    return lefts.every((left, index) => index === 0 || left >= lefts[index - 1]!);
+  });
+}
+
+/** Whether `tail`, the end of an element's last text, is drawn inside the element's box, and whether its text is cut at all. */
+function tailInView(element: Locator, tail: string): Promise<{ tailInView: boolean; cut: boolean }> {
+  return element.evaluate((node, tail) => {
+    const text = [...node.childNodes].filter((child) => child.nodeType === Node.TEXT_NODE).at(-1)!;
+    const length = (text.textContent ?? '').length;
+    const range = document.createRange();
+    range.setStart(text, length - tail.length);
+    range.setEnd(text, length);
+    const drawn = range.getBoundingClientRect();
+    const box = node.getBoundingClientRect();
+    return { tailInView: drawn.left >= box.left - 0.5 && drawn.right <= box.right + 0.5, cut: node.scrollWidth > node.clientWidth };
+  }, tail);
+}
+
 /** The header cells of a table that overlap the next one. */
 function overlappingHeaders(table: Locator): Promise<string[]> {
   return table.evaluate((element) => {
@@ -402,6 +430,11 @@ describe('screens that fit', () => {
         assert.deepEqual(await overlappingHeaders(sessions), [], `Sessions headers overlap at ${where}`);
         assert.deepEqual(await truncated(sessions, 'th'), [], `Sessions headers cut at ${where}`);
         assert.deepEqual(await truncated(sessions, '.history-session-name, .history-session-program'), [], `the session's name cut at ${where}`);
+        // A folder too long for its column keeps its end, the part that tells sessions apart, in
+        // view ("…k01BOp/workspace", not "/tmp/sb-e2e-k0…"), its characters in their order.
+        const sessionFolder = sessions.locator('tbody tr').first().locator('.history-folder');
+        assert.equal((await tailInView(sessionFolder, '/workspace')).tailInView, true, `the session's folder lost its end at ${where}`);
+        assert.ok(await drawnInOrder(sessionFolder), `the session's folder drawn out of order at ${where}`);
 
         await view.getByRole('tab', { name: 'Commands' }).click();
         const commands = view.getByRole('table', { name: 'Commands' });
@@ -411,6 +444,9 @@ describe('screens that fit', () => {
         assert.deepEqual(await overlappingHeaders(commands), [], `Commands headers overlap at ${where}`);
         assert.deepEqual(await truncated(commands, 'th'), [], `Commands headers cut at ${where}`);
         assert.deepEqual(await truncated(commands, '.history-command-line code'), [], `the command line cut at ${where}`);
+        const commandFolder = commands.locator('tbody tr', { hasText: 'echo hello-history' }).locator('.history-folder');
+        assert.equal((await tailInView(commandFolder, '/workspace')).tailInView, true, `the command's folder lost its end at ${where}`);
+        assert.ok(await drawnInOrder(commandFolder), `the command's folder drawn out of order at ${where}`);
       }
     }
 
@@ -600,33 +636,10 @@ describe('screens that fit', () => {
         const where = `${sizeName(size)} ${scheme}`;
         await shot(page, `review-list-${sizeName(size)}-${scheme}`);
         // Characters drawn left to right in the order they are written: the leading "/" first.
-        const order = await pending
-          .locator('[data-review-id]', { hasText: 'Rename the host' })
-          .locator('.review-item-path')
-          .evaluate((element) => {
-            const text = [...element.childNodes].find((node) => node.nodeType === Node.TEXT_NODE)!;
-            const range = document.createRange();
-            return [...(text.textContent ?? '')].map((_, index) => {
-              range.setStart(text, index);
-              range.setEnd(text, index + 1);
-              return range.getBoundingClientRect().left;
-            });
-          });
-        assert.deepEqual(order, [...order].sort((a, b) => a - b), `/etc/hostname drawn out of order at ${where}`);
+        assert.ok(await drawnInOrder(pending.locator('[data-review-id]', { hasText: 'Rename the host' }).locator('.review-item-path')), `/etc/hostname drawn out of order at ${where}`);
         // A path too long for the list keeps its end (the file's name) in view.
-        const end = await pending
-          .locator('[data-review-id]', { hasText: 'Deep file' })
-          .locator('.review-item-path')
-          .evaluate((element) => {
-            const text = [...element.childNodes].filter((node) => node.nodeType === Node.TEXT_NODE).at(-1)!;
-            const range = document.createRange();
-            range.setStart(text, (text.textContent ?? '').length - 'settings.json'.length);
-            range.setEnd(text, (text.textContent ?? '').length);
-            const name = range.getBoundingClientRect();
-            const box = element.getBoundingClientRect();
-            return { nameInView: name.left >= box.left - 0.5 && name.right <= box.right + 0.5, cut: element.scrollWidth > element.clientWidth };
-          });
-        assert.deepEqual(end, { nameInView: true, cut: true }, `the deep path's file name at ${where}`);
+        const end = await tailInView(pending.locator('[data-review-id]', { hasText: 'Deep file' }).locator('.review-item-path'), 'settings.json');
+        assert.deepEqual(end, { tailInView: true, cut: true }, `the deep path's file name at ${where}`);
       }
     }
   });

@@ -122,7 +122,7 @@ export function CommandList({
                   <ExitPill status={commandExitStatus(command)} />
                 </td>
                 <td className="numeric history-time">{duration === null ? '—' : formatDuration(duration)}</td>
-                <td className="history-folder" title={command.cwd ?? undefined}>
+                <td className="history-folder path-cut-at-start" title={command.cwd ?? undefined}>
                   {command.cwd ? compactPath(shortenPath(command.cwd, homeDir), 28) : '—'}
                 </td>
                 <td className="history-time" title={new Date(command.startedAt).toLocaleString()}>

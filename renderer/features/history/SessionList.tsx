@@ -114,7 +114,7 @@ export function SessionList({
                     </button>
                   </div>
                 </td>
-                <td className="history-folder" title={session.cwd ?? undefined}>
+                <td className="history-folder path-cut-at-start" title={session.cwd ?? undefined}>
                   {session.cwd ? compactPath(shortenPath(session.cwd, homeDir), 32) : '—'}
                 </td>
                 <td>

@@ -125,7 +125,7 @@ function ReviewListItem({ summary, selected, now }: { summary: ReviewSummary; se
       </span>
       <span className="review-item-main">
         <span className="review-item-title">{summary.title}</span>
-        <span className="review-item-path" title={summary.path}>
+        <span className="review-item-path path-cut-at-start" title={summary.path}>
           {path.folder && <span className="review-item-folder">{path.folder} › </span>}
           {path.text}
         </span>
