@@ -621,6 +621,26 @@ describe('screens that fit', () => {
     }
   });
 
+  it('cuts a long folder in a narrow pane’s header at its start, so its last folders stay in view', async (t) => {
+    const { page, firstPane } = await openWithContext(t, async () => {}, { size: small });
+    await page.locator(`[data-terminal-id="${firstPane}"] .pane-body`).click();
+    // Each split halves the newest pane: the last one is about 190 px wide at 1000 px.
+    let narrow = firstPane;
+    for (let split = 0; split < 2; split++) {
+      narrow = await newPaneAfter(page, () => page.keyboard.press('Control+Shift+D'));
+      await waitForPaneText(page, narrow, '$');
+    }
+    await typeInPane(page, narrow, 'mkdir -p services/payments/src && cd services/payments/src');
+    const subtitle = page.locator(`[data-terminal-id="${narrow}"] .pane-subtitle`);
+    await pollUntil(async () => (await subtitle.getAttribute('title'))?.endsWith('/payments/src'), { what: 'the header to follow the cd' });
+    for (const scheme of schemes) {
+      await show(page, small, scheme);
+      await shot(page, `pane-header-deep-folder-${scheme}`);
+      assert.deepEqual(await tailInView(subtitle, 'payments/src'), { tailInView: true, cut: true }, `the deep folder in a narrow pane's header (${scheme})`);
+      assert.ok(await drawnInOrder(subtitle), `the deep folder in a narrow pane's header drawn out of order (${scheme})`);
+    }
+  });
+
   it('shows an outside-workspace path in the Review list as it is written', async (t) => {
     const { app, page } = await openFreshApp(browser(), t, { viewport: usual });
     const agent = agentFor(app, t);

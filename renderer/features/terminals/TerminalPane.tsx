@@ -108,7 +108,7 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
             </button>
           )}
           <ResumedLabel terminalId={terminalId} />
-          <span className="pane-subtitle" title={info.cwd}>
+          <span className="pane-subtitle path-cut-at-start" title={info.cwd}>
             {compactPath(shortenPath(info.cwd, homeDir), 40)}
           </span>
           {/* An agent's pane shows the agent instead of the command that started it. */}
