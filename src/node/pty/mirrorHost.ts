@@ -33,6 +33,16 @@ interface PendingRequest {
   reject: (error: Error) => void;
 }
 
+/**
+ * The mirror worker's young generation, capped. Left to V8 its new space grew from 8.4 to 33.6 MB
+ * the first time forty terminals started at once (their mirrors' allocations survive a scavenge
+ * or two) and was never given back. At 8 MB the forty-agents case measured 0.67–0.83 MB of Hub RSS
+ * per idle terminal against 0.90–0.97 uncapped, and pty-flood the same flood throughput (three
+ * alternating runs each: 55.5–57.9 MB/s against 53.9–57.1). The main thread's young generation
+ * can only be capped on the command line (docs/benchmarks.md, forty agents).
+ */
+export const mirrorWorkerYoungGenerationMb = 8;
+
 /** Where the worker script is, or null when this build does not have it. */
 function defaultWorkerPath(): string | null {
   return workerScriptBeside(import.meta.url, 'mirrorWorker.ts');
@@ -68,6 +78,11 @@ export class MirrorHost implements IDisposable {
     this.#mirrors.set(mirror.mirrorId, mirror);
     this.post({ type: 'create', mirrorId: mirror.mirrorId, cols: options.cols, rows: options.rows, scrollback: options.scrollback });
     return mirror;
+  }
+
+  /** The limits V8 applies to the mirror worker (undefined before it starts or inline). */
+  get workerResourceLimits(): Worker['resourceLimits'] | undefined {
+    return this.#worker?.resourceLimits;
   }
 
   dispose(): void {
@@ -147,7 +162,7 @@ export class MirrorHost implements IDisposable {
       }
       return undefined;
     }
-    const worker = new Worker(path, { workerData: { ring: this.#startChannel().ring } });
+    const worker = new Worker(path, { workerData: { ring: this.#startChannel().ring }, resourceLimits: { maxYoungGenerationSizeMb: mirrorWorkerYoungGenerationMb } });
     worker.unref();
     worker.on('message', (response: MirrorResponse) => this.#onResponse(response));
     worker.on('error', (error) => this.#onWorkerGone(worker, error));

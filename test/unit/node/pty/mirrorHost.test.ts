@@ -4,13 +4,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { nullLogger } from '../../../../src/node/logger.ts';
-import { MirrorHost, type MirrorMode } from '../../../../src/node/pty/mirrorHost.ts';
+import { MirrorHost, type MirrorMode, mirrorWorkerYoungGenerationMb } from '../../../../src/node/pty/mirrorHost.ts';
 import { TerminalMirror } from '../../../../src/node/pty/terminalMirror.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
 
 function write(mirror: { write(bytes: Uint8Array, chars: number): void }, data: string): void {
   mirror.write(Buffer.from(data), data.length);
 }
+
+test('the mirror worker runs with its young generation capped (a burst of new terminals does not grow it for good)', async () => {
+  const host = new MirrorHost({ logger: nullLogger, mode: 'worker' });
+  try {
+    const limits = () => host.workerResourceLimits;
+    assert.equal(limits(), undefined, 'no worker before the first mirror');
+    const mirror = host.create({ cols: 20, rows: 3, scrollback: 10 });
+    write(mirror, 'ready\r\n');
+    assert.deepEqual((await mirror.readText()).lines.slice(0, 1), ['ready']);
+    assert.equal(limits()?.maxYoungGenerationSizeMb, mirrorWorkerYoungGenerationMb);
+  } finally {
+    host.dispose();
+  }
+});
 
 for (const mode of ['worker', 'inline'] as MirrorMode[]) {
   describe(`MirrorHost (${mode})`, () => {
