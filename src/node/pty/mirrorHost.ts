@@ -34,12 +34,13 @@ interface PendingRequest {
 }
 
 /**
- * The mirror worker's young generation, capped. Left to V8 its new space grew from 8.4 to 33.6 MB
- * the first time forty terminals started at once (their mirrors' allocations survive a scavenge
- * or two) and was never given back. At 8 MB the forty-agents case measured 0.67–0.83 MB of Hub RSS
- * per idle terminal against 0.90–0.97 uncapped, and pty-flood the same flood throughput (three
- * alternating runs each: 55.5–57.9 MB/s against 53.9–57.1). The main thread's young generation
- * can only be capped on the command line (docs/benchmarks.md, forty agents).
+ * The mirror worker's young generation, capped (a worker's default allows 192 MB). Left to V8 its
+ * new space grew from 8.4 to 33.6 MB the first time forty terminals started at once (their
+ * mirrors' allocations survive a scavenge or two) and was never given back. At 8 MB the
+ * forty-agents case measured 0.67–0.83 MB of Hub RSS per idle terminal in four runs against
+ * 0.86–1.00 in four uncapped, and pty-flood the same flood throughput (three alternating runs
+ * each: 55.5–57.9 MB/s against 53.9–57.1). The main thread's young generation can only be capped
+ * on the command line (docs/benchmarks.md, forty agents).
  */
 export const mirrorWorkerYoungGenerationMb = 8;
 
