@@ -25,6 +25,7 @@ import {
   openFreshApp,
   startServedApp,
   type ServedApp,
+  transitionsDone,
   typeInPane,
   useSharedBrowser,
   waitForLayoutSaved,
@@ -57,7 +58,9 @@ async function show(page: Page, size: Size, scheme: Scheme): Promise<void> {
 }
 
 async function shot(page: Page, name: string): Promise<void> {
-  if (shots) await page.screenshot({ path: join(shots, `${name}.png`) });
+  if (!shots) return;
+  await transitionsDone(page);
+  await page.screenshot({ path: join(shots, `${name}.png`) });
 }
 
 function sizeName(size: Size): string {

@@ -216,17 +216,22 @@ export async function shootEverySize(
       await page.emulateMedia({ colorScheme });
       // The app follows the system scheme (a media query listener), then fades colours; a theme set in Settings does not follow.
       await page.waitForFunction((scheme) => !document.documentElement.dataset.theme || document.documentElement.dataset.theme === scheme, colorScheme, { timeout: 2000 }).catch(() => undefined);
-      await page.evaluate(() => {
-        // Styles first, so the transitions the switch starts are there to wait for.
-        void document.body.offsetHeight;
-        // A running spinner never finishes, and a transition a later style change cancels rejects: neither is waited for.
-        const finite = document.getAnimations().filter((animation) => animation.effect?.getComputedTiming().endTime !== Infinity);
-        return Promise.all(finite.map((animation) => animation.finished.catch(() => undefined)));
-      });
+      await transitionsDone(page);
       await page.screenshot({ path: join(dir, `${name}-${width}x${height}-${colorScheme}.png`) });
     }
   }
   await page.setViewportSize({ width: sizes[0]![0], height: sizes[0]![1] });
+}
+
+/** Waits until the page's colour fades and other finite animations are over (a screenshot for a person, not mid-fade). */
+export async function transitionsDone(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    // Styles first, so the transitions a change just started are there to wait for.
+    void document.body.offsetHeight;
+    // A running spinner never finishes, and a transition a later style change cancels rejects: neither is waited for.
+    const finite = document.getAnimations().filter((animation) => animation.effect?.getComputedTiming().endTime !== Infinity);
+    return Promise.all(finite.map((animation) => animation.finished.catch(() => undefined)));
+  });
 }
 
 /** Opens the app and waits until its first pane shows a shell prompt. Returns that pane's id. */
