@@ -7,7 +7,7 @@
  *
  * A leftover is a process that
  *   - started no earlier than `.ci/run` (the runner's own processes, which read the output, started before),
- *   - is neither `.ci/run` nor one of its ancestors, nor this script or one of its children, and
+ *   - is neither this script nor one of its ancestors (`.ci/run`, the runner), and
  *   - holds open for writing a pipe or socket that this script inherited from `.ci/run`.
  *
  * Usage: node scripts/stopLeftovers.ts <pid of .ci/run>
@@ -73,12 +73,8 @@ function main(args: string[]): number {
   }
   const spared = new Set<number>();
   for (let pid: number | undefined = process.pid; pid !== undefined && pid > 0 && !spared.has(pid); pid = entries.get(pid)?.ppid) spared.add(pid);
-  const descendsFromThisScript = (entry: ProcessEntry): boolean => {
-    for (let pid: number | undefined = entry.ppid; pid !== undefined && pid > 1; pid = entries.get(pid)?.ppid) if (pid === process.pid) return true;
-    return false;
-  };
   const leftovers = [...entries.values()].filter(
-    (entry) => entry.startTicks >= ci.startTicks && !spared.has(entry.pid) && !descendsFromThisScript(entry) && [...writtenChannels(entry.pid)].some((channel) => ours.has(channel)),
+    (entry) => entry.startTicks >= ci.startTicks && !spared.has(entry.pid) && [...writtenChannels(entry.pid)].some((channel) => ours.has(channel)),
   );
   if (leftovers.length === 0) return 0;
   console.log(`\n== ${leftovers.length} process(es) left running by the tests or benchmarks still hold this run's output; stopping them:`);
