@@ -49,6 +49,8 @@ export interface LoadFigures {
 export const loadPingP99TargetMs = 10;
 /** Memory after the load, within this fraction of before. */
 export const memoryTolerance = 0.1;
+/** How long the Hub settles, its terminals closed, before its memory is measured (before and after the load alike). */
+const settleMs = 3000;
 
 /** A flood: lines of output as fast as `seq` prints them, a short breath between bursts. */
 const floodCommand = 'while :; do seq 1 3000; sleep 0.1; done';
@@ -195,7 +197,10 @@ export async function runLoadPhase(options: LoadOptions): Promise<LoadFigures> {
     figures.pushes = 0;
     figures.errors = 0;
     figures.errorSamples = [];
+    // The same settle as "after" below: what the Hub gives back in the seconds after terminals
+    // close (the mirror worker collects its garbage then) is given back before both.
     await hub.connectionsGone();
+    await new Promise((resolve) => setTimeout(resolve, settleMs));
     const before = await hub.measure();
     log(`before: rss ${mib(before.rss)}, heap ${mib(before.heapUsed)}, fds ${before.fds}, timers ${before.resources.Timeout ?? 0}`);
 
@@ -211,9 +216,9 @@ export async function runLoadPhase(options: LoadOptions): Promise<LoadFigures> {
 
     // Settle: the shells end, sockets close, the history writer catches up.
     await hub.connectionsGone();
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await new Promise((resolve) => setTimeout(resolve, settleMs));
     let after = await hub.measure();
-    let settleSeconds = 3;
+    let settleSeconds = settleMs / 1000;
     if (after.rss > before.rss * (1 + memoryTolerance)) {
       // The mirror worker's heap and malloc's free lists give memory back lazily: look again later.
       await new Promise((resolve) => setTimeout(resolve, 10_000));

@@ -11,6 +11,7 @@
  * flood at the very start of the pile is cut; output before a flood goes to the mirror first.
  * In the worker, this runs beside the Hub's thread (mirrorWorker.ts); inline, in front of it.
  */
+import { memoryReleased } from '../idleCollector.ts';
 import { findFloodRun } from './floodSkip.ts';
 import { type ITerminalMirror, type MirrorSnapshot, type ScreenText, TerminalMirror, type TerminalMirrorOptions } from './terminalMirror.ts';
 
@@ -56,7 +57,10 @@ class PilePool {
     if (pile.length !== this.size || this.#spare.length >= spareFloodPiles) return;
     this.#spare.push(pile);
     clearTimeout(this.#releaseTimer);
-    this.#releaseTimer = setTimeout(() => (this.#spare.length = 0), spareFloodPilesKeptMs);
+    this.#releaseTimer = setTimeout(() => {
+      this.#spare.length = 0;
+      memoryReleased();
+    }, spareFloodPilesKeptMs);
     this.#releaseTimer.unref();
   }
 }

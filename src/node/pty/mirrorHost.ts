@@ -8,6 +8,7 @@
  * debt so no PTY stays paused, and are told they were lost: each session builds a new mirror from
  * its output ring on a fresh worker (PtySession#rebuildMirror) and asks it again.
  */
+import type { HeapInfo } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
@@ -84,6 +85,19 @@ export class MirrorHost implements IDisposable {
   /** The limits V8 applies to the mirror worker (undefined before it starts or inline). */
   get workerResourceLimits(): Worker['resourceLimits'] | undefined {
     return this.#worker?.resourceLimits;
+  }
+
+  /** The mirror worker's heap (undefined before it starts or inline): how much its mirrors hold. */
+  async workerHeapStatistics(): Promise<HeapInfo | undefined> {
+    const worker = this.#worker;
+    if (!worker) return undefined;
+    // An answer owed, like any request: the worker holds the event loop until it comes.
+    this.track(1);
+    try {
+      return await worker.getHeapStatistics();
+    } finally {
+      this.track(-1);
+    }
   }
 
   dispose(): void {

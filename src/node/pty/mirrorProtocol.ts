@@ -1,6 +1,9 @@
 /** Messages between the Hub and the mirror worker thread (see mirrorHost.ts and mirrorWorker.ts). */
 import type { MirrorSnapshot, ScreenText } from './terminalMirror.ts';
 
+/** The worker collects its garbage this long after it last let go of memory (one collection for terminals closed together). */
+export const collectAfterReleaseMs = 1_000;
+
 export type MirrorRequest =
   | { type: 'create'; mirrorId: number; cols: number; rows: number; scrollback: number }
   /** UTF-8 output at [start, start + length) of the shared ring (mirrorChannel.ts); `chars` is its length as a string, reported back in 'parsed'. */

@@ -6,9 +6,10 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { type MirrorRing, mirrorBatchDelayMs, MirrorRingReader } from './mirrorChannel.ts';
-import type { MirrorRequest, MirrorResponse } from './mirrorProtocol.ts';
+import { collectAfterReleaseMs, type MirrorRequest, type MirrorResponse } from './mirrorProtocol.ts';
 import { createLocalMirror, type LazyMirror, quietMs } from './lazyMirror.ts';
 import { backgroundNice, lowerThreadPriority } from '../threadPriority.ts';
+import { collectWhenIdle, memoryReleased } from '../idleCollector.ts';
 
 if (!parentPort) throw new Error('mirrorWorker.ts must run as a worker thread');
 const port = parentPort;
@@ -17,6 +18,9 @@ const port = parentPort;
 lowerThreadPriority(backgroundNice);
 const ring = new MirrorRingReader((workerData as { ring: MirrorRing }).ring);
 const mirrors = new Map<number, LazyMirror>();
+// A closed terminal's mirror leaves its scrollback behind as garbage (10–20 MB for a full one),
+// and with every terminal quiet this thread allocates nothing that would make V8 collect it.
+collectWhenIdle(collectAfterReleaseMs);
 
 function send(response: MirrorResponse): void {
   port.postMessage(response);
@@ -78,6 +82,7 @@ port.on('message', (request: MirrorRequest) => {
     case 'dispose':
       mirrors.get(request.mirrorId)?.dispose();
       mirrors.delete(request.mirrorId);
+      memoryReleased();
       return;
   }
 });

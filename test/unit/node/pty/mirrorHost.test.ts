@@ -26,6 +26,42 @@ test('the mirror worker runs with its young generation capped (a burst of new te
   }
 });
 
+test('the mirror worker lets go of closed terminals’ scrollback soon after, even when nothing else runs', async () => {
+  const host = new MirrorHost({ logger: nullLogger, mode: 'worker' });
+  try {
+    const keeper = host.create({ cols: 20, rows: 3, scrollback: 10 });
+    write(keeper, 'ready\r\n');
+    await keeper.readText();
+    const held = async () => {
+      const heap = await host.workerHeapStatistics();
+      assert.ok(heap, 'the worker runs');
+      return heap.used_heap_size + heap.external_memory;
+    };
+    const before = await held();
+    const mirrors = Array.from({ length: 6 }, () => host.create({ cols: 120, rows: 30, scrollback: 2_000 }));
+    for (const [index, mirror] of mirrors.entries()) {
+      write(mirror, Array.from({ length: 2_500 }, (_, line) => `\x1b[3${line % 8}m${index}:${line}\x1b[0m ${'build output '.repeat(6)}\r\n`).join(''));
+    }
+    for (const mirror of mirrors) assert.equal((await mirror.readText({ scrollback: true })).lines.length, 2_030);
+    const full = await held();
+    // 12 000 lines of 120 cells (1.4 KB each as xterm keeps them).
+    assert.ok(full - before > 12 * 1024 * 1024, `the scrollbacks take room: ${before} → ${full} bytes`);
+    for (const mirror of mirrors) mirror.dispose();
+    // The one mirror left is idle: nothing in the worker allocates from here on.
+    await pollUntil(
+      async () => {
+        const now = await held();
+        assert.ok(now < before + 4 * 1024 * 1024, `${now} bytes held, ${before} before the scrollbacks`);
+        return true;
+      },
+      { what: "the worker's heap back near where it was", timeoutMs: 10_000, intervalMs: 100 },
+    );
+    assert.deepEqual((await keeper.readText()).lines.slice(0, 1), ['ready'], 'the mirror still open is untouched');
+  } finally {
+    host.dispose();
+  }
+});
+
 for (const mode of ['worker', 'inline'] as MirrorMode[]) {
   describe(`MirrorHost (${mode})`, () => {
     test('parses writes in order, reports them parsed, and serializes the screen', async () => {
