@@ -21,48 +21,53 @@ export function createHistoryMethods(history: HistoryService): HistoryMethodHand
   return {
     'history.status': () => history.status(),
 
-    'history.list': ({ limit, before, filter }) => ({
-      sessions: history.list({ ...(limit !== undefined ? { limit } : {}), ...(before !== undefined ? { before } : {}), ...(filter ? { filter } : {}) }),
-    }),
+    'history.list': ({ limit, before, filter }) =>
+      history.whenCaughtUp(() => ({
+        sessions: history.list({ ...(limit !== undefined ? { limit } : {}), ...(before !== undefined ? { before } : {}), ...(filter ? { filter } : {}) }),
+      })),
 
-    'history.get': ({ id }) => {
-      const session = history.get(id);
-      if (!session) throw notFound(id);
-      return session;
-    },
+    'history.get': ({ id }) =>
+      history.whenCaughtUp(() => {
+        const session = history.get(id);
+        if (!session) throw notFound(id);
+        return session;
+      }),
 
     'history.search': ({ query, limit, filter }) => ({
       hits: history.search(query, { ...(limit !== undefined ? { limit } : {}), ...(filter ? { filter } : {}) }),
     }),
 
-    'history.read': ({ id, offset, limit }) => {
-      const result = history.read(id, offset, limit);
-      if (!result) throw notFound(id);
-      return { ...result, data: result.data.toString('base64') };
-    },
+    'history.read': ({ id, offset, limit }) =>
+      history.whenCaughtUp(() => {
+        const result = history.read(id, offset, limit);
+        if (!result) throw notFound(id);
+        return { ...result, data: result.data.toString('base64') };
+      }),
 
-    'history.events': ({ id, afterSeq, limit }) => {
-      const result = history.events(id, afterSeq, limit);
-      if (!result) throw notFound(id);
-      return result;
-    },
+    'history.events': ({ id, afterSeq, limit }) =>
+      history.whenCaughtUp(() => {
+        const result = history.events(id, afterSeq, limit);
+        if (!result) throw notFound(id);
+        return result;
+      }),
 
-    'history.commands': ({ sessionId, query, limit, before, filter }) => {
-      if (sessionId !== undefined && !history.get(sessionId)) throw notFound(sessionId);
-      return {
-        commands: history.commands({
-          ...(sessionId !== undefined ? { sessionId } : {}),
-          ...(query !== undefined ? { query } : {}),
-          ...(limit !== undefined ? { limit } : {}),
-          ...(before !== undefined ? { before } : {}),
-          ...(filter ? { filter } : {}),
-        }),
-      };
-    },
+    'history.commands': ({ sessionId, query, limit, before, filter }) =>
+      history.whenCaughtUp(() => {
+        if (sessionId !== undefined && !history.get(sessionId)) throw notFound(sessionId);
+        return {
+          commands: history.commands({
+            ...(sessionId !== undefined ? { sessionId } : {}),
+            ...(query !== undefined ? { query } : {}),
+            ...(limit !== undefined ? { limit } : {}),
+            ...(before !== undefined ? { before } : {}),
+            ...(filter ? { filter } : {}),
+          }),
+        };
+      }),
 
     'history.delete': ({ ids }) => ({ deleted: history.delete(ids) }),
 
-    'history.export': ({ id, format }) => history.exportSession(id, format),
+    'history.export': ({ id, format }) => history.whenCaughtUp(() => history.exportSession(id, format)),
 
     'history.import': ({ fileName, contents }, context) =>
       history.importCast(fileName, contents, context?.connection.peer ?? { kind: 'agent', name: 'socket client' }),

@@ -206,6 +206,13 @@ export class HistoryRecorder implements IDisposable {
     return !this.#paused;
   }
 
+  /** flush() without holding up the Hub's thread: resolves once everything pending now is committed. */
+  async caughtUp(): Promise<boolean> {
+    this.#send();
+    await this.#options.writer.settled();
+    return !this.#paused;
+  }
+
   /** Hand everything pending to the writer; its outcome comes in #onOutcome (at once, or later). */
   #send(): void {
     try {

@@ -8,7 +8,9 @@
  * committed (a read of History, a deletion) calls `drain()`, which blocks until they are: the
  * worker counts its outcomes in shared memory (Atomics.wait) and the outcomes are taken off the
  * port synchronously (receiveMessageOnPort), so a caller sees the same state a synchronous
- * commit gave it — reads stay as they were.
+ * commit gave it. A caller that can wait (a read from a client) uses `settled()` instead: the
+ * same guarantee without holding up the Hub's thread while the worker commits (a read blocked it
+ * for up to ~100 ms behind a flood's transactions, and the other clients' pings with it).
  */
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { IDisposable } from '../../common/lifecycle.ts';
@@ -28,6 +30,8 @@ export interface BatchWriter extends IDisposable {
   send(writes: SessionWrites[], done: (outcome: BatchOutcome) => void): void;
   /** Blocks until every batch sent has had its outcome delivered. */
   drain(): void;
+  /** Resolves once every batch sent so far has had its outcome delivered; the Hub's thread goes on meanwhile. */
+  settled(): Promise<void>;
   /** Sessions were deleted through another connection. */
   forget(ids: readonly string[]): void;
   /** Recording resumes after a failure: batches are tried again. */
@@ -105,6 +109,8 @@ export class RecordingWriter implements BatchWriter {
   #inline = false;
   readonly #inFlight: InFlight[] = [];
   #inFlightBytes = 0;
+  /** settled() callers: each waits for the outcome of batch `seq` (and so of every one before it). */
+  #settledWaiters: Array<{ seq: number; resolve: () => void }> = [];
   #nextSeq = 1;
   #disposed = false;
 
@@ -188,6 +194,12 @@ export class RecordingWriter implements BatchWriter {
     }
   }
 
+  settled(): Promise<void> {
+    const last = this.#inFlight.at(-1);
+    if (!last) return Promise.resolve();
+    return new Promise((resolve) => this.#settledWaiters.push({ seq: last.seq, resolve }));
+  }
+
   forget(ids: readonly string[]): void {
     if (ids.length > 0) this.#post({ type: 'forget', ids: [...ids] });
   }
@@ -199,6 +211,7 @@ export class RecordingWriter implements BatchWriter {
   dispose(): void {
     if (this.#disposed) return;
     this.drain();
+    this.#wakeSettled(Infinity);
     this.#disposed = true;
     this.#closeDatabase();
     this.#stop();
@@ -272,6 +285,15 @@ export class RecordingWriter implements BatchWriter {
     this.#inFlightBytes -= batch.bytes;
     if (this.#inFlight.length === 0) this.#worker?.unref();
     batch.answered(response);
+    this.#wakeSettled(batch.seq);
+  }
+
+  /** Every batch up to `seq` has its outcome (Infinity: every batch sent). */
+  #wakeSettled(seq: number): void {
+    if (this.#settledWaiters.length === 0) return;
+    const waiters = this.#settledWaiters;
+    this.#settledWaiters = waiters.filter((waiter) => waiter.seq > seq);
+    for (const waiter of waiters) if (waiter.seq <= seq) waiter.resolve();
   }
 
   /**
@@ -286,6 +308,7 @@ export class RecordingWriter implements BatchWriter {
     const unanswered = this.#inFlight.splice(0);
     this.#inFlightBytes = 0;
     for (const write of unanswered) write.writeInline();
+    this.#wakeSettled(Infinity);
   }
 
   #stop(): void {

@@ -74,6 +74,8 @@ export class HistoryService implements IDisposable {
   #retryTimer: NodeJS.Timeout | undefined;
   #retentionTimer: NodeJS.Timeout | undefined;
   #retentionRunning = false;
+  /** Set while whenCaughtUp runs its read: what it waited for is committed, the read need not block for it. */
+  #readingCaughtUp = false;
   #disposed = false;
   /**
    * Terminals "don't record" was chosen for, until they are closed. Kept here, not only in the
@@ -274,7 +276,23 @@ export class HistoryService implements IDisposable {
   }
 
   #upToDate(): void {
-    this.#recorder?.flush();
+    if (!this.#readingCaughtUp) this.#recorder?.flush();
+  }
+
+  /**
+   * `read` (a read of this service) once everything printed before the call is committed — as
+   * the reads do by themselves, but waiting for the recording worker without holding up the Hub's
+   * thread meanwhile (the reads alone block it until the worker has committed: up to ~100 ms
+   * behind floods, and every client's request waited with it). For clients' reads.
+   */
+  async whenCaughtUp<T>(read: () => T): Promise<T> {
+    await this.#recorder?.caughtUp();
+    this.#readingCaughtUp = true;
+    try {
+      return read();
+    } finally {
+      this.#readingCaughtUp = false;
+    }
   }
 
   /** Write what is pending now. False when the write failed (recording is paused). */
@@ -334,7 +352,7 @@ export class HistoryService implements IDisposable {
 
   exportSession(id: string, format: 'cast' | 'text'): { fileName: string; contents: string } {
     const store = this.#requireStore();
-    this.flush();
+    this.#upToDate();
     const session = this.#requireSession(id);
     if (format === 'cast') return { fileName: exportFileName(session, 'cast'), contents: exportCast(session, store.allEvents(id)) };
     return { fileName: exportFileName(session, 'txt'), contents: this.#plainText(id) };
@@ -414,7 +432,7 @@ export class HistoryService implements IDisposable {
     const terminal = terminalId === undefined ? undefined : this.#options.ptyHost.get(terminalId);
     if (terminalId !== undefined && !terminal) throw new ApiError('NOT_FOUND', `no terminal with id ${terminalId}`);
     if (terminal?.exitStatus) throw new ApiError('TERMINAL_EXITED', `terminal ${terminalId} has exited`);
-    this.flush();
+    await this.#recorder?.caughtUp();
     const resolved = this.#resolveReferences(store, items);
     const files = await writeReferenceFiles(this.#options.dataDir, resolved);
     const pointer = referencePointer(resolved.map((item, index) => ({ item, path: files[index]!.path })), notes);

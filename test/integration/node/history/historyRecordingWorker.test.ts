@@ -10,6 +10,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
+import { createHistoryMethods } from '../../../../src/node/api/historyMethods.ts';
 import { RecordingWriter } from '../../../../src/node/history/historyRecordingWriter.ts';
 import { HistoryStore, type SessionWrites } from '../../../../src/node/history/historyStore.ts';
 import { openHistoryDatabase } from '../../../../src/node/history/historyDatabase.ts';
@@ -62,6 +63,36 @@ describe('History recording in a worker thread (real PTYs, real SQLite)', () => 
     const hits = kit.history.search('worker-line 1999');
     assert.ok(hits.some((hit) => hit.sessionId === sessionId), 'indexed and found');
     assert.equal(changes(kit.history.database!), hubChangesBefore, 'the Hub’s connection wrote nothing while indexing');
+  });
+
+  it('a client’s read waits for the worker without holding up the Hub’s thread, and sees everything printed before it', async () => {
+    kit = createHistoryKit();
+    const methods = createHistoryMethods(kit.history);
+    const terminal = await kit.host.create({
+      file: 'bash',
+      args: ['--norc', '--noprofile', '-c', 'seq 1 3000 | sed "s/^/client-read /"; echo END-OF-OUTPUT; sleep 30'],
+      env: kit.env,
+      shellIntegration: false,
+      createdBy: { kind: 'agent', name: 'test-agent' },
+    });
+    const sessionId = kit.history.sessionOfTerminal(terminal.id)!;
+    // Asked the moment the last line arrives (the recorder, listening first, holds it unsent), as
+    // a client asking right after a command printed it.
+    const asked = await new Promise<{ read: Promise<unknown>; loopTurned: () => boolean }>((resolve) => {
+      const listener = terminal.onDidOutput(({ data }) => {
+        if (!data.includes('END-OF-OUTPUT')) return;
+        listener.dispose();
+        let turned = false;
+        setImmediate(() => (turned = true));
+        resolve({ read: Promise.resolve(methods['history.read']({ id: sessionId, offset: 0, limit: 1024 * 1024 })), loopTurned: () => turned });
+      });
+    });
+    const result = (await asked.read) as { data: string };
+    assert.ok(asked.loopTurned(), 'the Hub’s event loop went on while the worker committed');
+    const text = Buffer.from(result.data, 'base64').toString('utf8');
+    assert.equal(text.match(/client-read \d+/g)!.length, 3_000, 'every line printed before the read');
+    assert.match(text, /END-OF-OUTPUT\r\n$/);
+    assert.equal(kit.history.recordsInWorker, true);
   });
 
   it('closes the worker’s connection with History: the WAL is copied into the file and removed', async () => {
