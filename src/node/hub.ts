@@ -35,6 +35,7 @@ import { AgentMonitor } from './agents/agentMonitor.ts';
 import { AgentHookInbox } from './agents/claudeHooks.ts';
 import { WorkspaceService } from './workspaces/workspaceService.ts';
 import { createWorkspaceMethods } from './api/workspaceMethods.ts';
+import { collectWhenIdle } from './idleCollector.ts';
 
 export type HubHost = AppState['host'];
 
@@ -73,6 +74,13 @@ export interface HubOptions {
    */
   relay?: HubRelayOptions;
 }
+
+/**
+ * The Hub's thread collects its garbage this long after terminals last opened or closed
+ * (idleCollector.ts): long enough that a burst (a restored window, an agent starting ten) is one
+ * collection, after it.
+ */
+export const idleCollectionDelayMs = 5_000;
 
 /** How long `shutdown()` lets terminals end gracefully (SIGHUP, so shells save history) before killing them. */
 const gracefulShutdownMs = 3_000;
@@ -344,6 +352,7 @@ export class Hub implements IDisposable {
   async start(): Promise<void> {
     if (this.#state !== 'new') throw new Error(`Hub.start() called twice (state: ${this.#state})`);
     this.#state = 'starting';
+    collectWhenIdle(idleCollectionDelayMs);
     await ensurePrivateDir(this.dataDir);
     await this.#settings.load();
     await this.#tokens.load();

@@ -1,14 +1,18 @@
 /**
- * A full garbage collection of this thread's heap, a moment after it was asked for, once for a
- * burst of asks. For a worker thread that has just let go of much memory and may then sit idle:
- * V8 collects when a thread allocates, so an idle worker keeps its garbage for as long as it is
- * idle. Measured in the soak: the mirror worker, every terminal closed, still held 150–240 MB of
- * heap and 250–350 MB of ArrayBuffers (the closed terminals' scrollback lines); collected, 7–8 MB
- * and 10–12 MB.
+ * A full garbage collection of this thread's heap a moment after a burst — terminals opened or
+ * closed together — once for the whole burst. V8 collects when a thread allocates and gives
+ * memory back to the system only under pressure, so what a burst leaves behind stays resident
+ * for as long as the thread is quiet:
+ * - the mirror worker, every terminal closed, still held 150–240 MB of heap and 250–350 MB of
+ *   ArrayBuffers (the closed terminals' scrollback lines) in the soak; collected, 7–8 MB and 10–12 MB;
+ * - the Hub's thread keeps the young generation a burst grew, and the pages freed by it pooled:
+ *   forty shells started at once added 0.62 MB of RSS per terminal, still there 30 s later with
+ *   every terminal idle; one collection (~70 ms) gave back 33 MB (docs/benchmarks.md, forty agents).
+ * A thread opts in with collectWhenIdle; code anywhere reports a burst with collectSoon, which is
+ * a no-op on a thread that did not.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { IDisposable } from '../common/lifecycle.ts';
 
 /** The options of V8's `gc()` (its gc extension). */
 interface GcOptions {
@@ -41,22 +45,30 @@ function gcFunction(): (options: GcOptions) => void {
 
 let threadCollector: IdleCollector | undefined;
 
-/** This thread collects its garbage `delayMs` after it lets go of memory (see memoryReleased); a worker asks once, as it starts. */
+/** This thread collects its garbage `delayMs` after the last collectSoon (asked once, as the thread's owner starts: the mirror worker, the Hub). */
 export function collectWhenIdle(delayMs: number): void {
   threadCollector ??= new IdleCollector(delayMs);
 }
 
-/** Much memory just became garbage (a terminal's mirror, spare buffers): collected soon on a thread that asked for it, else left to V8. */
-export function memoryReleased(): void {
+/** A burst just ended or left much garbage (a terminal opened or closed, spare buffers let go): collect soon, where this thread asked for it. */
+export function collectSoon(): void {
   threadCollector?.collectSoon();
 }
 
-class IdleCollector implements IDisposable {
+/**
+ * Someone is typing: a collection due soon waits until `delayMs` after this. The collection
+ * stops the thread for its length (the Hub's, with forty terminals: ~70 ms), which a keystroke's
+ * echo should not wait behind.
+ */
+export function postponeCollection(): void {
+  threadCollector?.postpone();
+}
+
+class IdleCollector {
   readonly #delayMs: number;
   readonly #gc: (options: GcOptions) => void;
   #timer: NodeJS.Timeout | undefined;
 
-  /** `delayMs`: how long after the last ask the collection runs. */
   constructor(delayMs: number) {
     this.#delayMs = delayMs;
     this.#gc = gcFunction();
@@ -65,20 +77,19 @@ class IdleCollector implements IDisposable {
   /** Collect `delayMs` from now (a pending collection is put off to then). */
   collectSoon(): void {
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      // Twice: the ArrayBuffers the first collection finds unreachable (a scrollback's lines) are
-      // freed by the next one (measured: 19 MB of them left after one, none after two).
-      // Measured with 40 full 10 000-line mirrors alive: 160–190 ms (a plain one: 75–85 ms), on the
-      // worker's thread; once for terminals closed together.
-      this.#gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-    }, this.#delayMs);
-    // A collection to come must not keep the thread alive.
+    this.#timer = setTimeout(() => this.#collect(), this.#delayMs);
+    // A collection to come must not keep the thread alive; it is the thread's for its life, so
+    // nothing disposes of it.
     this.#timer.unref();
   }
 
-  dispose(): void {
-    clearTimeout(this.#timer);
+  /** A collection to come waits `delayMs` more (nothing happens when none is due). */
+  postpone(): void {
+    if (this.#timer) this.#timer.refresh();
+  }
+
+  #collect(): void {
     this.#timer = undefined;
+    this.#gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   }
 }

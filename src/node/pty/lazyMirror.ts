@@ -11,7 +11,7 @@
  * flood at the very start of the pile is cut; output before a flood goes to the mirror first.
  * In the worker, this runs beside the Hub's thread (mirrorWorker.ts); inline, in front of it.
  */
-import { memoryReleased } from '../idleCollector.ts';
+import { collectSoon } from '../idleCollector.ts';
 import { findFloodRun } from './floodSkip.ts';
 import { type ITerminalMirror, type MirrorSnapshot, type ScreenText, TerminalMirror, type TerminalMirrorOptions } from './terminalMirror.ts';
 
@@ -59,7 +59,7 @@ class PilePool {
     clearTimeout(this.#releaseTimer);
     this.#releaseTimer = setTimeout(() => {
       this.#spare.length = 0;
-      memoryReleased();
+      collectSoon();
     }, spareFloodPilesKeptMs);
     this.#releaseTimer.unref();
   }

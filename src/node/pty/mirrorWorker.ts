@@ -9,7 +9,7 @@ import { type MirrorRing, mirrorBatchDelayMs, MirrorRingReader } from './mirrorC
 import { collectAfterReleaseMs, type MirrorRequest, type MirrorResponse } from './mirrorProtocol.ts';
 import { createLocalMirror, type LazyMirror, quietMs } from './lazyMirror.ts';
 import { backgroundNice, lowerThreadPriority } from '../threadPriority.ts';
-import { collectWhenIdle, memoryReleased } from '../idleCollector.ts';
+import { collectWhenIdle, collectSoon } from '../idleCollector.ts';
 
 if (!parentPort) throw new Error('mirrorWorker.ts must run as a worker thread');
 const port = parentPort;
@@ -82,7 +82,7 @@ port.on('message', (request: MirrorRequest) => {
     case 'dispose':
       mirrors.get(request.mirrorId)?.dispose();
       mirrors.delete(request.mirrorId);
-      memoryReleased();
+      collectSoon();
       return;
   }
 });

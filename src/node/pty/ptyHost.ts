@@ -15,6 +15,7 @@ import { TerminalConstants } from '../../common/constants.ts';
 import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
+import { collectSoon } from '../idleCollector.ts';
 import { ServerMonitor } from '../servers/serverMonitor.ts';
 import { MirrorHost, type MirrorMode } from './mirrorHost.ts';
 import { PtySession } from './ptySession.ts';
@@ -288,6 +289,7 @@ export class PtyHost implements IDisposable {
     this.#sessions.set(id, { session, listeners });
     this.#logger.info('terminal started', { id, file: executable.path, args: spawnArgs, cwd, pid: pty.pid, shellIntegration: nonce !== null });
     this.#onDidAddTerminal.fire(session.info);
+    collectSoon();
     return session;
   }
 
@@ -305,6 +307,7 @@ export class PtyHost implements IDisposable {
     for (const listener of entry.listeners) listener.dispose();
     session.dispose();
     this.#onDidRemoveTerminal.fire({ id });
+    collectSoon();
   }
 
   /**

@@ -20,6 +20,7 @@ import { CommandTracker, type CommandEvent, type CommandStart } from '../../comm
 import { OscParser, type OscParserHandler } from '../../common/terminal/oscParser.ts';
 import { parseTerminalMark } from '../../common/terminal/terminalMarks.ts';
 import type { ILogger } from '../logger.ts';
+import { postponeCollection } from '../idleCollector.ts';
 import { isProcessAlive } from '../processAlive.ts';
 import { type FlowAccount, FlowController } from './flowControl.ts';
 import { createLocalMirror } from './lazyMirror.ts';
@@ -304,6 +305,7 @@ export class PtySession implements IDisposable {
 
   write(data: string): void {
     this.#requireRunning().write(data);
+    postponeCollection();
     if (this.#onDidWrite.hasListeners) this.#onDidWrite.fire({ data });
   }
 
