@@ -8,6 +8,7 @@
  * each kind, terminals closed), so what the Hub sets up once — the mirror worker, SQLite's caches,
  * compiled code — is in both figures and only what the load leaves behind shows.
  */
+import { idleCollectionDelayMs } from '../src/node/hub.ts';
 import { SoakHub, type HubMeasure } from './hubHandle.ts';
 import { LineClient, type Frame } from './lineClient.ts';
 import { Pinger, pingStats, type PingStats } from './pinger.ts';
@@ -49,8 +50,11 @@ export interface LoadFigures {
 export const loadPingP99TargetMs = 10;
 /** Memory after the load, within this fraction of before. */
 export const memoryTolerance = 0.1;
-/** How long the Hub settles, its terminals closed, before its memory is measured (before and after the load alike). */
-const settleMs = 3000;
+/**
+ * How long the Hub settles, its terminals closed, before its memory is measured (before and after
+ * the load alike): past the collection its thread runs after terminals close (hub.ts).
+ */
+const settleMs = idleCollectionDelayMs + 2_000;
 
 /** A flood: lines of output as fast as `seq` prints them, a short breath between bursts. */
 const floodCommand = 'while :; do seq 1 3000; sleep 0.1; done';
@@ -198,7 +202,7 @@ export async function runLoadPhase(options: LoadOptions): Promise<LoadFigures> {
     figures.errors = 0;
     figures.errorSamples = [];
     // The same settle as "after" below: what the Hub gives back in the seconds after terminals
-    // close (the mirror worker collects its garbage then) is given back before both.
+    // close (its thread and the mirror worker collect their garbage then) is given back before both.
     await hub.connectionsGone();
     await new Promise((resolve) => setTimeout(resolve, settleMs));
     const before = await hub.measure();

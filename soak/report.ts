@@ -62,7 +62,7 @@ export function formatReport(run: SoakRun): string {
     const { options, before, after } = load;
     const timers = (m: typeof before) => m.resources.Timeout ?? 0;
     const handles = (m: typeof before) => table(Object.fromEntries(Object.entries(m.resources).filter(([kind]) => kind !== 'Timeout'))) || 'none';
-    lines.push(`**Soak**: ${options.clients} control-socket clients (a quarter each: \`subscribe\` to a flood's output stream and \`command.**\`, \`exec\` \`echo\` checking its output, \`readLog\` following a flood, \`send\` a no-op line) and ${options.floods} terminals flooding output (\`seq 1 3000\` every 0.1 s) for ${options.seconds} s; ${options.execTerminals} terminals for \`exec\`, ${options.sendTerminals} for \`send\`. Before/after: with the clients gone and every terminal closed, after a settle (3 s, the same for both) and a full GC of the Hub's thread, the "before" after a warm-up of the same shape.`);
+    lines.push(`**Soak**: ${options.clients} control-socket clients (a quarter each: \`subscribe\` to a flood's output stream and \`command.**\`, \`exec\` \`echo\` checking its output, \`readLog\` following a flood, \`send\` a no-op line) and ${options.floods} terminals flooding output (\`seq 1 3000\` every 0.1 s) for ${options.seconds} s; ${options.execTerminals} terminals for \`exec\`, ${options.sendTerminals} for \`send\`. Before/after: with the clients gone and every terminal closed, after a settle (7 s, the same for both: past the collection the Hub runs 5 s after terminals close) and a full GC of the Hub's thread, the "before" after a warm-up of the same shape.`);
     lines.push('');
     lines.push('| figure | value | target |');
     lines.push('| --- | --- | --- |');

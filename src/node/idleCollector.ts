@@ -56,9 +56,10 @@ export function collectSoon(): void {
 }
 
 /**
- * Someone is typing: a collection due soon waits until `delayMs` after this. The collection
- * stops the thread for its length (the Hub's, with forty terminals: ~70 ms), which a keystroke's
- * echo should not wait behind.
+ * Someone is using the thread's owner (typing, a client's request): a collection due soon waits
+ * until `delayMs` after this. It stops the thread for its length (the Hub's: ~70 ms with forty
+ * terminals, ~120 ms after the hostile burst's 64), which an echo or an answer should not wait
+ * behind; so it runs once the Hub is quiet.
  */
 export function postponeCollection(): void {
   threadCollector?.postpone();

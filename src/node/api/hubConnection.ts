@@ -20,6 +20,7 @@ import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
 import { formatZodIssues, nestsDeeperThan } from '../../common/validation.ts';
+import { postponeCollection } from '../idleCollector.ts';
 
 /** No contract type nests anywhere near this deep (a layout of 30 nested splits is unusable). */
 const maxParamsDepth = 64;
@@ -74,6 +75,8 @@ export class HubConnection implements IDisposable {
   /** Validate and run one method call. Never throws; never rejects. */
   async call(method: string, params: unknown): Promise<CallOutcome> {
     if (this.#disposed) return failure('CONNECTION_CLOSED', 'the connection to the Hub is closed');
+    // Someone is using the app: the answer should not wait behind a collection.
+    postponeCollection();
     if (typeof method !== 'string' || !isHubMethod(method)) {
       return failure('UNKNOWN_METHOD', `unknown method: ${typeof method === 'string' ? method.slice(0, 100) : typeof method}`);
     }

@@ -13,6 +13,7 @@ import { ControlConstants } from '../../common/constants.ts';
 import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
+import { postponeCollection } from '../idleCollector.ts';
 import { formatZodIssues } from '../../common/validation.ts';
 import type { ControlPeer } from './commandRegistry.ts';
 import { LineFramer } from './lineFramer.ts';
@@ -180,6 +181,8 @@ export class ControlConnection implements IDisposable, ControlPeer {
   #onLine(line: string): void {
     if (this.#closed) return;
     if (line.trim().length === 0) return;
+    // A client is working with the Hub: its answers should not wait behind a collection.
+    postponeCollection();
     let parsed: unknown;
     try {
       parsed = JSON.parse(line);
