@@ -8,10 +8,11 @@
  * detection (src/node/servers) looks through for listening sockets.
  */
 import { execFile } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { promisify } from 'node:util';
 import { foregroundProcessGroup } from '../control/foregroundProcess.ts';
+import { listProcDir, readProcText } from '../procFiles.ts';
 import type { AgentDefinition } from './agentTable.ts';
 
 const execFileAsync = promisify(execFile);
@@ -43,6 +44,7 @@ export function matchAgentCommand(argv: readonly string[], table: readonly Agent
   return table.find((agent) => agent.commands.includes(scriptName) || agent.scripts.some((pattern) => pattern.test(script))) ?? null;
 }
 
+/** Off the Hub's thread: reading a process's command line waits on its memory lock (procFiles.ts). */
 export async function readArgv(pid: number): Promise<string[] | null> {
   try {
     const raw = await readFile(`/proc/${pid}/cmdline`, 'utf8');
@@ -53,23 +55,17 @@ export async function readArgv(pid: number): Promise<string[] | null> {
   }
 }
 
-async function childrenOf(pid: number): Promise<number[]> {
-  try {
-    const text = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8');
-    return text.split(' ').filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
+/** The children a thread forked (`pid` itself: its main thread), from /proc. */
+function childrenOfThread(pid: number, thread: number | string = pid): number[] {
+  const text = readProcText(`/proc/${pid}/task/${thread}/children`);
+  return text === null ? [] : text.split(' ').filter(Boolean).map(Number);
 }
 
-async function processGroupOf(pid: number): Promise<number | null> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    const group = Number(stat.substring(stat.lastIndexOf(')') + 2).split(' ')[2]);
-    return Number.isInteger(group) ? group : null;
-  } catch {
-    return null;
-  }
+function processGroupOf(pid: number): number | null {
+  const stat = readProcText(`/proc/${pid}/stat`);
+  if (stat === null) return null;
+  const group = Number(stat.substring(stat.lastIndexOf(')') + 2).split(' ')[2]);
+  return Number.isInteger(group) ? group : null;
 }
 
 /** The foreground process group of the terminal whose session leader is `shellPid` (its own group when the shell is in front). */
@@ -89,7 +85,7 @@ export async function findAgentInGroup(group: number, table: readonly AgentDefin
       const argv = await readArgv(pid);
       const agent = argv && matchAgentCommand(argv, table);
       if (agent) return { agent, pid, group };
-      for (const child of await childrenOf(pid)) if ((await processGroupOf(child)) === group) next.push(child);
+      for (const child of childrenOfThread(pid)) if (processGroupOf(child) === group) next.push(child);
     }
     level = next;
   }
@@ -97,23 +93,10 @@ export async function findAgentInGroup(group: number, table: readonly AgentDefin
 }
 
 /** Children of every thread of `pid` (a program may fork from any thread; /proc lists a child under the thread that forked it). */
-async function childrenOfAllThreads(pid: number): Promise<number[]> {
-  let threads: string[];
-  try {
-    threads = await readdir(`/proc/${pid}/task`);
-  } catch {
-    return [];
-  }
-  if (threads.length === 1) return childrenOf(pid);
-  const lists = await Promise.all(
-    threads.map((thread) =>
-      readFile(`/proc/${pid}/task/${thread}/children`, 'utf8').then(
-        (text) => text.split(' ').filter(Boolean).map(Number),
-        () => [] as number[],
-      ),
-    ),
-  );
-  return lists.flat();
+function childrenOfAllThreads(pid: number): number[] {
+  const threads = listProcDir(`/proc/${pid}/task`);
+  if (threads === null) return [];
+  return threads.flatMap((thread) => childrenOfThread(pid, thread));
 }
 
 /** `ps -ax -o pid=,ppid=` → children by parent (macOS, where there is no /proc). */
@@ -149,7 +132,7 @@ export async function processTree(rootPid: number, limit: number): Promise<numbe
   const found = [rootPid];
   const seen = new Set(found);
   for (let index = 0; index < found.length && found.length < limit; index++) {
-    const children = parents ? (parents.get(found[index]!) ?? []) : await childrenOfAllThreads(found[index]!);
+    const children = parents ? (parents.get(found[index]!) ?? []) : childrenOfAllThreads(found[index]!);
     for (const child of children) {
       if (seen.has(child)) continue;
       seen.add(child);

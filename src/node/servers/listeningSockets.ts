@@ -13,8 +13,9 @@
  * "Dev servers").
  */
 import { execFile } from 'node:child_process';
-import { readdir, readFile, readlink } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { listProcDir, readProcLink } from '../procFiles.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -89,23 +90,20 @@ function ipv4Local(bytes: number[]): string | null {
 /** Every loopback/wildcard LISTEN socket of this network namespace (Linux; empty elsewhere). */
 export async function readListeningSockets(): Promise<ListeningSocket[]> {
   if (!socketTablesSupported) return [];
+  // Off the Hub's thread, unlike the per-process files (procFiles.ts): the kernel walks its whole
+  // socket hash table to write these, ~4 ms each however few sockets there are.
   const tables = await Promise.all(['/proc/net/tcp', '/proc/net/tcp6'].map((path) => readFile(path, 'utf8').catch(() => '')));
   return tables.flatMap(parseSocketTable);
 }
 
 /** The socket inodes among `pid`'s open fds (empty when the process is gone or not ours to read). */
 export async function socketInodesOf(pid: number): Promise<number[]> {
-  let fds: string[];
-  try {
-    fds = await readdir(`/proc/${pid}/fd`);
-  } catch {
-    return [];
-  }
-  if (fds.length > maxFdsPerProcess) fds = fds.slice(0, maxFdsPerProcess);
-  const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
+  const fds = listProcDir(`/proc/${pid}/fd`);
+  if (fds === null) return [];
   const inodes: number[] = [];
-  for (const link of links) {
-    if (link.startsWith('socket:[')) inodes.push(Number(link.substring(8, link.length - 1)));
+  for (const fd of fds.slice(0, maxFdsPerProcess)) {
+    const link = readProcLink(`/proc/${pid}/fd/${fd}`);
+    if (link?.startsWith('socket:[')) inodes.push(Number(link.substring(8, link.length - 1)));
   }
   return inodes;
 }
