@@ -31,13 +31,18 @@ interface GcOptions {
  * V8's `gc()` for this thread. Node has no API that asks for a collection; `--expose-gc` set at
  * run time gives `gc` to the contexts created after it, so one is created for it and the flag is
  * put back at once (a process started with `--expose-gc` has `gc` already: that one is used).
+ * Node and Electron leave V8's flags writable after start (`--no-freeze-flags-after-init`); where
+ * that fails, nothing is collected and V8 is left to itself.
  */
-function gcFunction(): (options: GcOptions) => void {
+function gcFunction(): ((options: GcOptions) => void) | null {
   const exposed = (globalThis as { gc?: unknown }).gc;
   if (typeof exposed === 'function') return exposed as (options: GcOptions) => void;
-  setFlagsFromString('--expose-gc');
   try {
-    return runInNewContext('gc') as (options: GcOptions) => void;
+    setFlagsFromString('--expose-gc');
+    const gc: unknown = runInNewContext('gc');
+    return typeof gc === 'function' ? (gc as (options: GcOptions) => void) : null;
+  } catch {
+    return null;
   } finally {
     setFlagsFromString('--no-expose-gc');
   }
@@ -67,7 +72,7 @@ export function postponeCollection(): void {
 
 class IdleCollector {
   readonly #delayMs: number;
-  readonly #gc: (options: GcOptions) => void;
+  readonly #gc: ((options: GcOptions) => void) | null;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(delayMs: number) {
@@ -77,6 +82,7 @@ class IdleCollector {
 
   /** Collect `delayMs` from now (a pending collection is put off to then). */
   collectSoon(): void {
+    if (!this.#gc) return;
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => this.#collect(), this.#delayMs);
     // A collection to come must not keep the thread alive; it is the thread's for its life, so
@@ -91,6 +97,6 @@ class IdleCollector {
 
   #collect(): void {
     this.#timer = undefined;
-    this.#gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+    this.#gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   }
 }
