@@ -13,6 +13,7 @@ import { basename } from 'node:path';
 import { promisify } from 'node:util';
 import { foregroundProcessGroup } from '../control/foregroundProcess.ts';
 import { listProcDir, readProcText } from '../procFiles.ts';
+import { parseProcStat } from '../pty/processGroups.ts';
 import type { AgentDefinition } from './agentTable.ts';
 
 const execFileAsync = promisify(execFile);
@@ -62,10 +63,7 @@ function childrenOfThread(pid: number, thread: number | string = pid): number[] 
 }
 
 function processGroupOf(pid: number): number | null {
-  const stat = readProcText(`/proc/${pid}/stat`);
-  if (stat === null) return null;
-  const group = Number(stat.substring(stat.lastIndexOf(')') + 2).split(' ')[2]);
-  return Number.isInteger(group) ? group : null;
+  return parseProcStat(readProcText(`/proc/${pid}/stat`) ?? '')?.processGroup ?? null;
 }
 
 /** The foreground process group of the terminal whose session leader is `shellPid` (its own group when the shell is in front). */

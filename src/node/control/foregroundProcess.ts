@@ -4,13 +4,10 @@
  * terminal); elsewhere we fall back to the shell's own group.
  */
 import { readProcText } from '../procFiles.ts';
+import { parseProcStat } from '../pty/processGroups.ts';
 
 export async function foregroundProcessGroup(shellPid: number): Promise<number> {
   if (process.platform !== 'linux') return shellPid;
-  const stat = readProcText(`/proc/${shellPid}/stat`);
-  if (stat === null) return shellPid;
-  // The command name may hold spaces and parentheses: fields are counted after the last ')'.
-  const fields = stat.substring(stat.lastIndexOf(')') + 2).split(' ');
-  const tpgid = Number(fields[5]);
-  return Number.isInteger(tpgid) && tpgid > 0 ? tpgid : shellPid;
+  const tpgid = parseProcStat(readProcText(`/proc/${shellPid}/stat`) ?? '')?.terminalGroup ?? 0;
+  return tpgid > 0 ? tpgid : shellPid;
 }

@@ -15,6 +15,8 @@ interface ProcStat {
   state: string;
   processGroup: number;
   session: number;
+  /** The foreground process group of the process's controlling terminal (tpgid; -1 without one). */
+  terminalGroup: number;
 }
 
 /** Parse /proc/<pid>/stat; the command name may hold spaces and parentheses, so split after the last ')'. */
@@ -25,8 +27,9 @@ export function parseProcStat(text: string): ProcStat | null {
   const fields = text.substring(close + 2).split(' ');
   const processGroup = Number(fields[2]);
   const session = Number(fields[3]);
-  if (!Number.isInteger(pid) || !Number.isInteger(processGroup) || !Number.isInteger(session)) return null;
-  return { pid, state: fields[0] ?? '?', processGroup, session };
+  const terminalGroup = Number(fields[5]);
+  if (!Number.isInteger(pid) || !Number.isInteger(processGroup) || !Number.isInteger(session) || !Number.isInteger(terminalGroup)) return null;
+  return { pid, state: fields[0] ?? '?', processGroup, session, terminalGroup };
 }
 
 const hasProc = process.platform === 'linux';

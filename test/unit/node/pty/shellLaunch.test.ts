@@ -87,12 +87,13 @@ describe('resolveExecutable', () => {
 });
 
 describe('parseProcStat', () => {
-  test('reads group and session even when the command name has spaces and parentheses', () => {
+  test('reads group, session and the terminal’s foreground group even when the command name has spaces and parentheses', () => {
     assert.deepEqual(parseProcStat('4242 (my (weird) cmd) S 1 4240 4200 34816 4240 4194560 0'), {
       pid: 4242,
       state: 'S',
       processGroup: 4240,
       session: 4200,
+      terminalGroup: 4240,
     });
     assert.equal(parseProcStat('garbage'), null);
   });
