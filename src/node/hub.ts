@@ -73,6 +73,8 @@ export interface HubOptions {
    * settings for this run), `tokenCipher` from a host with an OS keychain (Electron safeStorage).
    */
   relay?: HubRelayOptions;
+  /** The clock control tokens expire by (default Date.now); tests move it past an expiry. */
+  tokenClock?: () => number;
 }
 
 /**
@@ -195,7 +197,7 @@ export class Hub implements IDisposable {
     this.#store.add(this.#history.onDidChangeRecording((change) => this.#broadcast('history.recordingChanged', change)));
     // "Don't record" is a privacy choice: it is saved with the pane and holds after a restart.
     this.#store.add(this.#history.onDidChangeRecording(({ terminalId }) => this.#windowState.notePaneChanged(terminalId)));
-    this.#tokens = this.#store.add(new TokenStore({ filePath: controlTokensFilePath(this.dataDir), logger: this.#logger.child('tokens'), terminals: () => this.#ptyHost.list() }));
+    this.#tokens = this.#store.add(new TokenStore({ filePath: controlTokensFilePath(this.dataDir), logger: this.#logger.child('tokens'), terminals: () => this.#ptyHost.list(), now: options.tokenClock }));
     this.#store.add(this.#tokens.onDidChange((tokens) => this.#broadcast('tokens.changed', tokens)));
     // The review queue and the IDE bridge: disposed before the PtyHost, the bridge first, so the
     // reviews of connected CLIs are withdrawn while the queue still runs.

@@ -168,6 +168,7 @@ export class ControlServer implements IDisposable {
       log: new BusLog({ filePath: logDir === null ? null : join(logDir, busLogFileName), logger: options.logger.child('bus') }),
       logger: options.logger.child('bus'),
       workers,
+      isCutOff: (connection) => this.#access.isCutOff(connection),
     });
     this.#registry.registerAll(trackPeerCommands(busCommands(this.bus), this.#peers));
     this.tasks = new TaskRegistry({

@@ -40,6 +40,32 @@ async function settle(client: NdjsonClient): Promise<Frame> {
   return client.request({ cmd: 'ping' });
 }
 
+/** The secret of a test token named `name` (well-formed: `sbt_` and 43 characters). */
+function tokenSecret(name: string): string {
+  return `sbt_${name.padEnd(43, 'x')}`;
+}
+
+/**
+ * A Hub (not started) with token auth on and these drive tokens in control-tokens.json, written
+ * as the app writes them; `tokenClock` is the clock they expire by.
+ */
+function createHubWithTokenFile(temp: { dataDir: string; workspace: string }, tokens: Array<{ id: string; expiresAt: number | null }>, tokenClock?: () => number) {
+  const stored = tokens.map(({ id, expiresAt }) => ({
+    id,
+    name: id,
+    scopes: ['drive'],
+    terminals: null,
+    createdAt: Date.now(),
+    expiresAt,
+    revokedAt: null,
+    secretSha256: createHash('sha256').update(tokenSecret(id)).digest('hex'),
+  }));
+  writeFileSync(join(temp.dataDir, 'control-tokens.json'), JSON.stringify({ version: 1, tokens: stored }), { mode: 0o600 });
+  writeFileSync(join(temp.dataDir, 'settings.json'), JSON.stringify({ controlTokenAuth: true }), { mode: 0o600 });
+  const hub = new Hub({ dataDir: temp.dataDir, workspaceFolders: [temp.workspace], host: 'test', logger: createLogger({ level: 'silent' }), env: {}, clawsCompatSockets: false, tokenClock });
+  return { hub, client: createLocalHubClient(hub) };
+}
+
 describe('token scopes at their edges', () => {
   it('refuses token management to a drive token limited to terminals: it cannot list, mint or revoke', async (t) => {
     const { testHub, api } = await hubWithAuth(t, { clawsCompatSockets: false });
@@ -78,24 +104,11 @@ describe('token scopes at their edges', () => {
     t.after(() => temp.dispose());
     mkdirSync(temp.dataDir, { recursive: true, mode: 0o700 });
     // Tokens written as the app writes them; one expires a few seconds after the Hub starts.
-    const secret = (name: string) => `sbt_${name.padEnd(43, 'x')}`;
-    const stored = (id: string, expiresAt: number | null) => ({
-      id,
-      name: id,
-      scopes: ['drive'],
-      terminals: null,
-      createdAt: Date.now(),
-      expiresAt,
-      revokedAt: null,
-      secretSha256: createHash('sha256').update(secret(id)).digest('hex'),
-    });
+    const secret = tokenSecret;
     const expiresAt = Date.now() + 6_000;
-    writeFileSync(join(temp.dataDir, 'control-tokens.json'), JSON.stringify({ version: 1, tokens: [stored('expiring', expiresAt), stored('revoked', null), stored('watcher', null)] }), { mode: 0o600 });
-    writeFileSync(join(temp.dataDir, 'settings.json'), JSON.stringify({ controlTokenAuth: true }), { mode: 0o600 });
-    const hub = new Hub({ dataDir: temp.dataDir, workspaceFolders: [temp.workspace], host: 'test', logger: createLogger({ level: 'silent' }), env: {}, clawsCompatSockets: false });
+    const { hub, client: api } = createHubWithTokenFile(temp, [{ id: 'expiring', expiresAt }, { id: 'revoked', expiresAt: null }, { id: 'watcher', expiresAt: null }]);
     t.after(() => hub.dispose());
     await hub.start();
-    const api = createLocalHubClient(hub);
     t.after(() => api.dispose());
     const terminal = (await api.call('terminal.create', { file: '/bin/sh' })).id;
 
@@ -145,6 +158,47 @@ describe('token scopes at their edges', () => {
     assert.ok(!pushedOutput(expiring, terminal).includes('AFTEREXPIRY'), 'no output reaches an expired token\'s subscription');
     // Refused once with auth:invalid, the connection has no token left: it must authenticate again.
     assert.equal((await expiring.request({ cmd: 'subscribe', topic: `terminal.${terminal}.output` })).error, 'auth:required');
+  });
+
+  it('pushes nothing to a subscription whose token has expired, even before the expiry timer has run', async (t) => {
+    const temp = createTempHome('sb-sec-expired-push-');
+    t.after(() => temp.dispose());
+    mkdirSync(temp.dataDir, { recursive: true, mode: 0o700 });
+    // The tokens' clock jumps an hour and a half ahead on demand: the token is expired for every
+    // check, while the Hub's timer that cuts lapsed tokens off is still an hour away.
+    let ahead = 0;
+    const tokenClock = () => Date.now() + ahead;
+    const api = createHubWithTokenFile(temp, [{ id: 'expiring', expiresAt: Date.now() + 3_600_000 }, { id: 'watcher', expiresAt: null }, { id: 'publisher', expiresAt: null }], tokenClock);
+    t.after(() => api.hub.dispose());
+    await api.hub.start();
+    t.after(() => api.client.dispose());
+    const terminal = (await api.client.call('terminal.create', { file: '/bin/sh' })).id;
+    const subscribed = async (name: string) => {
+      const client = await NdjsonClient.connect(api.hub.controlSocketPath);
+      t.after(() => client.close());
+      assert.equal((await client.request({ cmd: 'hello', protocol: 'claws/2', role: 'observer', peerName: name, token: tokenSecret(name) })).ok, true);
+      assert.equal((await client.request({ cmd: 'subscribe', topic: `terminal.${terminal}.output` })).ok, true);
+      assert.equal((await client.request({ cmd: 'subscribe', topic: 'agent.**' })).ok, true);
+      return client;
+    };
+    const expiring = await subscribed('expiring');
+    const watcher = await subscribed('watcher');
+    const type = async (marker: string) => {
+      await api.client.call('terminal.write', { id: terminal, data: `echo ${marker}\n` });
+      await watcher.waitFor(() => pushedOutput(watcher, terminal).includes(marker), 10_000, `${marker} on the watcher`);
+    };
+    await type('BEFORE');
+    await settle(expiring);
+    assert.ok(pushedOutput(expiring, terminal).includes('BEFORE'), 'output reaches it while the token is good');
+
+    ahead = 5_400_000;
+    await type('AFTER');
+    const publisher = await subscribed('publisher');
+    assert.equal((await publisher.request({ cmd: 'publish', topic: 'agent.note', payload: { text: 'AFTERPUBLISH' } })).ok, true);
+    await watcher.waitFor(() => watcher.frames.some((frame) => frame.topic === 'agent.note'), 10_000, 'the published message on the watcher');
+    assert.equal((await expiring.request({ cmd: 'list' })).error, 'auth:invalid');
+    assert.ok(!pushedOutput(expiring, terminal).includes('AFTER'), 'no terminal output reaches an expired token\'s subscription');
+    assert.ok(!expiring.frames.some((frame) => frame.topic === 'agent.note'), 'no published message reaches it either');
   });
 
   it('keeps a token\'s limits on a connection that presents it while auth is off', async (t) => {

@@ -85,6 +85,12 @@ export interface BusOptions {
   heartbeatIntervalMs?: number;
   /** claws' worker bookkeeping: correlation ids for server topics, monitor claims from hello. */
   workers?: ClawsWorkers;
+  /**
+   * Whether a connection may no longer receive anything (its token revoked or expired). Asked
+   * before every push: the ControlServer also ends such subscriptions when a token lapses, but
+   * that is a timer, and output must not slip through between the expiry and the timer.
+   */
+  isCutOff?: (connection: BusConnection) => boolean;
 }
 
 export class Bus implements IDisposable {
@@ -92,6 +98,7 @@ export class Bus implements IDisposable {
   readonly #log: BusLog;
   readonly #logger: ILogger;
   readonly #workers: ClawsWorkers | undefined;
+  readonly #isCutOff: (connection: BusConnection) => boolean;
   readonly #clients = new Map<BusConnection, BusClient>();
   readonly #serverTopics: ServerTopics;
   readonly #heartbeatIntervalMs: number;
@@ -104,6 +111,7 @@ export class Bus implements IDisposable {
     this.#log = options.log;
     this.#logger = options.logger;
     this.#workers = options.workers;
+    this.#isCutOff = options.isCutOff ?? (() => false);
     this.#heartbeatIntervalMs = options.heartbeatIntervalMs ?? BusConstants.heartbeatIntervalMs;
     this.#serverTopics = new ServerTopics({
       ptyHost: options.ptyHost,
@@ -282,7 +290,7 @@ export class Bus implements IDisposable {
   #deliver(event: BusEvent, segments: readonly string[], except: BusClient | null): number {
     let deliveredTo = 0;
     for (const client of this.#clients.values()) {
-      if (client === except || !client.connection.connected || client.subscriptions.size === 0) continue;
+      if (client === except || !this.#mayReceive(client)) continue;
       let replaying: Subscription | null = null;
       let live = false;
       for (const subscription of client.subscriptions.values()) {
@@ -314,7 +322,7 @@ export class Bus implements IDisposable {
   }
 
   #replay(client: BusClient, subscription: Subscription, events: BusEvent[], resumeCursor: number | string): void {
-    if (subscription.closed || !client.connection.connected) return;
+    if (subscription.closed || !this.#mayReceive(client)) return;
     for (const event of events) {
       if (!client.connection.connected) return;
       this.#sendMessage(client, event, true);
@@ -343,7 +351,7 @@ export class Bus implements IDisposable {
         const offset = stream.nextOffset;
         stream.nextOffset = endOffset;
         stream.attachment?.ack(data.length);
-        if (subscription.closed || !client.connection.connected) return;
+        if (subscription.closed || !this.#mayReceive(client)) return;
         // A client that is not reading: skip output (say so once) rather than queue it.
         if (client.queuedBytes() > BusConstants.outputSkipQueuedBytes) {
           if (!stream.skipping) {
@@ -365,6 +373,17 @@ export class Bus implements IDisposable {
   #outputFrame(topic: string, payload: Record<string, unknown>): Record<string, unknown> {
     // Output is not logged: it carries the latest logged sequence, so it never moves a cursor.
     return { push: 'message', protocol: ProtocolV2, topic, from: serverPeerId, payload, sentAt: Date.now(), sequence: this.#log.lastSequence };
+  }
+
+  /**
+   * Whether anything may be pushed to this client now: connected, subscribed, and not cut off.
+   * A client found cut off loses its subscriptions here, whether or not the timer has run yet.
+   */
+  #mayReceive(client: BusClient): boolean {
+    if (!client.connection.connected || client.subscriptions.size === 0) return false;
+    if (!this.#isCutOff(client.connection)) return true;
+    this.closeSubscriptionsOf(client.connection);
+    return false;
   }
 
   /**
