@@ -444,7 +444,6 @@ export class WorkspaceService implements IDisposable {
           createdAt: Date.now(),
         });
         this.#watch(worktree.path);
-        void this.#refresh(worktree.path);
       }
       this.#panesChanged();
       if (typePrompt) void this.#typeFirstPrompt(session, params.prompt!);
@@ -728,7 +727,8 @@ export class WorkspaceService implements IDisposable {
     if (this.#watchers.has(path) || this.#disposed) return;
     const watcher = new WorktreeWatcher({ path, logger: this.#logger, onDidChange: () => void this.#refresh(path) });
     this.#watchers.set(path, watcher);
-    void watcher.resync();
+    // The first refresh puts the watches in place, then reads: a commit made before then is read.
+    void this.#refresh(path);
   }
 
   /** Read a worktree's changes again and tell every client; one refresh at a time per worktree (a request meanwhile runs once after). */
@@ -742,8 +742,10 @@ export class WorkspaceService implements IDisposable {
     try {
       const record = this.#registry.get(path);
       if (!record) return;
-      const info = await this.#info(record);
+      // Watch first, read after: a change made while reading is then seen by a watch and read
+      // again, where reading first would miss one made before the watches were in place.
       await this.#watchers.get(path)?.resync();
+      const info = await this.#info(record);
       if (!this.#disposed && !this.#finishing.has(path) && this.#registry.get(path)) this.#options.emit('worktree.changed', info);
     } catch (error) {
       this.#logger.warn('cannot read a worktree’s changes', { path, error: String(error) });

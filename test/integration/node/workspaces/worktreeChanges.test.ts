@@ -125,6 +125,22 @@ describe('worktree changes', () => {
     assert.ok(info.files.every((file) => file.path !== 'src/new.ts'));
   });
 
+  it('shows a commit an agent makes the instant its worktree exists (before the watches are in place)', async () => {
+    // As a scripted agent does: commit at once, in three new worktrees side by side.
+    const started = await Promise.all(['at-once-1', 'at-once-2', 'at-once-3'].map((branch) => t.client.call('agent.start', { profile: 'fake', folder: repo, worktree: { branch }, prompt: branch })));
+    for (const { worktree } of started) {
+      writeFileSync(join(worktree!.path, 'README.md'), 'rewritten at once\n');
+      gitIn(worktree!.path, 'commit', '-q', '-am', 'agent: at once');
+    }
+    for (const { worktree } of started) {
+      const shown = await pollUntil(() => {
+        const info = events.filter((event) => event.path === worktree!.path).at(-1);
+        return info && info.ahead === 1 && info;
+      }, { what: `ahead 1 in ${worktree!.branch}` });
+      assert.deepEqual(shown.files.map((file) => [file.path, file.uncommitted]), [['README.md', false]]);
+    }
+  });
+
   it('refuses paths outside the worktree and unknown worktrees', async () => {
     await assert.rejects(t.client.call('worktree.discard', { path, file: '../changes/README.md' }), (error: ApiError) => error.code === 'INVALID_PARAMS');
     await assert.rejects(t.client.call('worktree.discard', { path, file: '.git/config' }), (error: ApiError) => error.code === 'INVALID_PARAMS');
