@@ -281,6 +281,43 @@ describe('the app around the panes', () => {
     assert.equal(await selectionLayer.count(), 0);
   });
 
+  it('shows the scrollbar while output scrolls the pane and hides it half a second after the last scroll (xtermPatches.ts)', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    await typeInPane(page, firstPane, 'seq 1 60');
+    await waitForPaneText(page, firstPane, '60');
+    const pane = `[data-terminal-id="${firstPane}"]`;
+    // Every change of the scrollbar's class and every redraw of the rows, timed in the page.
+    await page.evaluate((selector) => {
+      const root = document.querySelector(selector)!;
+      const scrollbar = root.querySelector('.xterm-scrollable-element > .scrollbar.vertical')!;
+      const log: Array<{ at: number; what: string }> = [];
+      (globalThis as { scrollbarLog?: typeof log }).scrollbarLog = log;
+      new MutationObserver(() => log.push({ at: performance.now(), what: scrollbar.className.includes('invisible') ? 'hidden' : 'shown' })).observe(scrollbar, { attributes: true, attributeFilter: ['class'] });
+      new MutationObserver(() => log.push({ at: performance.now(), what: 'rows' })).observe(root.querySelector('.xterm-rows')!, { childList: true, subtree: true, characterData: true });
+    }, pane);
+    // Output that scrolls for longer than the half second the scrollbar waits.
+    await typeInPane(page, firstPane, 'for i in $(seq 1 25); do echo tick-$i; sleep 0.04; done; echo ticks-done');
+    // The pointer away from the pane (typing clicked it), as when a person watches output: then the scrollbar fades.
+    await page.mouse.move(1, 1);
+    // Leaving hides it at once (VS Code's scrollbar does so on mouseleave); what follows is the scrolls' doing.
+    await page.evaluate(() => (globalThis as { scrollbarLog?: Array<{ at: number; what: string }> }).scrollbarLog!.push({ at: performance.now(), what: 'left' }));
+    await waitForPaneText(page, firstPane, 'ticks-done');
+    const log = await pollUntil(async () => {
+      const entries = await page.evaluate(() => (globalThis as { scrollbarLog?: Array<{ at: number; what: string }> }).scrollbarLog!);
+      // The rows may still be redrawn (a blinking cursor): the scrollbar's last change is what counts.
+      return entries.findLast((entry) => entry.what !== 'rows')?.what === 'hidden' ? entries : undefined;
+    }, { what: 'the scrollbar hidden after the output stopped', timeoutMs: 10_000 });
+    const left = log.findIndex((entry) => entry.what === 'left');
+    const afterLeaving = log.slice(left + 1).filter((entry) => entry.what !== 'hidden' || entry.at - log[left]!.at > 50);
+    assert.ok(afterLeaving.some((entry) => entry.what === 'shown'), 'the scrollbar showed again while the output scrolled');
+    // Each hide comes at least the half second (less a frame: a row is drawn after its scroll) after the last redraw before it.
+    for (const [index, entry] of afterLeaving.entries()) {
+      if (entry.what !== 'hidden') continue;
+      const lastRows = afterLeaving.slice(0, index).findLast((before) => before.what === 'rows');
+      if (lastRows) assert.ok(entry.at - lastRows.at >= 450, `hidden ${Math.round(entry.at - lastRows.at)} ms after the last redraw: too soon`);
+    }
+  });
+
   it('scrolls back with the wheel while output keeps coming, a few lines at a time, and back to the end', async (t) => {
     const { page, firstPane } = await openFreshApp(t);
     const rows = page.locator(`[data-terminal-id="${firstPane}"] .xterm-rows > div`);
