@@ -12,6 +12,7 @@ import { idleCollectionDelayMs } from '../src/node/hub.ts';
 import { SoakHub, type HubMeasure } from './hubHandle.ts';
 import { LineClient, type Frame } from './lineClient.ts';
 import { Pinger, pingStats, type PingStats } from './pinger.ts';
+import { cpuShareBetween, sampleCpu, type CpuShare } from './cpuShare.ts';
 
 export interface LoadOptions {
   clients: number;
@@ -39,6 +40,8 @@ export interface LoadFigures {
   /** Bytes the flooding terminals wrote (their output offsets at the end). */
   floodBytes: number;
   ping: PingStats;
+  /** The Hub's main thread and the machine's cores while the load ran (null where not Linux). */
+  cpu: CpuShare | null;
   before: HubMeasure;
   after: HubMeasure;
   shellsLeft: number;
@@ -211,12 +214,15 @@ export async function runLoadPhase(options: LoadOptions): Promise<LoadFigures> {
     const { terminals, setup } = await openTerminals(hub.socketPath, options);
     log(`soak: ${options.clients} clients (subscribe, exec, readLog, send) and ${options.floods} flooding terminals for ${options.seconds} s`);
     const pinger = await Pinger.start(hub.socketPath);
+    const cpuAtStart = sampleCpu(hub.pid);
     await runClients(hub.socketPath, terminals, options.clients, Date.now() + options.seconds * 1000, figures);
+    const cpu = cpuShareBetween(cpuAtStart, sampleCpu(hub.pid));
     const samples = await pinger.stop();
     const floodBytes = await floodOutput(setup[0]!, terminals.floods);
     await closeTerminals(setup, terminals);
     const ping = pingStats(samples);
     log(`soak done: ${Object.values(figures.requests).reduce((a, b) => a + b, 0)} requests, ${figures.pushes} pushes, ${figures.errors} errors; floods wrote ${mib(floodBytes)}`);
+    if (cpu) log(`  the Hub's main thread ran ${cpu.threadRan.toFixed(1)} s and waited ${cpu.threadWaited.toFixed(1)} s for a CPU in ${cpu.seconds.toFixed(1)} s; the machine's ${cpu.cores} cores ${(cpu.machineBusy * 100).toFixed(0)} % busy (the Hub's process ${cpu.hubProcess.toFixed(1)} core-s, the soak's clients ${cpu.clients.toFixed(1)}, the rest — the terminals' programs, the kernel — ${cpu.rest.toFixed(1)})`);
 
     // Settle: the shells end, sockets close, the history writer catches up.
     await hub.connectionsGone();
@@ -249,7 +255,7 @@ export async function runLoadPhase(options: LoadOptions): Promise<LoadFigures> {
     if (handles(after) > handles(before)) failures.push(`active handles: ${JSON.stringify(after.resources)} after vs ${JSON.stringify(before.resources)} before`);
     if (after.terminals > 0 || after.connections > 0) failures.push(`left after the soak: ${after.terminals} terminals, ${after.connections} connections`);
     if (shellsLeft > 0) failures.push(`${shellsLeft} shells still run after the Hub shut down`);
-    return { options: { clients: options.clients, floods: options.floods, seconds: options.seconds, execTerminals: options.execTerminals, sendTerminals: options.sendTerminals }, ...figures, floodBytes, ping, before, after, shellsLeft, settleSeconds, failures };
+    return { options: { clients: options.clients, floods: options.floods, seconds: options.seconds, execTerminals: options.execTerminals, sendTerminals: options.sendTerminals }, ...figures, floodBytes, ping, cpu, before, after, shellsLeft, settleSeconds, failures };
   } finally {
     await hub.shutdown();
     hub.dispose();

@@ -70,6 +70,10 @@ export function formatReport(run: SoakRun): string {
     lines.push(`| flood output | ${mib(load.floodBytes)} | |`);
     lines.push(`| errors | ${load.errors}${load.errorSamples.length > 0 ? ` (${load.errorSamples.slice(0, 3).join(' | ')})` : ''} | 0 |`);
     lines.push(`| ping during the load: p50 / p99 / max | ${ms(load.ping.p50)} / ${ms(load.ping.p99)} / ${ms(load.ping.max)} (${load.ping.count} pings) | p99 < ${loadPingP99TargetMs} ms |`);
+    if (load.cpu) {
+      const { cpu } = load;
+      lines.push(`| the Hub's main thread during the load: on a CPU / ready but waiting for one | ${cpu.threadRan.toFixed(1)} s / ${cpu.threadWaited.toFixed(1)} s of ${cpu.seconds.toFixed(1)} s (the machine's ${cpu.cores} cores ${(cpu.machineBusy * 100).toFixed(0)} % busy: the Hub's process ${cpu.hubProcess.toFixed(1)} core-s with its workers, the soak's clients ${cpu.clients.toFixed(1)}, the rest — the terminals' programs, the kernel — ${cpu.rest.toFixed(1)}) | |`);
+    }
     lines.push(`| Hub RSS before → after (${load.settleSeconds} s settle) | ${mib(before.rss)} → ${mib(after.rss)} (${pct(before.rss, after.rss)}) | ≤ +${memoryTolerance * 100} % |`);
     lines.push(`| Hub heap before → after | ${mib(before.heapUsed)} → ${mib(after.heapUsed)} (${pct(before.heapUsed, after.heapUsed)}) | ≤ +${memoryTolerance * 100} % |`);
     lines.push(`| Buffers outside the heap before → after | ${mib(before.arrayBuffers)} → ${mib(after.arrayBuffers)} | |`);

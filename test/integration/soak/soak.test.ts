@@ -43,5 +43,12 @@ describe('npm run soak at a tiny size', () => {
     assert.ok((figures.after.resources.Timeout ?? 0) <= (figures.before.resources.Timeout ?? 0), `timers ${JSON.stringify(figures.before.resources)} → ${JSON.stringify(figures.after.resources)}`);
     const report = formatReport({ date: new Date().toISOString(), mode: 'quick', loadBefore: [0, 0, 0], loadAfter: [0, 0, 0], load: figures });
     assert.match(report, /\| errors \| 0 \|/);
+    // Where the CPU went (Linux): the Hub's main thread ran, and its process with every thread ran at least as long.
+    if (process.platform === 'linux') {
+      const cpu = figures.cpu!;
+      assert.ok(cpu.seconds >= 2 && cpu.threadRan > 0 && cpu.threadWaited >= 0, JSON.stringify(cpu));
+      assert.ok(cpu.hubProcess >= cpu.threadRan * 0.9 && cpu.machineBusy > 0 && cpu.machineBusy <= 1, JSON.stringify(cpu));
+      assert.match(report, /\| the Hub's main thread during the load: on a CPU \/ ready but waiting for one \| [\d.]+ s \/ [\d.]+ s of [\d.]+ s/);
+    }
   });
 });
