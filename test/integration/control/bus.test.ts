@@ -5,7 +5,12 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createLocalHubClient } from '../../../src/node/api/localHubClient.ts';
 import { pollUntil } from '../../helpers/poll.ts';
 import { createTerminal, type Frame, type NdjsonClient, shells, startTestHub, type TestHub, waitForIntegration } from './controlTestKit.ts';
 
@@ -333,5 +338,50 @@ describe('claws/2 bus on the control socket', () => {
     stuck.destroy();
     publisher.close();
     reader.close();
+  });
+});
+
+describe('claws/2 output streams and the terminal mirror', () => {
+  it('starts a terminal.<id>.output stream without serializing the mirror (a pane attaching still gets its snapshot)', async (t) => {
+    // The real mirror worker, behind a wrapper that counts the snapshots it is asked for.
+    const dir = mkdtempSync(join(tmpdir(), 'sb-bus-mirror-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const counted = join(dir, 'snapshots.log');
+    writeFileSync(counted, '');
+    const worker = join(dir, 'countingMirrorWorker.mjs');
+    const realWorker = fileURLToPath(new URL('../../../src/node/pty/mirrorWorker.ts', import.meta.url));
+    writeFileSync(
+      worker,
+      `import { appendFileSync } from 'node:fs';
+import { parentPort } from 'node:worker_threads';
+const on = parentPort.on.bind(parentPort);
+parentPort.on = (event, listener) => on(event, event !== 'message' ? listener : (message) => {
+  if (message?.type === 'snapshot') appendFileSync(${JSON.stringify(counted)}, 'snapshot\\n');
+  listener(message);
+});
+await import(${JSON.stringify(realWorker)});
+`,
+    );
+    const snapshots = () => readFileSync(counted, 'utf8').split('\n').filter(Boolean).length;
+    const app = await startTestHub({ clawsCompatSockets: false, mirrorWorkerPath: worker });
+    t.after(() => app.dispose());
+    const client = await app.connect();
+    const id = await createTerminal(client, app.env);
+    await client.request({ cmd: 'send', terminalId: id, text: 'seq 1 2000 | tail -n 1' });
+    await pollUntil(async () => (await client.request({ cmd: 'readLog', terminalId: id, strip: true })).bytes.includes('2000'), { what: 'the first output' });
+    await hello(client, 'observer', 'watcher');
+    for (let round = 0; round < 3; round++) {
+      const subscribed = await subscribe(client, `terminal.${id}.output`);
+      await client.request({ cmd: 'send', terminalId: id, text: `echo streamed-$((${round} + 40))` });
+      await pollUntil(() => client.frames.some((frame) => frame.topic === `terminal.${id}.output` && Buffer.from(frame.payload.data ?? '', 'base64').toString('utf8').includes(`streamed-${round + 40}`)), { what: `streamed-${round + 40} in the stream` });
+      assert.equal((await client.request({ cmd: 'unsubscribe', subscriptionId: subscribed.subscriptionId })).ok, true);
+    }
+    assert.equal(snapshots(), 0, 'no snapshot was asked of the mirror for the streams');
+    // A pane attaching (the app's terminal.attach) does get one: the count above can count.
+    const api = createLocalHubClient(app.hub);
+    t.after(() => api.dispose());
+    const attached = await api.call('terminal.attach', { id });
+    assert.match(attached.snapshot, /streamed-42/);
+    assert.equal(snapshots(), 1);
   });
 });

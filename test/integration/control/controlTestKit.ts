@@ -24,7 +24,7 @@ export interface TestHub {
   dispose(): Promise<void>;
 }
 
-export async function startTestHub(options: { clawsCompatSockets?: boolean; logger?: ILogger } = {}): Promise<TestHub> {
+export async function startTestHub(options: { clawsCompatSockets?: boolean; logger?: ILogger; mirrorWorkerPath?: string } = {}): Promise<TestHub> {
   const temp = createTempHome('sb-ctl-');
   // Predictable prompts for shells that read rc files.
   writeFileSync(join(temp.home, '.bashrc'), "PS1='$ '\n");
@@ -36,6 +36,7 @@ export async function startTestHub(options: { clawsCompatSockets?: boolean; logg
     version: '9.9.9-test',
     env: {},
     ...(options.clawsCompatSockets !== undefined ? { clawsCompatSockets: options.clawsCompatSockets } : {}),
+    ...(options.mirrorWorkerPath !== undefined ? { mirrorWorkerPath: options.mirrorWorkerPath } : {}),
   });
   await hub.start();
   const clients = new Set<NdjsonClient>();

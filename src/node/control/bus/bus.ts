@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import type { IDisposable } from '../../../common/lifecycle.ts';
 import type { ILogger } from '../../logger.ts';
 import type { PtyHost } from '../../pty/ptyHost.ts';
-import type { Attachment } from '../../pty/ptySession.ts';
+import type { OutputFollow } from '../../pty/ptySession.ts';
 import type { CommandLog } from '../commandLog.ts';
 import type { ClawsWorkers } from '../commands/clawsWorkers.ts';
 import { ControlError, ProtocolErrors, ProtocolV2 } from '../protocol.ts';
@@ -51,7 +51,7 @@ interface Subscription {
 
 interface OutputStream {
   readonly terminalId: string;
-  attachment: Attachment | null;
+  attachment: OutputFollow | null;
   /** Where the next chunk starts (absolute byte offset in the terminal's output). */
   nextOffset: number;
   skipping: boolean;
@@ -172,11 +172,11 @@ export class Bus implements IDisposable {
    * `resumeCursor` (and the `caught-up` frame's) is written in the dialect of `fromCursor`: a
    * claws client that sent `"0000:0"` gets `"0000:<sequence>"` back, ours a number.
    */
-  async subscribe(
+  subscribe(
     connection: BusConnection,
     topic: string,
     fromCursor: ParsedCursor | undefined,
-  ): Promise<{ subscriptionId: string; resumeCursor: number | string }> {
+  ): { subscriptionId: string; resumeCursor: number | string } {
     const client = this.#peerClient(connection);
     const checked = checkPattern(topic);
     if (!checked.ok) throw new ControlError(checked.error, 'INVALID_PARAMS');
@@ -190,7 +190,7 @@ export class Bus implements IDisposable {
       closed: false,
     };
     const outputMatch = outputTopicPattern.exec(topic);
-    if (outputMatch && !topic.includes('*')) await this.#attachOutput(client, subscription, outputMatch[1]!);
+    if (outputMatch && !topic.includes('*')) this.#attachOutput(client, subscription, outputMatch[1]!);
     client.subscriptions.set(subscription.id, subscription);
     const resumeCursor = this.#log.lastSequence;
     const dialect: CursorDialect = fromCursor?.dialect ?? 'number';
@@ -339,13 +339,14 @@ export class Bus implements IDisposable {
     for (const event of live) if (client.connection.connected) this.#sendMessage(client, event, false);
   }
 
-  async #attachOutput(client: BusClient, subscription: Subscription, topicTerminalId: string): Promise<void> {
+  #attachOutput(client: BusClient, subscription: Subscription, topicTerminalId: string): void {
     const session = this.#ptyHost.get(topicTerminalId);
     if (!session) throw new ControlError(ProtocolErrors.unknownTerminal(topicTerminalId), 'NOT_FOUND');
     const stream: OutputStream = { terminalId: session.id, attachment: null, nextOffset: 0, skipping: false };
     subscription.output = stream;
     const topic = subscription.pattern;
-    const attachment = await session.attach({
+    // Output from now on only: a claws stream never draws the screen before it (no snapshot).
+    const attachment = session.follow({
       lossless: false,
       onOutput: (data, endOffset) => {
         const offset = stream.nextOffset;
@@ -366,8 +367,6 @@ export class Bus implements IDisposable {
     });
     stream.attachment = attachment;
     stream.nextOffset = attachment.offset;
-    // Unsubscribed or disconnected while attaching.
-    if (subscription.closed || !client.connection.connected) attachment.dispose();
   }
 
   #outputFrame(topic: string, payload: Record<string, unknown>): Record<string, unknown> {
