@@ -6,9 +6,8 @@
  *
  * On Linux the groups come from /proc; elsewhere we fall back to the leader's own group.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
 import { isProcessAlive } from '../processAlive.ts';
+import { listProcDir, readProcText } from '../procFiles.ts';
 
 interface ProcStat {
   pid: number;
@@ -34,51 +33,42 @@ export function parseProcStat(text: string): ProcStat | null {
 
 const hasProc = process.platform === 'linux';
 
-function groupsFrom(stats: Array<ProcStat | null>, sessionId: number): number[] {
-  const groups = new Set<number>();
-  for (const stat of stats) {
-    // Zombies are already dead; they only wait for their parent to reap them.
-    if (stat && stat.session === sessionId && stat.state !== 'Z' && stat.processGroup > 0) groups.add(stat.processGroup);
+/**
+ * One look at every process serves every caller within this long. Terminals closing together
+ * (a tab of eight agents, the app quitting) each poll their session every 20 ms until it is
+ * empty: without sharing, each poll read every /proc/<pid>/stat of the machine again.
+ */
+const sharedScanMs = 15;
+let lastScan: { at: number; stats: ProcStat[] } | null = null;
+
+/** Every process's stat, read synchronously (procFiles.ts says why), or the one read moments ago. */
+function processStats(): ProcStat[] | null {
+  const now = performance.now();
+  if (lastScan && now - lastScan.at < sharedScanMs) return lastScan.stats;
+  const entries = listProcDir('/proc');
+  if (!entries) return null;
+  const stats: ProcStat[] = [];
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) < 0x30 || entry.charCodeAt(0) > 0x39) continue;
+    // Null when the process ended while we looked.
+    const text = readProcText(`/proc/${entry}/stat`);
+    const stat = text === null ? null : parseProcStat(text);
+    if (stat) stats.push(stat);
   }
-  return [...groups];
+  lastScan = { at: now, stats };
+  return stats;
 }
 
 /** Process groups with a live member in the session led by `sessionId`. */
-export async function sessionProcessGroups(sessionId: number): Promise<number[]> {
-  if (!hasProc) return isProcessAlive(sessionId) ? [sessionId] : [];
-  let entries: string[];
-  try {
-    entries = await readdir('/proc');
-  } catch {
-    return isProcessAlive(sessionId) ? [sessionId] : [];
+export function sessionProcessGroups(sessionId: number): number[] {
+  const stats = hasProc ? processStats() : null;
+  if (!stats) return isProcessAlive(sessionId) ? [sessionId] : [];
+  const groups = new Set<number>();
+  for (const stat of stats) {
+    // Zombies are already dead; they only wait for their parent to reap them.
+    if (stat.session === sessionId && stat.state !== 'Z' && stat.processGroup > 0) groups.add(stat.processGroup);
   }
-  const stats = await Promise.all(
-    entries
-      .filter((entry) => entry.charCodeAt(0) >= 0x30 && entry.charCodeAt(0) <= 0x39)
-      .map((entry) => readFile(`/proc/${entry}/stat`, 'utf8').then(parseProcStat, () => null)),
-  );
-  return groupsFrom(stats, sessionId);
-}
-
-/** Synchronous variant for `dispose()`, which cannot wait. */
-export function sessionProcessGroupsSync(sessionId: number): number[] {
-  if (!hasProc) return isProcessAlive(sessionId) ? [sessionId] : [];
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return isProcessAlive(sessionId) ? [sessionId] : [];
-  }
-  const stats: Array<ProcStat | null> = [];
-  for (const entry of entries) {
-    if (entry.charCodeAt(0) < 0x30 || entry.charCodeAt(0) > 0x39) continue;
-    try {
-      stats.push(parseProcStat(readFileSync(`/proc/${entry}/stat`, 'utf8')));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return groupsFrom(stats, sessionId);
+  return [...groups];
 }
 
 /**

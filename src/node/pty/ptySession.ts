@@ -26,7 +26,7 @@ import { type FlowAccount, FlowController } from './flowControl.ts';
 import { createLocalMirror } from './lazyMirror.ts';
 import { OutputBatcher } from './outputBatcher.ts';
 import { OutputRing, type RingRead } from './outputRing.ts';
-import { sessionProcessGroups, sessionProcessGroupsSync, signalProcessGroups } from './processGroups.ts';
+import { sessionProcessGroups, signalProcessGroups } from './processGroups.ts';
 import type { ITerminalMirror, ScreenText, TerminalMirrorOptions } from './terminalMirror.ts';
 
 export type { CommandEvent, CommandStart } from '../../common/terminal/commandTracker.ts';
@@ -474,7 +474,7 @@ export class PtySession implements IDisposable {
     this.#disposed = true;
     const pty = this.#pty;
     if (pty && !this.#exit) {
-      const groups = new Set([...sessionProcessGroupsSync(pty.pid), pty.pid]);
+      const groups = new Set([...sessionProcessGroups(pty.pid), pty.pid]);
       signalProcessGroups([...groups], 'SIGHUP');
       const refused = signalProcessGroups([...groups], 'SIGKILL');
       if (refused.length > 0) this.#logger.warn('not allowed to kill some processes of the terminal', { id: this.id, refused });
@@ -715,7 +715,7 @@ export class PtySession implements IDisposable {
     ];
     for (const [signal, graceMs] of steps) {
       if (this.#disposed) return;
-      const groups = await sessionProcessGroups(pty.pid);
+      const groups = sessionProcessGroups(pty.pid);
       if (groups.length === 0 && this.#exit) return;
       if (!this.#exit && !groups.includes(pty.pid)) groups.push(pty.pid);
       this.#logger.debug('signalling terminal', { id: this.id, signal, groups });
@@ -724,7 +724,7 @@ export class PtySession implements IDisposable {
       const deadline = Date.now() + graceMs;
       while (Date.now() < deadline && !this.#disposed) {
         await this.#sleep(20);
-        if (this.#exit && (await sessionProcessGroups(pty.pid)).length === 0) return;
+        if (this.#exit && sessionProcessGroups(pty.pid).length === 0) return;
       }
     }
   }

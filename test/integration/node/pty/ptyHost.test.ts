@@ -122,6 +122,20 @@ describe('PtyHost: processes', { timeout: 30_000 }, () => {
     });
   });
 
+  test('killing several terminals at once ends every one\'s jobs, the stubborn ones too (one look at /proc serves them all)', async () => {
+    const sessions = await Promise.all([createBash(), createBash(), createBash()]);
+    const pids: number[] = [];
+    for (const [index, session] of sessions.entries()) {
+      session.write(`sleep 100${index} & echo BG=$!; (trap '' HUP TERM; exec sleep 200${index}) & echo STUBBORN=$!\r`);
+      const text = await waitForOutput(session, /STUBBORN=(\d+)/);
+      pids.push(session.info.pid!, Number(/BG=(\d+)/.exec(text)?.[1]), Number(/STUBBORN=(\d+)/.exec(text)?.[1]));
+    }
+    for (const pid of pids) assert.equal(isProcessAlive(pid), true);
+    const statuses = await Promise.all(sessions.map((session) => session.kill()));
+    assert.deepEqual(statuses.map((status) => status.signal), ['SIGHUP', 'SIGHUP', 'SIGHUP']);
+    await pollUntil(() => pids.every((pid) => !isProcessAlive(pid)), { what: 'every process of the three terminals to end', timeoutMs: 5_000 });
+  });
+
   test('close() kills, disposes and announces the removal', async () => {
     const removed: string[] = [];
     kit.host.onDidRemoveTerminal(({ id }) => removed.push(id));
