@@ -107,7 +107,8 @@ export const rendererFortyAgentsCase: BenchCase = {
       for (let start = 0; start < ids.length; start += perTab) tabs.push(gridNode(ids.slice(start, start + perTab), 2));
       await showLayout(page, tabs);
       const visible = ids.slice(0, perTab);
-      for (const id of ids) await waitForRows(page, paneSelector(id), { kind: 'rowStartsWith', text: '$' }, 20_000);
+      // Hidden tabs draw nothing (content-visibility: hidden): the shown panes' prompts are what can be seen.
+      for (const id of visible) await waitForRows(page, paneSelector(id), { kind: 'rowStartsWith', text: '$' }, 20_000);
 
       for (const [index, id] of ids.entries()) await writeLine(page, id, agentScript(index + 1));
       await waitForRows(page, paneSelector(visible[0]!), { kind: 'rowStartsWith', text: '✔ agent 1 step' }, 20_000);

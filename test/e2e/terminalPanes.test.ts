@@ -166,6 +166,35 @@ describe('terminal panes in browser mode', () => {
     await pollUntil(async () => (await item.locator('.attention-badge').count()) === 0, { what: 'the badge to clear once the pane is shown' });
   });
 
+  it('shows what a terminal printed while its tab was hidden, at the size the window took meanwhile', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    // The shell's size as `stty size` last printed it in the pane.
+    const sttySizes = async (count: number) =>
+      pollUntil(async () => {
+        const sizes = [...((await readPane(page, firstPane)) ?? '').matchAll(/^(\d+) (\d+)$/gm)];
+        return sizes.length >= count ? { rows: Number(sizes.at(-1)![1]), cols: Number(sizes.at(-1)![2]) } : undefined;
+      }, { what: `stty size printed ${count} time(s)` });
+    await typeInPane(page, firstPane, 'stty size');
+    const before = await sttySizes(1);
+    const command = 'sleep 1; for i in $(seq 1 40); do echo hidden-$i; done';
+    await typeInPane(page, firstPane, command);
+    await page.getByRole('button', { name: 'New terminal', exact: true }).click();
+    const [, second] = await waitForPanes(page, 2);
+    await waitForPaneText(page, second!, '$');
+    // The window grows while the first tab is hidden, and the hidden terminal prints meanwhile.
+    const size = page.viewportSize()!;
+    await page.setViewportSize({ width: size.width + 200, height: size.height + 100 });
+    const last = page.locator(`[data-terminal-item="${firstPane}"] .terminal-item-last`);
+    await pollUntil(async () => (await last.count()) === 1 && (await last.innerText()) === `✓ ${command}`, { what: 'the hidden command finished (the sidebar)' });
+    // Shown again: every line, and the shell sized to the pane as it is drawn now.
+    await page.getByRole('tab').first().click();
+    await waitForPaneText(page, firstPane, 'hidden-40');
+    await typeInPane(page, firstPane, 'stty size');
+    const after = await sttySizes(2);
+    assert.equal(after.rows, await page.locator(`[data-terminal-id="${firstPane}"] .xterm-rows > div`).count(), 'the shell has as many rows as the pane draws');
+    assert.ok(after.cols > before.cols && after.rows > before.rows, `the shell grew with the window: ${JSON.stringify(before)} → ${JSON.stringify(after)}`);
+  });
+
   it('asks before closing a terminal that still runs a command; Cancel keeps it', async (t) => {
     const { page, firstPane } = await openFreshApp(t);
     await page.getByRole('button', { name: 'Split right', exact: true }).click();

@@ -303,8 +303,12 @@ export class TerminalSession extends Disposable {
     clearTimeout(this.#webglReleaseTimer);
     // After the rest of this change of view: the panes it hides must be hidden before a shown one
     // looks for a context to take from them (React sets the panes' visibility one by one).
-    if (visible) queueMicrotask(() => this.updateWebgl());
-    else if (this.#webgl) this.#webglReleaseTimer = setTimeout(() => this.releaseWebgl(), webglHiddenGraceMs);
+    if (visible) {
+      // A hidden tab is not laid out (content-visibility: hidden), so a window resized meanwhile
+      // never reached this pane: fit now, before anything typed here reaches a shell of the old size.
+      this.#fitNow();
+      queueMicrotask(() => this.updateWebgl());
+    } else if (this.#webgl) this.#webglReleaseTimer = setTimeout(() => this.releaseWebgl(), webglHiddenGraceMs);
   }
 
   /** Back to xterm's DOM renderer, freeing the WebGL context for another pane. */
