@@ -116,9 +116,18 @@ function WorkbenchHost({
     return () => {
       window.removeEventListener('keydown', onKeyDown, true);
       testHook.dispose();
+      // Replaced by a reconnect's Workbench: keys typed until one of its panes takes focus go to
+      // the terminal typed into now (its textarea focused, or nothing focused and it the focused pane).
+      const active = document.activeElement;
+      const typedInto = active?.classList.contains('xterm-helper-textarea')
+        ? active.closest('[data-terminal-id]')?.getAttribute('data-terminal-id')
+        : active === null || active === document.body
+          ? workbench.focusedTerminalId
+          : null;
+      if (typedInto) typeAhead.holdKeysUntilFocus(typedInto);
       workbench.dispose();
     };
-  }, [workbench, errors]);
+  }, [workbench, errors, typeAhead]);
 
   return (
     <WorkbenchContext.Provider value={workbench}>

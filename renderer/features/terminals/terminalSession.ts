@@ -115,6 +115,8 @@ export class TerminalSession extends Disposable {
   #inputLive = false;
   /** The client lost its connection: this session will never take input again (the reconnect's session will). */
   #disconnected = false;
+  /** While input is live: stops what is held for this terminal afterwards from coming here (TypeAheadBuffer.whileLive). */
+  #heldInputTaker: (() => void) | null = null;
   /** Held input was dropped for good (the pane could not attach, or the terminal ended first). */
   #inputEnded = false;
 
@@ -157,8 +159,10 @@ export class TerminalSession extends Disposable {
       options.client.onDidDisconnect(() => {
         this.#disconnected = true;
         this.#inputLive = false;
+        this.#stopTakingHeldInput();
       }),
     );
+    this.register(toDisposable(() => this.#stopTakingHeldInput()));
     // A paste into xterm's textarea (context menu, middle click, the fallback of Ctrl+Shift+V)
     // before the terminal takes input is held as a paste, so it is bracketed as the program asks
     // when it is sent. Capture phase: this runs before xterm's own paste handler on the textarea.
@@ -489,6 +493,8 @@ export class TerminalSession extends Disposable {
     }
     const held = this.#options.typeAhead.take();
     this.#inputLive = true;
+    // Held for this terminal from now on (keys typed while a reconnect swapped the panes): sent from here.
+    this.#heldInputTaker ??= this.#options.typeAhead.whileLive(() => queueMicrotask(() => this.#sendHeldInput(true)));
     // It ended between the attach and these writes.
     const endedFirst = () => this.inputNotice.set(endedMessage(charactersWere(held.chars)));
     for (const item of held.items) {
@@ -501,6 +507,11 @@ export class TerminalSession extends Disposable {
     } else if (this.inputNotice.value !== null) {
       this.inputNotice.set(null);
     }
+  }
+
+  #stopTakingHeldInput(): void {
+    this.#heldInputTaker?.();
+    this.#heldInputTaker = null;
   }
 
   /** `message` gets e.g. "12 characters were". */

@@ -31,6 +31,8 @@ export class TypeAheadBuffer {
   #bytes = 0;
   #chars = 0;
   #refusedChars = 0;
+  /** The session taking input now, told of anything held after it went live (see whileLive). */
+  #live: (() => void) | null = null;
 
   constructor(maxBytes: number = TerminalConstants.typeAheadMaxBytes) {
     this.#maxBytes = maxBytes;
@@ -59,7 +61,21 @@ export class TypeAheadBuffer {
     else this.#items.push({ kind, text });
     this.#bytes += bytes;
     this.#chars += text.length;
+    this.#live?.();
     return true;
+  }
+
+  /**
+   * `send` takes what is held whenever something is held from now until the returned function is
+   * called: the session that takes input registers it. Keys typed while a reconnect swaps the
+   * panes are held for the terminal (TypeAheadStore.holdKeysUntilFocus), and the new session
+   * may have taken the buffer and gone live before they come.
+   */
+  whileLive(send: () => void): () => void {
+    this.#live = send;
+    return () => {
+      if (this.#live === send) this.#live = null;
+    };
   }
 
   /** Whether a paste is among what is held. */
@@ -81,6 +97,7 @@ export class TypeAheadBuffer {
 /** The held input of every terminal of one window. */
 export class TypeAheadStore {
   readonly #buffers = new Map<string, TypeAheadBuffer>();
+  #stopHoldingKeys: (() => void) | null = null;
 
   for(terminalId: string): TypeAheadBuffer {
     let buffer = this.#buffers.get(terminalId);
@@ -88,8 +105,61 @@ export class TypeAheadStore {
     return buffer;
   }
 
+  /**
+   * Keys typed while nothing on the page has focus are held for `terminalId` until something takes
+   * focus (or holdKeysMs pass). A reconnect replaces every pane: the old ones go with the focused
+   * textarea, and the new Workbench loads its layout before its panes mount and take focus; keys
+   * typed in between reached no element at all (the e2e "split made just before the connection
+   * drops", under load: 1–7 keys of a line lost). Only what a terminal would get for the key
+   * without modifiers (text, Enter, Backspace, Tab, Escape); shortcuts pass.
+   */
+  holdKeysUntilFocus(terminalId: string): void {
+    this.#stopHoldingKeys?.();
+    const buffer = this.for(terminalId);
+    const onKeyDown = (event: KeyboardEvent) => {
+      const focused = document.activeElement;
+      if (focused !== null && focused !== document.body && focused !== document.documentElement) return stop();
+      const text = terminalTextForKey(event);
+      if (text === null) return;
+      event.preventDefault();
+      event.stopPropagation();
+      buffer.hold('typed', text);
+    };
+    const stop = () => {
+      window.removeEventListener('keydown', onKeyDown, true);
+      window.removeEventListener('focusin', stop, true);
+      clearTimeout(timer);
+      if (this.#stopHoldingKeys === stop) this.#stopHoldingKeys = null;
+    };
+    const timer = setTimeout(stop, holdKeysMs);
+    window.addEventListener('keydown', onKeyDown, true);
+    window.addEventListener('focusin', stop, true);
+    this.#stopHoldingKeys = stop;
+  }
+
   /** Forgets the input held for terminals not in `keep`: their panes are gone, and with them the place to send it. */
   retainOnly(keep: ReadonlySet<string>): void {
     for (const terminalId of this.#buffers.keys()) if (!keep.has(terminalId)) this.#buffers.delete(terminalId);
+  }
+}
+
+/** How long keys typed with nothing focused are held for the terminal that had focus (a reconnect takes well under this). */
+const holdKeysMs = 10_000;
+
+/** What a terminal gets for a key pressed without Ctrl, Alt or Meta, for the keys a line is typed with; null for the rest. */
+export function terminalTextForKey(event: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'altKey' | 'metaKey' | 'isComposing'>): string | null {
+  if (event.ctrlKey || event.altKey || event.metaKey || event.isComposing) return null;
+  if ([...event.key].length === 1) return event.key;
+  switch (event.key) {
+    case 'Enter':
+      return '\r';
+    case 'Backspace':
+      return '\x7f';
+    case 'Tab':
+      return '\t';
+    case 'Escape':
+      return '\x1b';
+    default:
+      return null;
   }
 }
