@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 
-interface CpuReading {
+export interface CpuReading {
   busyTicks: number;
 }
 
@@ -29,9 +29,30 @@ export function readMachineCpu(): CpuReading | null {
 
 /** Busy CPU milliseconds (summed over cores) since `before`. */
 export function machineBusyMsSince(before: CpuReading | null): number | null {
-  const after = readMachineCpu();
+  return machineBusyMsBetween(before, readMachineCpu());
+}
+
+/** Busy CPU milliseconds (summed over cores) between two readings. */
+export function machineBusyMsBetween(before: CpuReading | null, after: CpuReading | null): number | null {
   if (!before || !after) return null;
   return ((after.busyTicks - before.busyTicks) * 1000) / ticksPerSecond;
 }
 
 export const machineCores = availableParallelism();
+
+/**
+ * CPU seconds (user + system, every thread) a process has used; null where it cannot be read.
+ * utime and stime are fields 14 and 15 of /proc/<pid>/stat, counted after the command's closing
+ * parenthesis (the command may hold spaces and parentheses).
+ */
+export function processCpuSeconds(pid: number | 'self'): number | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(ticks) ? ticks / ticksPerSecond : null;
+}

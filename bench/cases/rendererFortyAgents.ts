@@ -9,13 +9,13 @@
  *   The app uses WebGL only on a hardware GPU; this Chromium's own answer is part of the label.
  * No peer.
  */
-import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import type { Page } from 'playwright-core';
 import type { TerminalInfo } from '../../src/common/api/contract.ts';
 import { idleCollectionDelayMs } from '../../src/node/hub.ts';
 import { pollUntil } from '../../test/helpers/poll.ts';
 import type { BenchCase } from '../benchCase.ts';
+import { processCpuSeconds } from '../machineCpu.ts';
 import { median, percentile } from './relayBench.ts';
 import { createTerminals, gridNode, hubCall, paneSelector, residentBytes, servedAppPid, showLayout, startAppRig, waitForRows, writeLine } from './rendererBench.ts';
 
@@ -55,12 +55,6 @@ async function webglRenderer(page: Page): Promise<string | null> {
   }
 }
 
-/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  // utime and stime are the 14th and 15th fields of the line; here, after "pid (comm) ", the 12th and 13th.
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 /** The highest `step N` an agent's pane shows. */
 async function stepShown(page: Page, terminalId: string): Promise<number> {
@@ -115,13 +109,13 @@ export const rendererFortyAgentsCase: BenchCase = {
       await settle();
 
       const stepsBefore = await stepShown(page, visible[0]!);
-      const cpuBefore = cpuSeconds(hubPid);
+      const cpuBefore = processCpuSeconds(hubPid) ?? 0;
       await page.evaluate(() => globalThis.__probe!.watchFrames());
       const started = performance.now();
       await new Promise((resolve) => setTimeout(resolve, windowMs));
       const frames = await page.evaluate(() => globalThis.__probe!.stopFrames());
       const seconds = (performance.now() - started) / 1000;
-      const hubCpu = (cpuSeconds(hubPid) - cpuBefore) / seconds;
+      const hubCpu = ((processCpuSeconds(hubPid) ?? 0) - cpuBefore) / seconds;
       const linesPerSecond = ((await stepShown(page, visible[0]!)) - stepsBefore) / seconds;
 
       const liveContexts = await page.evaluate(() => (globalThis as unknown as { __webglContexts: { live(): number } }).__webglContexts.live());
