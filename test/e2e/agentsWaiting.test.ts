@@ -73,20 +73,31 @@ describe('agents in the UI', () => {
 
     await startClaude(page, first, bin);
     await waitForAgentState(page, first, 'idle');
-    // The working spinner turns, unless the person asked for less motion.
-    const spinning = async () =>
+    // The working spinner turns when the agent starts working, then rests; it stands still for a
+    // person who asked for less motion. No mark moves for ever (forty of them kept the page from
+    // drawing at 60 frames a second): a busy terminal's dot pulses a few times, like the spinner.
+    const motion = async () =>
       page.evaluate(() => {
-        const probe = document.createElement('span');
-        probe.className = 'agent-state-mark';
-        probe.dataset.agentState = 'working';
-        document.querySelector('.sidebar')!.append(probe);
-        const name = getComputedStyle(probe).animationName;
-        probe.remove();
-        return name;
+        const probes = [
+          ['agent-state-mark', 'agentState', 'working'],
+          ['status-dot', 'status', 'busy'],
+        ].map(([className, key, value]) => {
+          const probe = document.createElement('span');
+          probe.className = className!;
+          probe.dataset[key!] = value;
+          document.querySelector('.sidebar')!.append(probe);
+          return probe;
+        });
+        const styles = probes.map((probe) => {
+          const style = getComputedStyle(probe);
+          return `${style.animationName} × ${style.animationIterationCount}`;
+        });
+        for (const probe of probes) probe.remove();
+        return styles;
       });
-    assert.equal(await spinning(), 'agent-spin');
+    assert.deepEqual(await motion(), ['agent-spin × 3', 'pulse × 3']);
     await page.emulateMedia({ reducedMotion: 'reduce' });
-    assert.equal(await spinning(), 'none');
+    assert.deepEqual(await motion(), ['none × 1', 'none × 1']);
     await page.emulateMedia({ reducedMotion: 'no-preference' });
     const firstLine = sidebarItem(page, first).locator('.agent-state-line');
     assert.match(await firstLine.innerText(), /Claude Code\s*done\s*\d+ s/);
@@ -98,6 +109,16 @@ describe('agents in the UI', () => {
     await typeInPane(page, first, 'run touch marker.txt');
     await waitForAgentState(page, first, 'working');
     assert.equal(await sidebarItem(page, first).locator('.agent-state-mark[data-agent-state="working"]').count(), 1);
+    // With an agent working and its terminal busy, nothing on the page animates for ever but the
+    // focused pane's blinking cursor (xterm.js's blink_* keyframes; one pane has focus at a time).
+    const endless = await page.evaluate(() =>
+      document
+        .getAnimations()
+        .filter((animation) => animation.effect?.getComputedTiming().endTime === Infinity)
+        .map((animation) => (animation as CSSAnimation).animationName)
+        .filter((name) => !name.startsWith('blink_')),
+    );
+    assert.deepEqual(endless, []);
     await waitForAgentState(page, first, 'needs-input');
     await waitForRows(page, [`${first}:needs-input`], 'the asking agent in the list');
     const firstRow = waitingList(page).locator(`[data-waiting-terminal="${first}"]`);
