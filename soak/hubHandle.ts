@@ -7,6 +7,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LogFill } from '../src/node/control/logFill.ts';
 
 export interface HubMeasure {
   rss: number;
@@ -27,10 +28,20 @@ export interface HubMeasure {
   connections: number;
   /** Terminals opened over the socket since the Hub started (exited and closed ones included). */
   socketTerminalsStarted: number;
+  /** How full the Hub's logs bounded by design are: their filling up is not a leak. */
+  logs: BoundedLogs;
+}
+
+export interface BoundedLogs {
+  /** The claws/2 bus log `subscribe` cursors replay from. */
+  bus: LogFill;
+  audit: LogFill;
+  /** The command events `poll` serves. */
+  commands: LogFill;
 }
 
 /** What a cheap look (no GC, no waiting) tells. */
-export type HubCounts = Pick<HubMeasure, 'terminalsRunning' | 'socketTerminalsRunning' | 'connections' | 'shellPids' | 'socketTerminalsStarted'>;
+export type HubCounts = Pick<HubMeasure, 'terminalsRunning' | 'socketTerminalsRunning' | 'connections' | 'shellPids' | 'socketTerminalsStarted' | 'logs'>;
 
 /** The Hub's event-loop delay since the last look (ms). */
 export interface LoopDelay {

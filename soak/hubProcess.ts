@@ -39,6 +39,7 @@ function count(): HubCounts {
     connections: hub.controlServer.connectionCount,
     socketTerminalsStarted,
     shellPids: running.flatMap((info) => (info.pid !== null ? [info.pid] : [])),
+    logs: { bus: hub.controlServer.bus.logFill, audit: hub.controlServer.audit.fill, commands: hub.controlServer.commandLog.fill },
   };
 }
 

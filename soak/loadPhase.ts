@@ -4,12 +4,18 @@
  * pinger times `ping` throughout. Every answer must be ok; afterwards, with the clients gone and the
  * terminals closed, the Hub's memory, file descriptors and timers must be back where they were.
  *
- * "Before" is measured after a short warm-up of the same shape (terminals opened, a few requests of
- * each kind, terminals closed), so what the Hub sets up once — the mirror worker, SQLite's caches,
- * compiled code — is in both figures and only what the load leaves behind shows.
+ * Memory is read three times, each with the terminals closed and the Hub settled: "cold", after a
+ * short warm-up of the same shape (what the Hub sets up once — the mirror worker, SQLite's caches,
+ * compiled code); "before", after a first round of the whole load, which runs until the Hub's logs
+ * bounded by design are full (the bus log `subscribe` cursors replay from, the audit log, the
+ * command events `poll` serves; at least the load's duration, at most firstRoundMaxRounds times
+ * it); "after", after the measured round. A log filling up to its cap, and malloc's pools growing
+ * to what the load needs, is memory kept as designed; a leak is what a further round of the same
+ * load leaves on top. So the target is judged on before → after; cold → before is reported beside it.
  */
 import { idleCollectionDelayMs } from '../src/node/hub.ts';
-import { SoakHub, type HubMeasure } from './hubHandle.ts';
+import type { LogFill } from '../src/node/control/logFill.ts';
+import { SoakHub, type BoundedLogs, type HubMeasure } from './hubHandle.ts';
 import { LineClient, type Frame } from './lineClient.ts';
 import { Pinger, pingStats, type PingStats } from './pinger.ts';
 import { cpuShareBetween, sampleCpu, type CpuShare } from './cpuShare.ts';
@@ -42,7 +48,12 @@ export interface LoadFigures {
   ping: PingStats;
   /** The Hub's main thread and the machine's cores while the load ran (null where not Linux). */
   cpu: CpuShare | null;
+  /** After the short warm-up, before any round of the load. */
+  cold: HubMeasure;
+  /** After the first round of the load: what the measured round is compared with. */
   before: HubMeasure;
+  /** How long the first round ran (until the bounded logs were full, or its cap). */
+  firstRoundSeconds: number;
   after: HubMeasure;
   shellsLeft: number;
   /** How long the Hub settled before "after" was measured. */
@@ -51,6 +62,8 @@ export interface LoadFigures {
 }
 
 export const loadPingP99TargetMs = 10;
+/** The first round runs until the bounded logs are full, for at most this many times the load's duration. */
+export const firstRoundMaxRounds = 4;
 /** Memory after the load, within this fraction of before. */
 export const memoryTolerance = 0.1;
 /**
@@ -204,12 +217,34 @@ export async function runLoadPhase(options: LoadOptions): Promise<LoadFigures> {
     figures.pushes = 0;
     figures.errors = 0;
     figures.errorSamples = [];
-    // The same settle as "after" below: what the Hub gives back in the seconds after terminals
-    // close (its thread and the mirror worker collect their garbage then) is given back before both.
-    await hub.connectionsGone();
-    await new Promise((resolve) => setTimeout(resolve, settleMs));
-    const before = await hub.measure();
-    log(`before: rss ${mib(before.rss)}, heap ${mib(before.heapUsed)}, fds ${before.fds}, timers ${before.resources.Timeout ?? 0}`);
+    // The same settle before each reading: what the Hub gives back in the seconds after terminals
+    // close (its thread and the mirror worker collect their garbage then) is given back before all.
+    const settled = async (what: string): Promise<HubMeasure> => {
+      await hub.connectionsGone();
+      await new Promise((resolve) => setTimeout(resolve, settleMs));
+      const measure = await hub.measure();
+      log(`${what}: rss ${mib(measure.rss)}, heap ${mib(measure.heapUsed)}, fds ${measure.fds}, timers ${measure.resources.Timeout ?? 0}`);
+      return measure;
+    };
+    const cold = await settled('cold');
+
+    log(`first round: ${options.clients} clients and ${options.floods} flooding terminals, ${options.seconds} s at a time until the bounded logs are full`);
+    let firstRoundSeconds = 0;
+    {
+      const { terminals, setup } = await openTerminals(hub.socketPath, options);
+      do {
+        await runClients(hub.socketPath, terminals, options.clients, Date.now() + options.seconds * 1000, figures);
+        firstRoundSeconds += options.seconds;
+      } while (!allFull((await hub.count()).logs) && firstRoundSeconds < options.seconds * firstRoundMaxRounds);
+      await closeTerminals(setup, terminals);
+    }
+    if (figures.errors > 0) failures.push(`${figures.errors} errors in the first round: ${figures.errorSamples.join(' | ')}`);
+    figures.requests = { subscribe: 0, exec: 0, readLog: 0, send: 0 };
+    figures.pushes = 0;
+    figures.errors = 0;
+    figures.errorSamples = [];
+    const before = await settled('before');
+    log(`  after ${firstRoundSeconds} s: ${describeLogs(before.logs)}`);
 
     const { terminals, setup } = await openTerminals(hub.socketPath, options);
     log(`soak: ${options.clients} clients (subscribe, exec, readLog, send) and ${options.floods} flooding terminals for ${options.seconds} s`);
@@ -225,17 +260,15 @@ export async function runLoadPhase(options: LoadOptions): Promise<LoadFigures> {
     if (cpu) log(`  the Hub's main thread ran ${cpu.threadRan.toFixed(1)} s and waited ${cpu.threadWaited.toFixed(1)} s for a CPU in ${cpu.seconds.toFixed(1)} s; the machine's ${cpu.cores} cores ${(cpu.machineBusy * 100).toFixed(0)} % busy (the Hub's process ${cpu.hubProcess.toFixed(1)} core-s, the soak's clients ${cpu.clients.toFixed(1)}, the rest — the terminals' programs, the kernel — ${cpu.rest.toFixed(1)})`);
 
     // Settle: the shells end, sockets close, the history writer catches up.
-    await hub.connectionsGone();
-    await new Promise((resolve) => setTimeout(resolve, settleMs));
-    let after = await hub.measure();
+    let after = await settled('after');
     let settleSeconds = settleMs / 1000;
     if (after.rss > before.rss * (1 + memoryTolerance)) {
       // The mirror worker's heap and malloc's free lists give memory back lazily: look again later.
       await new Promise((resolve) => setTimeout(resolve, 10_000));
       after = await hub.measure();
       settleSeconds += 10;
+      log(`after (${settleSeconds} s settle): rss ${mib(after.rss)}, heap ${mib(after.heapUsed)}, fds ${after.fds}, timers ${after.resources.Timeout ?? 0}`);
     }
-    log(`after (${settleSeconds} s settle): rss ${mib(after.rss)}, heap ${mib(after.heapUsed)}, fds ${after.fds}, timers ${after.resources.Timeout ?? 0}`);
     const shellsLeft = (await hub.shutdown()).length;
 
     if (figures.errors > 0) failures.push(`${figures.errors} errors during the soak: ${figures.errorSamples.join(' | ')}`);
@@ -255,11 +288,21 @@ export async function runLoadPhase(options: LoadOptions): Promise<LoadFigures> {
     if (handles(after) > handles(before)) failures.push(`active handles: ${JSON.stringify(after.resources)} after vs ${JSON.stringify(before.resources)} before`);
     if (after.terminals > 0 || after.connections > 0) failures.push(`left after the soak: ${after.terminals} terminals, ${after.connections} connections`);
     if (shellsLeft > 0) failures.push(`${shellsLeft} shells still run after the Hub shut down`);
-    return { options: { clients: options.clients, floods: options.floods, seconds: options.seconds, execTerminals: options.execTerminals, sendTerminals: options.sendTerminals }, ...figures, floodBytes, ping, cpu, before, after, shellsLeft, settleSeconds, failures };
+    return { options: { clients: options.clients, floods: options.floods, seconds: options.seconds, execTerminals: options.execTerminals, sendTerminals: options.sendTerminals }, ...figures, floodBytes, ping, cpu, cold, before, firstRoundSeconds, after, shellsLeft, settleSeconds, failures };
   } finally {
     await hub.shutdown();
     hub.dispose();
   }
+}
+
+function allFull(logs: BoundedLogs): boolean {
+  return Object.values(logs).every((fill: LogFill) => fill.full);
+}
+
+export function describeLogs(logs: BoundedLogs): string {
+  return Object.entries(logs)
+    .map(([name, fill]: [string, LogFill]) => `${name} log ${fill.kept} of ${fill.capacity}${fill.full ? ' (full)' : ''}`)
+    .join(', ');
 }
 
 export function mib(bytes: number): string {

@@ -8,7 +8,7 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { machineCores } from '../bench/machineCpu.ts';
 import { burstPingTargetMs, formatMs, type HostileFigures } from './hostilePhase.ts';
-import { loadPingP99TargetMs, memoryTolerance, mib, type LoadFigures } from './loadPhase.ts';
+import { describeLogs, firstRoundMaxRounds, loadPingP99TargetMs, memoryTolerance, mib, type LoadFigures } from './loadPhase.ts';
 
 export interface SoakRun {
   date: string;
@@ -59,10 +59,10 @@ export function formatReport(run: SoakRun): string {
   }
   const load = run.load;
   if (load) {
-    const { options, before, after } = load;
+    const { options, cold, before, after } = load;
     const timers = (m: typeof before) => m.resources.Timeout ?? 0;
     const handles = (m: typeof before) => table(Object.fromEntries(Object.entries(m.resources).filter(([kind]) => kind !== 'Timeout'))) || 'none';
-    lines.push(`**Soak**: ${options.clients} control-socket clients (a quarter each: \`subscribe\` to a flood's output stream and \`command.**\`, \`exec\` \`echo\` checking its output, \`readLog\` following a flood, \`send\` a no-op line) and ${options.floods} terminals flooding output (\`seq 1 3000\` every 0.1 s) for ${options.seconds} s; ${options.execTerminals} terminals for \`exec\`, ${options.sendTerminals} for \`send\`. Before/after: with the clients gone and every terminal closed, after a settle (7 s, the same for both: past the collection the Hub runs 5 s after terminals close) and a full GC of the Hub's thread, the "before" after a warm-up of the same shape.`);
+    lines.push(`**Soak**: ${options.clients} control-socket clients (a quarter each: \`subscribe\` to a flood's output stream and \`command.**\`, \`exec\` \`echo\` checking its output, \`readLog\` following a flood, \`send\` a no-op line) and ${options.floods} terminals flooding output (\`seq 1 3000\` every 0.1 s) for ${options.seconds} s; ${options.execTerminals} terminals for \`exec\`, ${options.sendTerminals} for \`send\`. Memory is read with the clients gone and every terminal closed, after a settle (7 s each time: past the collection the Hub runs 5 s after terminals close) and a full GC of the Hub's thread: "cold" after a 2 s warm-up, "before" after a first round of the whole load, run until the Hub's logs bounded by design are full (at least ${options.seconds} s, at most ${firstRoundMaxRounds * options.seconds} s), "after" after the measured round. A first load fills what is bounded by design (the bus log \`subscribe\` cursors replay from, the audit log, the command events \`poll\` serves, malloc's pools) and keeps it; a leak is what a second round of the same load leaves on top, so the target is judged on before → after.`);
     lines.push('');
     lines.push('| figure | value | target |');
     lines.push('| --- | --- | --- |');
@@ -74,9 +74,12 @@ export function formatReport(run: SoakRun): string {
       const { cpu } = load;
       lines.push(`| the Hub's main thread during the load: on a CPU / ready but waiting for one | ${cpu.threadRan.toFixed(1)} s / ${cpu.threadWaited.toFixed(1)} s of ${cpu.seconds.toFixed(1)} s (the machine's ${cpu.cores} cores ${(cpu.machineBusy * 100).toFixed(0)} % busy: the Hub's process ${cpu.hubProcess.toFixed(1)} core-s with its workers, the soak's clients ${cpu.clients.toFixed(1)}, the rest — the terminals' programs, the kernel — ${cpu.rest.toFixed(1)}) | |`);
     }
-    lines.push(`| Hub RSS before → after (${load.settleSeconds} s settle) | ${mib(before.rss)} → ${mib(after.rss)} (${pct(before.rss, after.rss)}) | ≤ +${memoryTolerance * 100} % |`);
-    lines.push(`| Hub heap before → after | ${mib(before.heapUsed)} → ${mib(after.heapUsed)} (${pct(before.heapUsed, after.heapUsed)}) | ≤ +${memoryTolerance * 100} % |`);
-    lines.push(`| Buffers outside the heap before → after | ${mib(before.arrayBuffers)} → ${mib(after.arrayBuffers)} | |`);
+    lines.push(`| the first round: how long, and the Hub's bounded logs then | ${load.firstRoundSeconds} s; ${describeLogs(before.logs)} | full |`);
+    lines.push(`| Hub RSS cold → after the first round | ${mib(cold.rss)} → ${mib(before.rss)} (${pct(cold.rss, before.rss)}) | |`);
+    lines.push(`| Hub heap cold → after the first round | ${mib(cold.heapUsed)} → ${mib(before.heapUsed)} (${pct(cold.heapUsed, before.heapUsed)}) | |`);
+    lines.push(`| Hub RSS before → after the measured round (${load.settleSeconds} s settle) | ${mib(before.rss)} → ${mib(after.rss)} (${pct(before.rss, after.rss)}) | ≤ +${memoryTolerance * 100} % |`);
+    lines.push(`| Hub heap before → after the measured round | ${mib(before.heapUsed)} → ${mib(after.heapUsed)} (${pct(before.heapUsed, after.heapUsed)}) | ≤ +${memoryTolerance * 100} % |`);
+    lines.push(`| Buffers outside the heap cold → before → after | ${mib(cold.arrayBuffers)} → ${mib(before.arrayBuffers)} → ${mib(after.arrayBuffers)} | |`);
     lines.push(`| file descriptors before → after | ${before.fds} → ${after.fds} | no more |`);
     lines.push(`| timers before → after | ${timers(before)} → ${timers(after)} | no more |`);
     lines.push(`| other handles before → after | ${handles(before)} → ${handles(after)} | no more |`);

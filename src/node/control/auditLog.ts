@@ -16,6 +16,7 @@ import { Emitter, type Event } from '../../common/event.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import { type ILogger, nullLogger } from '../logger.ts';
 import { NdjsonLogFile, type NdjsonRead } from '../ndjsonLogFile.ts';
+import type { LogFill } from './logFill.ts';
 
 export interface AuditEntry {
   seq: number;
@@ -90,6 +91,10 @@ export class AuditLog implements IDisposable {
           keptLines: () => this.#entries.map((entry) => JSON.stringify(entry)),
         })
       : null;
+  }
+
+  get fill(): LogFill {
+    return { kept: this.#entries.length, capacity: this.#capacity, full: this.#entries.length >= this.#capacity };
   }
 
   /**

@@ -13,6 +13,7 @@ import { isExecSentinelLine } from '../../common/terminal/execSentinel.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
 import type { CommandEvent, PtySession } from '../pty/ptySession.ts';
 import { readPlainOutput } from './terminalOutput.ts';
+import type { LogFill } from './logFill.ts';
 
 export interface LoggedCommand {
   seq: number;
@@ -93,6 +94,10 @@ export class CommandLog implements IDisposable {
       }),
     );
     for (const info of this.#ptyHost.list()) this.#follow(info.id);
+  }
+
+  get fill(): LogFill {
+    return { kept: this.#entries.length, capacity: this.#capacity, full: this.#entries.length >= this.#capacity };
   }
 
   get lastSeq(): number {

@@ -43,6 +43,10 @@ describe('npm run soak at a tiny size', () => {
     assert.ok((figures.after.resources.Timeout ?? 0) <= (figures.before.resources.Timeout ?? 0), `timers ${JSON.stringify(figures.before.resources)} → ${JSON.stringify(figures.after.resources)}`);
     const report = formatReport({ date: new Date().toISOString(), mode: 'quick', loadBefore: [0, 0, 0], loadAfter: [0, 0, 0], load: figures });
     assert.match(report, /\| errors \| 0 \|/);
+    // Memory read cold, after a first round and after the measured one, each with every terminal closed.
+    assert.equal(figures.cold.terminals + figures.before.terminals, 0);
+    assert.match(report, /\| Hub RSS cold → after the first round \| [\d.]+ MiB → [\d.]+ MiB/);
+    assert.match(report, /\| Hub heap before → after the measured round \| [\d.]+ MiB → [\d.]+ MiB/);
     // Where the CPU went (Linux): the Hub's main thread ran, and its process with every thread ran at least as long.
     if (process.platform === 'linux') {
       const cpu = figures.cpu!;

@@ -24,6 +24,7 @@ import type { BusEvent, BusLog } from './busLog.ts';
 import { type BusConnection, describePeer, type PeerInfo, type PeerRole } from './busPeers.ts';
 import { ServerTopics } from './serverTopics.ts';
 import { checkPattern, checkTopic, topicMatches } from './topics.ts';
+import type { LogFill } from '../logFill.ts';
 
 export const BusErrors = {
   helloRequiresProtocol: 'hello requires protocol: claws/2',
@@ -142,6 +143,11 @@ export class Bus implements IDisposable {
 
   get peers(): PeerInfo[] {
     return [...this.#clients.values()].flatMap((client) => (client.peer ? [{ ...client.peer }] : []));
+  }
+
+  /** How full the replay log is (`npm run soak`). */
+  get logFill(): LogFill {
+    return this.#log.fill;
   }
 
   /** The sequence of the newest logged message (what `resumeCursor` reports). */

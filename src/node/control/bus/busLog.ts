@@ -13,6 +13,7 @@ import type { IDisposable } from '../../../common/lifecycle.ts';
 import type { ILogger } from '../../logger.ts';
 import { NdjsonLogFile } from '../../ndjsonLogFile.ts';
 import { BusConstants } from './busConstants.ts';
+import type { LogFill } from '../logFill.ts';
 
 export interface BusEvent {
   sequence: number;
@@ -97,6 +98,13 @@ export class BusLog implements IDisposable {
 
   get size(): number {
     return this.#entries.length - this.#head;
+  }
+
+  get fill(): LogFill {
+    const size = this.size;
+    // Full by bytes: an entry of the average size kept now would push an older one out.
+    const full = size >= this.#maxEvents || (size > 0 && this.#bytes + this.#bytes / size > this.#maxBytes);
+    return { kept: size, capacity: this.#maxEvents, full };
   }
 
   /** Number, keep and persist a new event. */
