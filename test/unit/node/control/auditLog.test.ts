@@ -96,8 +96,11 @@ describe('AuditLog', () => {
   it('keeps entries in memory only without a file', async () => {
     const log = new AuditLog({ capacity: 2 });
     await log.load();
-    for (const summary of ['a', 'b', 'c']) log.record({ peer: 'p', cmd: 'send', terminalId: 't', summary });
+    log.record({ peer: 'p', cmd: 'send', terminalId: 't', summary: 'a' });
+    assert.deepEqual(log.fill, { kept: 1, capacity: 2, full: false });
+    for (const summary of ['b', 'c']) log.record({ peer: 'p', cmd: 'send', terminalId: 't', summary });
     assert.deepEqual(log.query().map((entry) => entry.summary), ['b', 'c']);
+    assert.deepEqual(log.fill, { kept: 2, capacity: 2, full: true });
     await log.flush();
     log.dispose();
   });

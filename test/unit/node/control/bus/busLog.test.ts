@@ -20,6 +20,24 @@ describe('BusLog', () => {
     assert.equal(log.lastSequence, 5);
   });
 
+  it('says how full it is: at its event cap, or when one more entry of the average size would pass its byte cap', () => {
+    const byCount = new BusLog({ filePath: null, logger: nullLogger, maxEvents: 3 });
+    assert.deepEqual(byCount.fill, { kept: 0, capacity: 3, full: false });
+    byCount.append(event(1));
+    byCount.append(event(2));
+    assert.deepEqual(byCount.fill, { kept: 2, capacity: 3, full: false });
+    byCount.append(event(3));
+    byCount.append(event(4));
+    assert.deepEqual(byCount.fill, { kept: 3, capacity: 3, full: true });
+    // ~100-byte lines under a 350-byte cap: three fit, and a fourth would push the oldest out.
+    const byBytes = new BusLog({ filePath: null, logger: nullLogger, maxEvents: 1000, maxBytes: 350 });
+    byBytes.append({ ...event(1), payload: 'x'.repeat(30) });
+    byBytes.append({ ...event(2), payload: 'x'.repeat(30) });
+    assert.equal(byBytes.fill.full, false);
+    byBytes.append({ ...event(3), payload: 'x'.repeat(30) });
+    assert.deepEqual(byBytes.fill, { kept: 3, capacity: 1000, full: true });
+  });
+
   it('bounds the bytes it keeps, but always keeps the newest event', () => {
     const log = new BusLog({ filePath: null, logger: nullLogger, maxBytes: 200 });
     for (let n = 1; n <= 10; n++) log.append({ ...event(n), payload: 'x'.repeat(60) });
