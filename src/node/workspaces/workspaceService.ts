@@ -39,7 +39,8 @@ import { newSetupNonce, setupLaunchArgs, waitForSetup } from './setupLaunch.ts';
 import {
   addWorktree,
   assertBaseCheckoutClean,
-  assertValidBranchName,
+  invalidBranchName,
+  isValidBranchName,
   branchExists,
   branchNameFromTask,
   commitAll,
@@ -503,8 +504,6 @@ export class WorkspaceService implements IDisposable {
     const repoRoot = repo.mainRoot;
     const base = request.base ?? repo.branch;
     if (base === null) throw new ApiError('INVALID_BRANCH', `HEAD is detached in ${repo.root}: name the base branch to start the worktree from`);
-    // A name that is not a valid branch name is no existing branch either: one git answers both.
-    if (!(await branchExists(repoRoot, base))) throw new ApiError('INVALID_BRANCH', `there is no branch "${base}" in ${repoRoot} to start the worktree from`);
     // One worktree made at a time per repository: two starts with the same task must not both pick the same free name.
     return await this.#inRepository(repoRoot, () => this.#addWorktreeFor(repoRoot, base, request.branch, task, worktreesFolder));
   }
@@ -516,14 +515,24 @@ export class WorkspaceService implements IDisposable {
     task: string,
     worktreesFolder: string,
   ): Promise<{ path: string; branch: string; base: string; repoRoot: string }> {
+    // The checks run side by side (each is a git process; New agent waits for them), and their
+    // refusals come in this order: the base, then the branch's name, then the branch taken.
+    // A name that is not a valid branch name is no existing branch either: one git answers both for the base.
+    const baseExists = branchExists(repoRoot, base);
     let branch: string;
     if (requestedBranch !== undefined) {
       branch = requestedBranch;
-      const [, taken] = await Promise.all([assertValidBranchName(repoRoot, branch), branchExists(repoRoot, branch)]);
+      const [hasBase, valid, taken] = await Promise.all([baseExists, isValidBranchName(repoRoot, branch), branchExists(repoRoot, branch)]);
+      if (!hasBase) throw noBase(base, repoRoot);
+      if (!valid) throw invalidBranchName(branch);
       if (taken) throw new ApiError('BRANCH_EXISTS', `the branch "${branch}" already exists in ${repoRoot}; choose another name`);
     } else {
       // A derived name skips names whose folder is taken too (a worktree removed by hand leaves its folder).
-      branch = await unusedBranchName(repoRoot, branchNameFromTask(task), (name) => !existsSync(worktreePathFor(repoRoot, name, worktreesFolder)));
+      const [hasBase, unused] = await Promise.allSettled([baseExists, unusedBranchName(repoRoot, branchNameFromTask(task), (name) => !existsSync(worktreePathFor(repoRoot, name, worktreesFolder)))]);
+      if (hasBase.status === 'rejected') throw hasBase.reason;
+      if (!hasBase.value) throw noBase(base, repoRoot);
+      if (unused.status === 'rejected') throw unused.reason;
+      branch = unused.value;
     }
     const path = worktreePathFor(repoRoot, branch, worktreesFolder);
     if (await exists(path)) throw new ApiError('INVALID_PARAMS', `the worktree folder ${path} already exists; remove it or choose another branch name`);
@@ -852,4 +861,8 @@ function waitUntil(check: () => boolean, events: ReadonlyArray<Event<unknown>>, 
     timer.unref();
     for (const event of events) subscriptions.push(event(() => check() && finish(true)));
   });
+}
+
+function noBase(base: string, repoRoot: string): ApiError {
+  return new ApiError('INVALID_BRANCH', `there is no branch "${base}" in ${repoRoot} to start the worktree from`);
 }

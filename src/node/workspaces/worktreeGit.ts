@@ -66,12 +66,14 @@ export async function branchExists(repo: string, branch: string): Promise<boolea
 }
 
 /** git's own rules for a branch name (`git check-ref-format --branch`). */
-export async function assertValidBranchName(repo: string, branch: string): Promise<void> {
+export async function isValidBranchName(repo: string, branch: string): Promise<boolean> {
   const result = await git(['check-ref-format', '--branch', branch], { cwd: repo, allowFailure: true });
   // check-ref-format --branch also expands @{-1}; a name that does not come back as itself is not a plain branch name.
-  if (result.exitCode !== 0 || result.stdout.trim() !== branch || branch.startsWith('-')) {
-    throw new ApiError('INVALID_BRANCH', `"${branch}" is not a valid branch name (git check-ref-format --branch refuses it)`);
-  }
+  return result.exitCode === 0 && result.stdout.trim() === branch && !branch.startsWith('-');
+}
+
+export function invalidBranchName(branch: string): ApiError {
+  return new ApiError('INVALID_BRANCH', `"${branch}" is not a valid branch name (git check-ref-format --branch refuses it)`);
 }
 
 /** A branch name from a task: `Fix the login timeout!` → `fix-the-login-timeout`. */

@@ -194,6 +194,8 @@ describe('agent.start', () => {
       ['invalid branch', () => t.client.call('agent.start', { cols: 400, profile: 'fake', folder: repo, worktree: { branch: 'bad..name' } }), 'INVALID_BRANCH', /not a valid branch name/],
       ['branch with a lock suffix', () => t.client.call('agent.start', { cols: 400, profile: 'fake', folder: repo, worktree: { branch: 'x.lock' } }), 'INVALID_BRANCH', /not a valid branch name/],
       ['unknown base', () => t.client.call('agent.start', { cols: 400, profile: 'fake', folder: repo, worktree: { base: 'nope' } }), 'INVALID_BRANCH', /no branch "nope"/],
+      // The checks run side by side; the refusal still names the base first, then the branch.
+      ['unknown base and a taken branch', () => t.client.call('agent.start', { cols: 400, profile: 'fake', folder: repo, worktree: { base: 'nope', branch: 'main' } }), 'INVALID_BRANCH', /no branch "nope"/],
       ['unknown profile', () => t.client.call('agent.start', { cols: 400, profile: 'nobody', folder: repo }), 'NOT_FOUND', /no agent profile "nobody"/],
       ['missing folder', () => t.client.call('agent.start', { cols: 400, profile: 'fake', folder: join(t.root, 'gone') }), 'NOT_FOUND', /folder not found/],
       ['relative folder', () => t.client.call('agent.start', { cols: 400, profile: 'fake', folder: 'relative/path' }), 'INVALID_PARAMS', /absolute path/],
