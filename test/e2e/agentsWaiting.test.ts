@@ -115,7 +115,7 @@ describe('agents in the UI', () => {
       document
         .getAnimations()
         .filter((animation) => animation.effect?.getComputedTiming().endTime === Infinity)
-        .map((animation) => (animation as CSSAnimation).animationName)
+        .map((animation) => (animation as Partial<CSSAnimation>).animationName ?? `an animation with id "${animation.id}"`)
         .filter((name) => !name.startsWith('blink_')),
     );
     assert.deepEqual(endless, []);
