@@ -55,7 +55,6 @@ async function webglRenderer(page: Page): Promise<string | null> {
   }
 }
 
-
 /** The highest `step N` an agent's pane shows. */
 async function stepShown(page: Page, terminalId: string): Promise<number> {
   const rows = (await page.evaluate((selector) => globalThis.__probe!.rows(selector), paneSelector(terminalId))).flat();

@@ -41,6 +41,7 @@ import {
   assertBaseCheckoutClean,
   invalidBranchName,
   isValidBranchName,
+  noBaseBranch,
   branchExists,
   branchNameFromTask,
   commitAll,
@@ -523,16 +524,14 @@ export class WorkspaceService implements IDisposable {
     if (requestedBranch !== undefined) {
       branch = requestedBranch;
       const [hasBase, valid, taken] = await Promise.all([baseExists, isValidBranchName(repoRoot, branch), branchExists(repoRoot, branch)]);
-      if (!hasBase) throw noBase(base, repoRoot);
+      if (!hasBase) throw noBaseBranch(base, repoRoot);
       if (!valid) throw invalidBranchName(branch);
       if (taken) throw new ApiError('BRANCH_EXISTS', `the branch "${branch}" already exists in ${repoRoot}; choose another name`);
     } else {
       // A derived name skips names whose folder is taken too (a worktree removed by hand leaves its folder).
-      const [hasBase, unused] = await Promise.allSettled([baseExists, unusedBranchName(repoRoot, branchNameFromTask(task), (name) => !existsSync(worktreePathFor(repoRoot, name, worktreesFolder)))]);
-      if (hasBase.status === 'rejected') throw hasBase.reason;
-      if (!hasBase.value) throw noBase(base, repoRoot);
-      if (unused.status === 'rejected') throw unused.reason;
-      branch = unused.value;
+      const [hasBase, unused] = await Promise.all([baseExists, unusedBranchName(repoRoot, branchNameFromTask(task), (name) => !existsSync(worktreePathFor(repoRoot, name, worktreesFolder)))]);
+      if (!hasBase) throw noBaseBranch(base, repoRoot);
+      branch = unused;
     }
     const path = worktreePathFor(repoRoot, branch, worktreesFolder);
     if (await exists(path)) throw new ApiError('INVALID_PARAMS', `the worktree folder ${path} already exists; remove it or choose another branch name`);
@@ -861,8 +860,4 @@ function waitUntil(check: () => boolean, events: ReadonlyArray<Event<unknown>>, 
     timer.unref();
     for (const event of events) subscriptions.push(event(() => check() && finish(true)));
   });
-}
-
-function noBase(base: string, repoRoot: string): ApiError {
-  return new ApiError('INVALID_BRANCH', `there is no branch "${base}" in ${repoRoot} to start the worktree from`);
 }

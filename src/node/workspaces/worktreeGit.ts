@@ -76,6 +76,10 @@ export function invalidBranchName(branch: string): ApiError {
   return new ApiError('INVALID_BRANCH', `"${branch}" is not a valid branch name (git check-ref-format --branch refuses it)`);
 }
 
+export function noBaseBranch(base: string, repoRoot: string): ApiError {
+  return new ApiError('INVALID_BRANCH', `there is no branch "${base}" in ${repoRoot} to start the worktree from`);
+}
+
 /** A branch name from a task: `Fix the login timeout!` → `fix-the-login-timeout`. */
 export function branchNameFromTask(task: string): string {
   const slug = task
