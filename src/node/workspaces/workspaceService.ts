@@ -40,12 +40,12 @@ import {
   addWorktree,
   assertBaseCheckoutClean,
   invalidBranchName,
-  isValidBranchName,
-  noBaseBranch,
+  isLiteralBranchName,
   branchExists,
   branchNameFromTask,
   commitAll,
   copyWorktreeInclude,
+  listWorktreeInclude,
   deleteBranch,
   discardFile,
   discardHunk,
@@ -58,6 +58,7 @@ import {
   unmergedCommits,
   unusedBranchName,
   worktreeDiff,
+  worktreeRefusal,
   worktreePathFor,
   worktreeState,
 } from './worktreeGit.ts';
@@ -516,29 +517,31 @@ export class WorkspaceService implements IDisposable {
     task: string,
     worktreesFolder: string,
   ): Promise<{ path: string; branch: string; base: string; repoRoot: string }> {
-    // The checks run side by side (each is a git process; New agent waits for them), and their
-    // refusals come in this order: the base, then the branch's name, then the branch taken.
-    // A name that is not a valid branch name is no existing branch either: one git answers both for the base.
-    const baseExists = branchExists(repoRoot, base);
+    // No checks before `git worktree add`: it refuses everything they would (a missing base, a name
+    // that is not a branch name, a branch taken) and New agent waits for each git process. When it
+    // refuses, the checks tell which, in this order: the base, the branch's name, the branch taken.
     let branch: string;
     if (requestedBranch !== undefined) {
       branch = requestedBranch;
-      const [hasBase, valid, taken] = await Promise.all([baseExists, isValidBranchName(repoRoot, branch), branchExists(repoRoot, branch)]);
-      if (!hasBase) throw noBaseBranch(base, repoRoot);
-      if (!valid) throw invalidBranchName(branch);
-      if (taken) throw new ApiError('BRANCH_EXISTS', `the branch "${branch}" already exists in ${repoRoot}; choose another name`);
+      if (!isLiteralBranchName(branch)) throw (await worktreeRefusal(repoRoot, base, branch)) ?? invalidBranchName(branch);
     } else {
       // A derived name skips names whose folder is taken too (a worktree removed by hand leaves its folder).
-      const [hasBase, unused] = await Promise.all([baseExists, unusedBranchName(repoRoot, branchNameFromTask(task), (name) => !existsSync(worktreePathFor(repoRoot, name, worktreesFolder)))]);
-      if (!hasBase) throw noBaseBranch(base, repoRoot);
-      branch = unused;
+      branch = await unusedBranchName(repoRoot, branchNameFromTask(task), (name) => !existsSync(worktreePathFor(repoRoot, name, worktreesFolder)));
     }
+    const refusal = async () => await worktreeRefusal(repoRoot, base, requestedBranch === undefined ? null : branch);
     const path = worktreePathFor(repoRoot, branch, worktreesFolder);
-    if (await exists(path)) throw new ApiError('INVALID_PARAMS', `the worktree folder ${path} already exists; remove it or choose another branch name`);
-    await addWorktree(repoRoot, path, branch, base);
+    if (await exists(path)) throw (await refusal()) ?? new ApiError('INVALID_PARAMS', `the worktree folder ${path} already exists; remove it or choose another branch name`);
+    // `.worktreeinclude`'s files are looked up in the main checkout while git checks out the new one.
+    const included = listWorktreeInclude(repoRoot);
+    included.catch(() => {}); // awaited below once the worktree exists; unread if git refuses
+    try {
+      await addWorktree(repoRoot, path, branch, base);
+    } catch (error) {
+      throw (await refusal()) ?? error;
+    }
     const worktree = { path, branch, base, repoRoot };
     try {
-      const copied = await copyWorktreeInclude(repoRoot, path);
+      const copied = await copyWorktreeInclude(repoRoot, path, included);
       if (copied.length > 0) this.#logger.info('copied .worktreeinclude files', { path, count: copied.length });
     } catch (error) {
       await this.#undoWorktree(worktree);

@@ -80,6 +80,23 @@ export function noBaseBranch(base: string, repoRoot: string): ApiError {
   return new ApiError('INVALID_BRANCH', `there is no branch "${base}" in ${repoRoot} to start the worktree from`);
 }
 
+/**
+ * Why `git worktree add -b <branch> … <base>` would be refused, as a clear error: the base first,
+ * then the branch's name, then the branch taken (`branch` null: a derived name, known free). The
+ * checks run side by side; null when none applies (git's own error says what went wrong).
+ */
+export async function worktreeRefusal(repo: string, base: string, branch: string | null): Promise<ApiError | null> {
+  const [hasBase, valid, taken] = await Promise.all([
+    branchExists(repo, base),
+    branch === null ? true : isValidBranchName(repo, branch),
+    branch === null ? false : branchExists(repo, branch),
+  ]);
+  if (!hasBase) return noBaseBranch(base, repo);
+  if (!valid) return invalidBranchName(branch!);
+  if (taken) return new ApiError('BRANCH_EXISTS', `the branch "${branch}" already exists in ${repo}; choose another name`);
+  return null;
+}
+
 /** A branch name from a task: `Fix the login timeout!` → `fix-the-login-timeout`. */
 export function branchNameFromTask(task: string): string {
   const slug = task
@@ -123,7 +140,18 @@ export function isInside(path: string, folder: string): boolean {
 }
 
 export async function addWorktree(repo: string, path: string, branch: string, base: string): Promise<void> {
-  await git(['worktree', 'add', '-b', branch, path, base], { cwd: repo });
+  // `refs/heads/…`: the base is a local branch, never a tag or a remote branch of the same name.
+  await git(['worktree', 'add', '-b', branch, path, `refs/heads/${base}`], { cwd: repo });
+}
+
+/**
+ * Whether `git worktree add -b <branch>` takes `branch` literally. It applies check-ref-format's
+ * rules too, except that it expands `@{-N}` (the branch checked out N switches ago) and would read
+ * a leading `-` as an option; `isValidBranchName` refuses both, so the two agree on every name
+ * this lets through.
+ */
+export function isLiteralBranchName(branch: string): boolean {
+  return branch.length > 0 && !branch.startsWith('-') && !branch.includes('@{');
 }
 
 /** Remove a worktree (`--force`: also with changes, for a confirmed discard); a folder already gone is pruned instead. */
@@ -140,6 +168,21 @@ export async function deleteBranch(repo: string, branch: string, options: { forc
 }
 
 /**
+ * The main checkout's files that `.worktreeinclude` names and git ignores (relative paths). It
+ * reads the main checkout only, so New agent runs it while `git worktree add` checks out.
+ */
+export async function listWorktreeInclude(repoRoot: string): Promise<string[]> {
+  const includeFile = join(repoRoot, '.worktreeinclude');
+  if (!(await exists(includeFile))) return [];
+  const matching = splitNul((await git(['ls-files', '-z', '--others', '--ignored', `--exclude-from=${includeFile}`], { cwd: repoRoot })).stdout);
+  if (matching.length === 0) return [];
+  // Of those, the ones git ignores (asked about these few paths only, not every ignored file of node_modules).
+  const checked = await git(['check-ignore', '-z', '--stdin'], { cwd: repoRoot, input: matching.join('\0') + '\0', allowFailure: true });
+  const ignoredSet = new Set(splitNul(checked.stdout));
+  return matching.filter((file) => ignoredSet.has(file));
+}
+
+/**
  * Copy the files `.worktreeinclude` lists (gitignore patterns) from the main checkout, as Claude
  * Code does: only files that match a pattern AND that git ignores, so a tracked file is never
  * copied over the checkout's own. git does the matching (`ls-files --ignored --exclude-from`).
@@ -148,18 +191,12 @@ export async function deleteBranch(repo: string, branch: string, options: { forc
  * checkout made a symbolic link (the base commit may have one where the main checkout has a real
  * folder) is not written through, and a link being copied is copied as a link, never followed.
  */
-export async function copyWorktreeInclude(repoRoot: string, worktreePath: string): Promise<string[]> {
-  const includeFile = join(repoRoot, '.worktreeinclude');
-  if (!(await exists(includeFile))) return [];
-  const matching = splitNul((await git(['ls-files', '-z', '--others', '--ignored', `--exclude-from=${includeFile}`], { cwd: repoRoot })).stdout);
-  if (matching.length === 0) return [];
-  // Of those, the ones git ignores (asked about these few paths only, not every ignored file of node_modules).
-  const checked = await git(['check-ignore', '-z', '--stdin'], { cwd: repoRoot, input: matching.join('\0') + '\0', allowFailure: true });
-  const ignoredSet = new Set(splitNul(checked.stdout));
+export async function copyWorktreeInclude(repoRoot: string, worktreePath: string, listed?: Promise<string[]>): Promise<string[]> {
+  const files = await (listed ?? listWorktreeInclude(repoRoot));
+  if (files.length === 0) return [];
   const realWorktree = await realpath(worktreePath);
   const copied: string[] = [];
-  for (const file of matching) {
-    if (!ignoredSet.has(file)) continue;
+  for (const file of files) {
     const from = join(repoRoot, file);
     const to = join(worktreePath, file);
     if (!isInside(to, worktreePath) || (await lexists(to))) continue;

@@ -186,6 +186,10 @@ describe('agent.start', () => {
 
   it('refuses bad input with specific codes', async () => {
     const repo = makeRepo(t.root, 'wt-bad');
+    gitIn(repo, 'switch', '-q', '-c', 'previous');
+    gitIn(repo, 'switch', '-q', 'main');
+    gitIn(repo, 'branch', '-q', '-D', 'previous'); // `@{-1}` now names a branch that does not exist
+    gitIn(repo, 'tag', 'v1');
     const plain = join(t.root, 'not-a-repo');
     mkdirSync(plain);
     const cases: Array<[string, () => Promise<unknown>, string, RegExp]> = [
@@ -196,6 +200,11 @@ describe('agent.start', () => {
       ['unknown base', () => t.client.call('agent.start', { cols: 400, profile: 'fake', folder: repo, worktree: { base: 'nope' } }), 'INVALID_BRANCH', /no branch "nope"/],
       // The checks run side by side; the refusal still names the base first, then the branch.
       ['unknown base and a taken branch', () => t.client.call('agent.start', { cols: 400, profile: 'fake', folder: repo, worktree: { base: 'nope', branch: 'main' } }), 'INVALID_BRANCH', /no branch "nope"/],
+      // git worktree add -b would take these otherwise: the previous branch's name, an option, a tag for a base.
+      ['a previous-branch name', () => t.client.call('agent.start', { cols: 400, profile: 'fake', folder: repo, worktree: { branch: '@{-1}' } }), 'INVALID_BRANCH', /"@\{-1\}" is not a valid branch name/],
+      ['a name like an option', () => t.client.call('agent.start', { cols: 400, profile: 'fake', folder: repo, worktree: { branch: '-f' } }), 'INVALID_BRANCH', /"-f" is not a valid branch name/],
+      ['a tag for a base', () => t.client.call('agent.start', { cols: 400, profile: 'fake', folder: repo, worktree: { base: 'v1', branch: 'from-tag' } }), 'INVALID_BRANCH', /no branch "v1"/],
+      ['unknown base and a name like an option', () => t.client.call('agent.start', { cols: 400, profile: 'fake', folder: repo, worktree: { base: 'nope', branch: '-f' } }), 'INVALID_BRANCH', /no branch "nope"/],
       ['unknown profile', () => t.client.call('agent.start', { cols: 400, profile: 'nobody', folder: repo }), 'NOT_FOUND', /no agent profile "nobody"/],
       ['missing folder', () => t.client.call('agent.start', { cols: 400, profile: 'fake', folder: join(t.root, 'gone') }), 'NOT_FOUND', /folder not found/],
       ['relative folder', () => t.client.call('agent.start', { cols: 400, profile: 'fake', folder: 'relative/path' }), 'INVALID_PARAMS', /absolute path/],
@@ -206,6 +215,7 @@ describe('agent.start', () => {
       assert.match(error.message, message, what);
     }
     assert.equal(gitIn(repo, 'worktree', 'list').split('\n').length, 1, 'no refusal made a worktree');
+    assert.equal(gitIn(repo, 'branch', '--list', '--format=%(refname:short)'), 'main', 'no refusal made a branch');
   });
 
   it('says a profile is not installed, naming the command it looked for', async () => {
