@@ -13,7 +13,7 @@ const rendererRoot = fileURLToPath(new URL('.', import.meta.url));
 export default defineConfig({
   root: rendererRoot,
   base: './',
-  plugins: [react(), xtermPatchesPlugin()],
+  plugins: [react(), xtermPatchesPlugin({ rowReuseModule: fileURLToPath(new URL('./features/terminals/domRowReuse.ts', import.meta.url)) })],
   build: {
     outDir: fileURLToPath(new URL('../dist/renderer', import.meta.url)),
     emptyOutDir: true,

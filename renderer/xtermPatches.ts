@@ -7,6 +7,11 @@
  */
 import type { Plugin } from 'vite';
 
+/** Code of ours the patches call (`rowReuseModule`: the path of features/terminals/domRowReuse.ts), imported at the top of xterm.js's module. */
+export function xtermPrelude(rowReuseModule: string): string {
+  return `import { renderRowsReusing as __sbRenderRowsReusing } from ${JSON.stringify(rowReuseModule)};\n`;
+}
+
 export interface XtermPatch {
   why: string;
   find: string;
@@ -56,11 +61,31 @@ export const xtermPatches: readonly XtermPatch[] = [
     replace:
       '_scheduleHide(){if(this._mouseIsOver||this._isDragging)return;this._sbHideAt=performance.now()+Ma;if(this._hideTimeout._token!==-1)return;let f=()=>{let w=this._sbHideAt-performance.now();w>0?this._hideTimeout.cancelAndSet(f,w):this._hide()};this._hideTimeout.cancelAndSet(f,Ma)}',
   },
+  {
+    // xterm.js redraws every row of the viewport when the buffer scrolls, and the DOM renderer
+    // builds each row's spans anew, which Chromium lays out and shapes again: eight panes of
+    // agents printing spent most of each frame there. Rows whose content only moved are moved,
+    // unchanged rows kept (features/terminals/domRowReuse.ts says when it declines).
+    why: 'DOM renderer: rows that only moved are moved, not built again',
+    find: 'renderRows(e,i){let r=this._bufferService.buffer,n=r.ybase+r.y,',
+    replace: 'renderRows(e,i){if(__sbRenderRowsReusing(this,e,i))return;let r=this._bufferService.buffer,n=r.ybase+r.y,',
+  },
+  {
+    why: 'DOM renderer: rows underlined for a link outside renderRows are built again after',
+    find: '_setCellUnderline(e,i,r,n,o,l){',
+    replace: '_setCellUnderline(e,i,r,n,o,l){this._sbStale=!0;',
+  },
+  {
+    why: 'DOM renderer: cleared rows are built again after',
+    find: 'clear(){for(let e of this._rowElements)e.replaceChildren()}',
+    replace: 'clear(){this._sbStale=!0;for(let e of this._rowElements)e.replaceChildren()}',
+  },
 ];
 
 const xtermModule = /[\\/]@xterm[\\/]xterm[\\/]lib[\\/]xterm\.mjs$/;
 
-export function xtermPatchesPlugin(): Plugin {
+export function xtermPatchesPlugin(options: { rowReuseModule: string }): Plugin {
+  const prelude = xtermPrelude(options.rowReuseModule);
   return {
     name: 'switchboard:xterm-patches',
     transform(code, id) {
@@ -73,7 +98,7 @@ export function xtermPatchesPlugin(): Plugin {
         }
         patched = patched.replace(patch.find, patch.replace);
       }
-      return { code: patched, map: null };
+      return { code: prelude + patched, map: null };
     },
   };
 }

@@ -3,12 +3,15 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { xtermPatches, xtermPatchesPlugin } from '../../../renderer/xtermPatches.ts';
+import { xtermInternalsRead } from '../../../renderer/features/terminals/domRowReuse.ts';
+import { xtermPatches, xtermPatchesPlugin, xtermPrelude } from '../../../renderer/xtermPatches.ts';
 
 const xtermModulePath = join(dirname(createRequire(import.meta.url).resolve('@xterm/xterm/package.json')), 'lib', 'xterm.mjs');
 
+const rowReuseModule = '/app/renderer/features/terminals/domRowReuse.ts';
+
 function transform(code: string, id: string): { code: string } | null {
-  const hook = xtermPatchesPlugin().transform as (code: string, id: string) => { code: string } | null;
+  const hook = xtermPatchesPlugin({ rowReuseModule }).transform as (code: string, id: string) => { code: string } | null;
   return hook(code, id);
 }
 
@@ -22,7 +25,13 @@ describe('the xterm.js patches applied while bundling', () => {
       assert.equal(patched.code.split(patch.replace).length, 2, `${patch.why}: applied once`);
     }
     const grown = xtermPatches.reduce((sum, patch) => sum + patch.replace.length - patch.find.length, 0);
-    assert.equal(patched.code.length - original.length, grown);
+    assert.ok(patched.code.startsWith(xtermPrelude(rowReuseModule)), 'the code the patches call is imported first');
+    assert.equal(patched.code.length - original.length, xtermPrelude(rowReuseModule).length + grown);
+  });
+
+  it('find every xterm.js internal the row reuse reads', () => {
+    const original = readFileSync(xtermModulePath, 'utf8');
+    for (const code of xtermInternalsRead) assert.ok(original.includes(code), `xterm.js no longer has \`${code}\` (renderer/features/terminals/domRowReuse.ts reads it)`);
   });
 
   it('leave every other module alone', () => {

@@ -1,0 +1,236 @@
+/**
+ * Rows the DOM renderer already shows are kept instead of being built again (an xterm.js patch,
+ * renderer/xtermPatches.ts, calls `renderRowsReusing` at the start of DomRenderer.renderRows).
+ *
+ * Why: xterm.js redraws every row of the viewport whenever the buffer scrolls, and its DOM renderer
+ * builds each row's spans anew; Chromium then lays out and shapes the text of every row of every
+ * pane that scrolled. With eight agents printing side by side that was most of each frame (a
+ * trace of `forty-agents`: Layout 10.8 ms a frame, 78 000 text shapings in 6 s). A line that
+ * scrolls up by one row has not changed, only moved: here each row element remembers exactly what
+ * it was built from (the line's cells, the cursor on it), the elements of lines that only moved
+ * are moved (a rotation of the row container's children), and only rows whose content is new are
+ * built — by xterm's own row factory, with the arguments xterm would pass.
+ *
+ * Exactness: a row is kept only when everything its spans are made from is equal — the cells
+ * (code points, colours, flags), their combined characters and extended attributes, the cursor on
+ * that row and its style, and the renderer-wide state the row factory reads (theme colours,
+ * minimum contrast, bold colours, cell width and letter spacing, focus). When anything the
+ * comparison does not cover may be in play — decorations, character joiners, link underlines
+ * drawn outside renderRows, a cleared renderer — the rows are built as xterm builds them and
+ * forgotten, so the next render starts from scratch; rows under a selection are always built.
+ */
+
+/** What a row element was built from. */
+interface RowSource {
+  cells: Uint32Array;
+  /** Combined characters and extended attributes of the line, and the cursor on this row. */
+  extra: string;
+}
+
+const sources = new WeakMap<HTMLElement, RowSource>();
+/** The renderer-wide state each renderer's rows were built with. */
+const environments = new WeakMap<object, string>();
+/** Renderers whose theme changes are listened to. */
+const watched = new WeakSet<object>();
+/** Stable ids for objects that stand for state (theme colour sets, width caches). */
+const objectIds = new WeakMap<object, number>();
+let nextObjectId = 1;
+
+function idOf(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  let id = objectIds.get(value);
+  if (id === undefined) {
+    id = nextObjectId++;
+    objectIds.set(value, id);
+  }
+  return id;
+}
+
+/**
+ * The xterm.js 6.0.0 code this module reads its internals from; a unit test checks each is in the
+ * installed xterm.js, so an upgrade that renames one fails the build instead of drawing wrong rows.
+ */
+export const xtermInternalsRead: readonly string[] = [
+  'handleSelectionChanged(t,e,i){this._selectionStart=t,this._selectionEnd=e,this._columnSelectMode=i}',
+  'this._characterJoiners=[]',
+  'this._decorations=new',
+  'this._array=[];this._insertedValues=[]',
+  'this._data=new Uint32Array',
+  'this._combined={}',
+  'this._extendedAttrs={}',
+  'this._rowElements=[]',
+  'this._rowContainer.appendChild(',
+  'get isFocused',
+  'get underlineColor',
+  'get urlId',
+  'get underlineVariantOffset',
+];
+
+// xterm.js internals, reached through the patch: typed loosely on purpose (xtermInternalsRead is what is checked).
+type DomRenderer = any;
+type BufferLine = any;
+
+/** Forget what every row was built from: the next render builds them all. */
+export function forgetRows(renderer: DomRenderer): void {
+  for (const element of renderer._rowElements as HTMLElement[]) sources.delete(element);
+  environments.delete(renderer);
+}
+
+function lineSource(line: BufferLine, cursorPart: string): RowSource {
+  const length: number = line.length;
+  const data: Uint32Array = line._data;
+  let extra = cursorPart;
+  const combined: Record<number, string> = line._combined;
+  for (const key in combined) extra += `|c${key}:${combined[key]}`;
+  const extended: Record<number, any> = line._extendedAttrs;
+  for (const key in extended) {
+    const attrs = extended[key];
+    if (attrs) extra += `|e${key}:${attrs.ext},${attrs.underlineColor},${attrs.urlId},${attrs.underlineVariantOffset}`;
+  }
+  return { cells: data.slice(0, length * 3), extra };
+}
+
+function sameSource(a: RowSource | undefined, b: RowSource): boolean {
+  if (!a || a.extra !== b.extra || a.cells.length !== b.cells.length) return false;
+  const x = a.cells;
+  const y = b.cells;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+
+/**
+ * Renders rows `start`–`end` keeping the elements whose content is unchanged or only moved.
+ * Returns false (having forgotten those rows) when xterm's own renderRows must do it.
+ */
+export function renderRowsReusing(renderer: DomRenderer, start: number, end: number): boolean {
+  const factory = renderer._rowFactory;
+  const rowElements: HTMLElement[] = renderer._rowElements;
+  const buffer = renderer._bufferService.buffer;
+  const options = renderer._optionsService.rawOptions;
+  const core = renderer._coreService;
+  const joiners = factory._characterJoinerService?._characterJoiners;
+  const plain =
+    !renderer._sbStale &&
+    Array.isArray(joiners) &&
+    joiners.length === 0 &&
+    isEmptyDecorations(factory._decorationService);
+  if (!plain) {
+    renderer._sbStale = false;
+    forgetRows(renderer);
+    return false;
+  }
+  const cellWidth: number = renderer.dimensions.css.cell.width;
+  if (!watched.has(renderer)) {
+    // Theme colours change in place (a new theme, OSC 4/10/11): rows built with the old ones go.
+    watched.add(renderer);
+    renderer._themeService.onChangeColors(() => forgetRows(renderer));
+  }
+  const environment = [
+    options.fontFamily,
+    options.fontSize,
+    options.fontWeight,
+    options.fontWeightBold,
+    options.letterSpacing,
+    options.minimumContrastRatio,
+    options.drawBoldTextInBrightColors,
+    cellWidth,
+    factory.defaultSpacing,
+    idOf(renderer._widthCache),
+    renderer._coreBrowserService.isFocused,
+  ].join('|');
+  if (environments.get(renderer) !== environment) {
+    for (const element of rowElements) sources.delete(element);
+    environments.set(renderer, environment);
+  }
+
+  const cursorAbsoluteY: number = buffer.ybase + buffer.y;
+  const cursorX = Math.min(buffer.x, renderer._bufferService.cols - 1);
+  const cursorBlink: boolean = core.decPrivateModes.cursorBlink ?? options.cursorBlink;
+  const cursorStyle: string = core.decPrivateModes.cursorStyle ?? options.cursorStyle;
+  const cursorInactiveStyle: string = options.cursorInactiveStyle;
+  const cursorPart = `C${cursorX},${cursorBlink},${cursorStyle},${cursorInactiveStyle},${core.isCursorHidden},${core.isCursorInitialized}`;
+
+  // Rows a selection covers are built each time (the row factory colours selected cells) and not
+  // remembered. A click makes an empty selection (start = end), which colours no cell.
+  const selectionStart: [number, number] | undefined = factory._selectionStart;
+  const selectionEnd: [number, number] | undefined = factory._selectionEnd;
+  const selected =
+    selectionStart && selectionEnd && (selectionStart[0] !== selectionEnd[0] || selectionStart[1] !== selectionEnd[1])
+      ? [Math.min(selectionStart[1], selectionEnd[1]), Math.max(selectionStart[1], selectionEnd[1])]
+      : null;
+
+  const last = Math.min(end, rowElements.length - 1);
+  const wanted: RowSource[] = [];
+  for (let y = start; y <= last; y++) {
+    const row = y + buffer.ydisp;
+    const line = buffer.lines.get(row);
+    if (!line) break;
+    wanted.push(lineSource(line, row === cursorAbsoluteY ? cursorPart : ''));
+  }
+  const count = wanted.length;
+  if (count === 0) return true;
+
+  // The rows moved up (output scrolled) or down (scrolled back) by `shift`: rotate the elements.
+  const shift = start === 0 && count === rowElements.length ? detectShift(rowElements, wanted) : 0;
+  if (shift !== 0) rotate(renderer, shift);
+
+  for (let index = 0; index < count; index++) {
+    const y = start + index;
+    const element = rowElements[y]!;
+    const source = wanted[index]!;
+    const row = y + buffer.ydisp;
+    const inSelection = selected !== null && row >= selected[0]! && row <= selected[1]!;
+    if (!inSelection && sameSource(sources.get(element), source)) continue;
+    element.replaceChildren(
+      ...factory.createRow(buffer.lines.get(row), row, row === cursorAbsoluteY, cursorStyle, cursorInactiveStyle, cursorX, cursorBlink, cellWidth, renderer._widthCache, -1, -1),
+    );
+    if (inSelection) sources.delete(element);
+    else sources.set(element, source);
+  }
+  return true;
+}
+
+/** No decoration at all (xterm's SortedList: the sorted array and the inserts not sorted in yet); anything unexpected counts as some. */
+function isEmptyDecorations(service: any): boolean {
+  const list = service?._decorations;
+  return Array.isArray(list?._array) && list._array.length === 0 && Array.isArray(list._insertedValues) && list._insertedValues.length === 0;
+}
+
+/**
+ * How far the shown lines moved: k > 0 when the element at row y + k shows what row y wants
+ * (output scrolled up by k), k < 0 for the other way; 0 when neither fits all the rows that stay.
+ */
+function detectShift(rowElements: HTMLElement[], wanted: RowSource[]): number {
+  const rows = wanted.length;
+  const fits = (k: number): boolean => {
+    // Rows that stay must match, except the cursor's (their content may have changed on it).
+    let matched = 0;
+    for (let y = Math.max(0, -k); y < Math.min(rows, rows - k); y++) {
+      if (sameSource(sources.get(rowElements[y + k]!), wanted[y]!)) matched++;
+    }
+    return matched >= (rows - Math.abs(k)) - 2;
+  };
+  // Most often the output scrolled by a few lines: try the first row's old position.
+  for (let k = 1; k < rows; k++) {
+    if (sameSource(sources.get(rowElements[k]!), wanted[0]!)) return fits(k) ? k : 0;
+  }
+  for (let k = 1; k < rows; k++) {
+    if (sameSource(sources.get(rowElements[0]!), wanted[k]!)) return fits(-k) ? -k : 0;
+  }
+  return 0;
+}
+
+/** Moves the first `shift` row elements to the end (or the last -shift to the front), in the DOM and in xterm's list. */
+function rotate(renderer: DomRenderer, shift: number): void {
+  const rowElements: HTMLElement[] = renderer._rowElements;
+  const container: HTMLElement = renderer._rowContainer;
+  if (shift > 0) {
+    const moved = rowElements.splice(0, shift);
+    for (const element of moved) container.appendChild(element);
+    rowElements.push(...moved);
+  } else {
+    const moved = rowElements.splice(rowElements.length + shift, -shift);
+    container.prepend(...moved);
+    rowElements.unshift(...moved);
+  }
+}
