@@ -2,7 +2,8 @@
  * Forty agents: 40 terminals each printing about 20 lines a second of coloured text (an agent CLI's
  * pace), in five tabs of eight panes, the first tab shown. Measured:
  * - the page's animation frames while they print: the interval between requestAnimationFrame
- *   callbacks (p95 ≤ 16.7 ms is a frame every refresh) and the long animation frames Chromium reports;
+ *   callbacks (p95 ≤ 16.7 ms is a frame every refresh; judged in whole refreshes, the clock being
+ *   coarse) and the long animation frames Chromium reports;
  * - the Hub's resident memory per idle terminal: RSS of `switchboard serve` before and after 40
  *   idle shells are started (no pane shows them yet), over 40 (target ≤ 0.5 MB);
  * - the WebGL contexts the panes hold (target: only the visible panes', where WebGL is available).
@@ -134,10 +135,19 @@ export const rendererFortyAgentsCase: BenchCase = {
         await hubCall(page, 'settings.update', { gpuAcceleration: 'auto' });
       }
       const longest = Math.max(0, ...frames.longFrames.map((frame) => frame.duration));
+      // The page's clock has 0.1 ms steps and jitter (Chromium coarsens performance.now() outside
+      // cross-origin isolation): a frame at every refresh of this 60 Hz frame source measures
+      // 16.5–16.8 ms. The target (p95 ≤ 16.7 ms: a frame at every refresh) is judged on each
+      // interval counted in whole refreshes; the raw p95 is reported beside it.
+      const refreshMs = 1000 / 60;
+      const inRefreshes = frames.intervals.map((interval) => Math.max(1, Math.round(interval / refreshMs)));
+      const lateShare = inRefreshes.filter((count) => count > 1).length / Math.max(1, inRefreshes.length);
       log(`${frames.intervals.length} frames in ${seconds.toFixed(1)} s; ${frames.longFrames.length} long animation frames${frames.longFramesUnsupported ? ' (not reported by this Chromium)' : ''}; pane 1 printed ${linesPerSecond.toFixed(1)} lines/s; Hub ${(hubCpu * 100).toFixed(0)} % of a core (${cpus().length} cores); ${webglNote}`);
       return [
         { label: 'UI frame interval: median', value: median(frames.intervals), unit: 'ms' },
-        { label: 'UI frame interval: p95', value: percentile(frames.intervals, 95), unit: 'ms', target: { max: 16.7 } },
+        { label: 'UI frame interval: p95 as measured (0.1 ms clock with jitter)', value: percentile(frames.intervals, 95), unit: 'ms' },
+        { label: 'UI frame interval: p95 in whole refreshes', value: percentile(inRefreshes, 95) * refreshMs, unit: 'ms', target: { max: 16.7 } },
+        { label: 'frames a refresh or more late', value: lateShare * 100, unit: '%', digits: 1 },
         { label: 'UI frame interval: max', value: Math.max(...frames.intervals), unit: 'ms' },
         { label: 'long animation frames (> 50 ms) per second', value: frames.longFrames.length / seconds, unit: '/s', digits: 2 },
         { label: 'longest animation frame', value: longest, unit: 'ms' },

@@ -22,6 +22,7 @@
 
 /** What a row element was built from. */
 interface RowSource {
+  /** The line's cells (xterm's BufferLine data: three numbers per cell), copied: xterm reuses line objects. */
   cells: Uint32Array;
   /** Combined characters and extended attributes of the line, and the cursor on this row. */
   extra: string;
@@ -76,9 +77,13 @@ export function forgetRows(renderer: DomRenderer): void {
   environments.delete(renderer);
 }
 
-function lineSource(line: BufferLine, cursorPart: string): RowSource {
-  const length: number = line.length;
-  const data: Uint32Array = line._data;
+/** A line of the buffer as a row wants it: the line itself (compared in place, copied only when a row is built) and its extra. */
+interface WantedRow {
+  line: BufferLine;
+  extra: string;
+}
+
+function wantedRow(line: BufferLine, cursorPart: string): WantedRow {
   let extra = cursorPart;
   const combined: Record<number, string> = line._combined;
   for (const key in combined) extra += `|c${key}:${combined[key]}`;
@@ -87,15 +92,29 @@ function lineSource(line: BufferLine, cursorPart: string): RowSource {
     const attrs = extended[key];
     if (attrs) extra += `|e${key}:${attrs.ext},${attrs.underlineColor},${attrs.urlId},${attrs.underlineVariantOffset}`;
   }
-  return { cells: data.slice(0, length * 3), extra };
+  return { line, extra };
 }
 
-function sameSource(a: RowSource | undefined, b: RowSource): boolean {
-  if (!a || a.extra !== b.extra || a.cells.length !== b.cells.length) return false;
-  const x = a.cells;
-  const y = b.cells;
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+function sameSource(source: RowSource | undefined, wanted: WantedRow): boolean {
+  if (!source || source.extra !== wanted.extra) return false;
+  const cells = source.cells;
+  const data: Uint32Array = wanted.line._data;
+  if (cells.length !== wanted.line.length * 3) return false;
+  for (let i = 0; i < cells.length; i++) if (cells[i] !== data[i]) return false;
   return true;
+}
+
+/** Remember what `element` was built from, in its earlier record's buffer when the size is the same (a flood builds every row every frame). */
+function remember(element: HTMLElement, wanted: WantedRow): void {
+  const length = wanted.line.length * 3;
+  const data: Uint32Array = wanted.line._data;
+  const source = sources.get(element);
+  if (source && source.cells.length === length) {
+    source.cells.set(data.subarray(0, length));
+    source.extra = wanted.extra;
+  } else {
+    sources.set(element, { cells: data.slice(0, length), extra: wanted.extra });
+  }
 }
 
 /**
@@ -160,12 +179,12 @@ export function renderRowsReusing(renderer: DomRenderer, start: number, end: num
       : null;
 
   const last = Math.min(end, rowElements.length - 1);
-  const wanted: RowSource[] = [];
+  const wanted: WantedRow[] = [];
   for (let y = start; y <= last; y++) {
     const row = y + buffer.ydisp;
     const line = buffer.lines.get(row);
     if (!line) break;
-    wanted.push(lineSource(line, row === cursorAbsoluteY ? cursorPart : ''));
+    wanted.push(wantedRow(line, row === cursorAbsoluteY ? cursorPart : ''));
   }
   const count = wanted.length;
   if (count === 0) return true;
@@ -177,15 +196,15 @@ export function renderRowsReusing(renderer: DomRenderer, start: number, end: num
   for (let index = 0; index < count; index++) {
     const y = start + index;
     const element = rowElements[y]!;
-    const source = wanted[index]!;
+    const want = wanted[index]!;
     const row = y + buffer.ydisp;
     const inSelection = selected !== null && row >= selected[0]! && row <= selected[1]!;
-    if (!inSelection && sameSource(sources.get(element), source)) continue;
+    if (!inSelection && sameSource(sources.get(element), want)) continue;
     element.replaceChildren(
-      ...factory.createRow(buffer.lines.get(row), row, row === cursorAbsoluteY, cursorStyle, cursorInactiveStyle, cursorX, cursorBlink, cellWidth, renderer._widthCache, -1, -1),
+      ...factory.createRow(want.line, row, row === cursorAbsoluteY, cursorStyle, cursorInactiveStyle, cursorX, cursorBlink, cellWidth, renderer._widthCache, -1, -1),
     );
     if (inSelection) sources.delete(element);
-    else sources.set(element, source);
+    else remember(element, want);
   }
   return true;
 }
@@ -200,7 +219,7 @@ function isEmptyDecorations(service: any): boolean {
  * How far the shown lines moved: k > 0 when the element at row y + k shows what row y wants
  * (output scrolled up by k), k < 0 for the other way; 0 when neither fits all the rows that stay.
  */
-function detectShift(rowElements: HTMLElement[], wanted: RowSource[]): number {
+function detectShift(rowElements: HTMLElement[], wanted: WantedRow[]): number {
   const rows = wanted.length;
   const fits = (k: number): boolean => {
     // Rows that stay must match, except the cursor's (their content may have changed on it).
