@@ -33,7 +33,7 @@ const sources = new WeakMap<HTMLElement, RowSource>();
 const environments = new WeakMap<object, string>();
 /** Renderers whose theme changes are listened to. */
 const watched = new WeakSet<object>();
-/** Stable ids for objects that stand for state (theme colour sets, width caches). */
+/** Stable ids for objects that stand for state (the glyph width cache). */
 const objectIds = new WeakMap<object, number>();
 let nextObjectId = 1;
 
@@ -65,6 +65,7 @@ export const xtermInternalsRead: readonly string[] = [
   'get underlineColor',
   'get urlId',
   'get underlineVariantOffset',
+  '_register(t){if(t===this)throw new Error("Cannot register a disposable on itself!")',
 ];
 
 // xterm.js internals, reached through the patch: typed loosely on purpose (xtermInternalsRead is what is checked).
@@ -142,7 +143,8 @@ export function renderRowsReusing(renderer: DomRenderer, start: number, end: num
   if (!watched.has(renderer)) {
     // Theme colours change in place (a new theme, OSC 4/10/11): rows built with the old ones go.
     watched.add(renderer);
-    renderer._themeService.onChangeColors(() => forgetRows(renderer));
+    // Registered with the renderer: xterm disposes it with the renderer (a switch to WebGL, the pane closing).
+    renderer._register(renderer._themeService.onChangeColors(() => forgetRows(renderer)));
   }
   const environment = [
     options.fontFamily,
