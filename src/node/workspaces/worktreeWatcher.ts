@@ -4,10 +4,11 @@
  * the worktree's own git dir (HEAD, index: commits, staging). Ignored folders such as
  * node_modules are never walked or watched (a recursive watch would put an inotify watch on each of
  * their thousands of folders). Events are debounced into one `onDidChange` call; the owner reads
- * the changes with git and calls `resync()` so new folders get watched.
+ * the changes with git and calls `resync()` so new folders get watched (it lists them again only
+ * after something was created, deleted or renamed).
  */
 import { type FSWatcher, watch } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { WorkspaceLimits } from '../../common/api/workspaceContract.ts';
 import type { IDisposable } from '../../common/lifecycle.ts';
 import type { ILogger } from '../logger.ts';
@@ -22,6 +23,14 @@ export class WorktreeWatcher implements IDisposable {
   readonly #logger: ILogger;
   readonly #watchers = new Map<string, FSWatcher>();
   #timer: NodeJS.Timeout | undefined;
+  /**
+   * Whether the watched folders may differ from what git would list now: something was created,
+   * deleted or renamed (an fs.watch 'rename'), a .gitignore changed, or a watch failed. An agent
+   * editing files it already has sends only 'change' events, and each refresh then skips the three
+   * git processes of a listing (New agent's worktrees refresh up to every 300 ms while it writes).
+   */
+  #stale = true;
+  #listings = 0;
   /** When the first change not refreshed yet came. */
   #pendingSince: number | undefined;
   #disposed = false;
@@ -34,7 +43,10 @@ export class WorktreeWatcher implements IDisposable {
 
   /** Watch the worktree's folders and git dir as they are now (again after changes: new folders, removed ones). */
   async resync(): Promise<void> {
-    if (this.#disposed) return;
+    if (this.#disposed || !this.#stale) return;
+    // Cleared before listing: an event meanwhile makes the next resync list again.
+    this.#stale = false;
+    this.#listings++;
     const folders = new Set<string>(['']);
     let gitDir: string | null = null;
     try {
@@ -48,6 +60,7 @@ export class WorktreeWatcher implements IDisposable {
       }
       gitDir = dir.stdout.trim();
     } catch (error) {
+      this.#stale = true;
       this.#logger.debug('cannot list the worktree for watching', { path: this.#path, error: String(error) });
     }
     if (this.#disposed) return;
@@ -62,11 +75,15 @@ export class WorktreeWatcher implements IDisposable {
     for (const folder of wanted) {
       if (this.#watchers.has(folder)) continue;
       try {
-        const watcher = watch(folder, { persistent: false }, () => this.#schedule());
+        const watcher = watch(folder, { persistent: false }, (eventType, filename) => {
+          if (eventType !== 'change' || filename === null || basename(filename) === '.gitignore') this.#stale = true;
+          this.#schedule();
+        });
         watcher.on('error', () => {
           // The folder went away (deleted by the agent): the next resync drops it.
           watcher.close();
           this.#watchers.delete(folder);
+          this.#stale = true;
           this.#schedule();
         });
         this.#watchers.set(folder, watcher);
@@ -78,6 +95,11 @@ export class WorktreeWatcher implements IDisposable {
 
   get watchedFolderCount(): number {
     return this.#watchers.size;
+  }
+
+  /** How many times the folders were listed with git (tests: a file edited in place lists nothing). */
+  get listings(): number {
+    return this.#listings;
   }
 
   /** Debounced, but an agent writing without pause still gets its counts refreshed every refreshMaxWaitMs. */
