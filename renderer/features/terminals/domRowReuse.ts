@@ -33,20 +33,6 @@ const sources = new WeakMap<HTMLElement, RowSource>();
 const environments = new WeakMap<object, string>();
 /** Renderers whose theme changes are listened to. */
 const watched = new WeakSet<object>();
-/** Stable ids for objects that stand for state (the glyph width cache). */
-const objectIds = new WeakMap<object, number>();
-let nextObjectId = 1;
-
-function idOf(value: unknown): number {
-  if (typeof value !== 'object' || value === null) return 0;
-  let id = objectIds.get(value);
-  if (id === undefined) {
-    id = nextObjectId++;
-    objectIds.set(value, id);
-  }
-  return id;
-}
-
 /**
  * The xterm.js 6.0.0 code this module reads its internals from; a unit test checks each is in the
  * installed xterm.js, so an upgrade that renames one fails the build instead of drawing wrong rows.
@@ -73,7 +59,7 @@ type DomRenderer = any;
 type BufferLine = any;
 
 /** Forget what every row was built from: the next render builds them all. */
-export function forgetRows(renderer: DomRenderer): void {
+function forgetRows(renderer: DomRenderer): void {
   for (const element of renderer._rowElements as HTMLElement[]) sources.delete(element);
   environments.delete(renderer);
 }
@@ -156,7 +142,6 @@ export function renderRowsReusing(renderer: DomRenderer, start: number, end: num
     options.drawBoldTextInBrightColors,
     cellWidth,
     factory.defaultSpacing,
-    idOf(renderer._widthCache),
     renderer._coreBrowserService.isFocused,
   ].join('|');
   if (environments.get(renderer) !== environment) {

@@ -66,7 +66,7 @@ export async function branchExists(repo: string, branch: string): Promise<boolea
 }
 
 /** git's own rules for a branch name (`git check-ref-format --branch`). */
-export async function isValidBranchName(repo: string, branch: string): Promise<boolean> {
+async function isValidBranchName(repo: string, branch: string): Promise<boolean> {
   const result = await git(['check-ref-format', '--branch', branch], { cwd: repo, allowFailure: true });
   // check-ref-format --branch also expands @{-1}; a name that does not come back as itself is not a plain branch name.
   return result.exitCode === 0 && result.stdout.trim() === branch && !branch.startsWith('-');
@@ -76,7 +76,7 @@ export function invalidBranchName(branch: string): ApiError {
   return new ApiError('INVALID_BRANCH', `"${branch}" is not a valid branch name (git check-ref-format --branch refuses it)`);
 }
 
-export function noBaseBranch(base: string, repoRoot: string): ApiError {
+function noBaseBranch(base: string, repoRoot: string): ApiError {
   return new ApiError('INVALID_BRANCH', `there is no branch "${base}" in ${repoRoot} to start the worktree from`);
 }
 
