@@ -13,7 +13,13 @@ const rendererRoot = fileURLToPath(new URL('.', import.meta.url));
 export default defineConfig({
   root: rendererRoot,
   base: './',
-  plugins: [react(), xtermPatchesPlugin({ rowReuseModule: fileURLToPath(new URL('./features/terminals/domRowReuse.ts', import.meta.url)) })],
+  plugins: [
+    react(),
+    xtermPatchesPlugin({
+      rowReuseModule: fileURLToPath(new URL('./features/terminals/domRowReuse.ts', import.meta.url)),
+      renderPacingModule: fileURLToPath(new URL('./features/terminals/renderPacing.ts', import.meta.url)),
+    }),
+  ],
   build: {
     outDir: fileURLToPath(new URL('../dist/renderer', import.meta.url)),
     emptyOutDir: true,

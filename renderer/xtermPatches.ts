@@ -7,9 +7,18 @@
  */
 import type { Plugin } from 'vite';
 
-/** Code of ours the patches call (`rowReuseModule`: the path of features/terminals/domRowReuse.ts), imported at the top of xterm.js's module. */
-export function xtermPrelude(rowReuseModule: string): string {
-  return `import { renderRowsReusing as __sbRenderRowsReusing } from ${JSON.stringify(rowReuseModule)};\n`;
+/** The modules of ours the patches call: features/terminals/domRowReuse.ts and renderPacing.ts. */
+export interface XtermPatchModules {
+  rowReuseModule: string;
+  renderPacingModule: string;
+}
+
+/** The code the patches call, imported at the top of xterm.js's module. */
+export function xtermPrelude(modules: XtermPatchModules): string {
+  return (
+    `import { renderRowsReusing as __sbRenderRowsReusing, selectionStaysEmpty as __sbSelectionStaysEmpty } from ${JSON.stringify(modules.rowReuseModule)};\n` +
+    `import { requestPacedRender as __sbRequestRender, cancelPacedRender as __sbCancelRender } from ${JSON.stringify(modules.renderPacingModule)};\n`
+  );
 }
 
 export interface XtermPatch {
@@ -24,12 +33,12 @@ export const xtermPatches: readonly XtermPatch[] = [
     // refreshes the selection (CoreBrowserTerminal: onScroll → selectionService.refresh()), and the
     // DOM renderer answers each refresh by rebuilding every row of the viewport — on top of the
     // render service's own redraw of the same rows in the same frame. With no selection before and
-    // none after, the rows cannot differ: skip the rebuild. Output that scrolls (a flood, forty
-    // agents printing, a reattached pane's snapshot) then builds its rows once per frame, not twice.
+    // none after (none: nothing, or the empty one a click leaves), the rows cannot differ: skip the
+    // rebuild. Output that scrolls (a flood, forty agents printing, a reattached pane's snapshot)
+    // then builds its rows once per frame, not twice.
     why: 'DOM renderer: no full redraw for a selection change from none to none',
     find: 'handleSelectionChanged(e,i,r){if(this._selectionContainer.replaceChildren(),',
-    replace:
-      'handleSelectionChanged(e,i,r){if(!(e&&i)&&!(this._rowFactory._selectionStart&&this._rowFactory._selectionEnd))return;if(this._selectionContainer.replaceChildren(),',
+    replace: 'handleSelectionChanged(e,i,r){if(__sbSelectionStaysEmpty(this,e,i))return;if(this._selectionContainer.replaceChildren(),',
   },
   {
     // Each terminal's DOM renderer measures every glyph it draws once — a forced layout of the
@@ -80,12 +89,49 @@ export const xtermPatches: readonly XtermPatch[] = [
     find: 'clear(){for(let e of this._rowElements)e.replaceChildren()}',
     replace: 'clear(){this._sbStale=!0;for(let e of this._rowElements)e.replaceChildren()}',
   },
+  {
+    // Every line that scrolls asks the selection to be drawn again at the next animation frame
+    // (CoreBrowserTerminal: onScroll → selectionService.refresh()), with or without a selection.
+    // The redraw itself is skipped above when there is none, but the frame it asked for is not:
+    // a flood drew the page 60 times a second through this request alone. With no selection
+    // there is nothing to move; a selection made or cleared asks for its own redraw.
+    why: 'selection: no redraw asked for on scroll when nothing is selected',
+    find: '(()=>{this._selectionService.refresh(),this._viewport?.queueSync()})',
+    replace: '(()=>{this._selectionService.hasSelection&&this._selectionService.refresh(),this._viewport?.queueSync()})',
+  },
+  {
+    // The hidden textarea (where IME composition and screen readers look) follows the cursor:
+    // xterm moved it on every cursor move, which during output is every parse slice, and each
+    // move made Chromium compute style and layout again for a frame of its own. It follows at the
+    // terminal's next redraw instead, where the rows it sits over are drawn.
+    why: 'textarea: moved to the cursor with the next redraw, not on every cursor move',
+    find: 'this.onCursorMove(()=>{this._renderService.handleCursorMove(),this._syncTextArea()})',
+    replace:
+      'this.onCursorMove(()=>{this._renderService.handleCursorMove(),this._sbTextareaQueued||(this._sbTextareaQueued=!0,this._renderService.addRefreshCallback(()=>{this._sbTextareaQueued=!1,this._syncTextArea()}))})',
+  },
+  {
+    // A flooded pane is redrawn at a pace, not at every frame (features/terminals/renderPacing.ts).
+    why: 'render debouncer: redraws asked for through the pacing',
+    find: '!this._animationFrame&&(this._animationFrame=this._coreBrowserService.window.requestAnimationFrame(()=>this._innerRefresh()))}_innerRefresh(){if(this._animationFrame=void 0,',
+    replace: '!this._animationFrame&&(this._animationFrame=__sbRequestRender(this))}_innerRefresh(){if(this._animationFrame=void 0,',
+  },
+  {
+    why: 'render debouncer: callbacks at the next redraw wait for the paced one',
+    find: 'addRefreshCallback(t){return this._refreshCallbacks.push(t),this._animationFrame||(this._animationFrame=this._coreBrowserService.window.requestAnimationFrame(()=>this._innerRefresh())),this._animationFrame}',
+    replace: 'addRefreshCallback(t){return this._refreshCallbacks.push(t),this._animationFrame||(this._animationFrame=__sbRequestRender(this)),this._animationFrame}',
+  },
+  {
+    why: 'render debouncer: a paced redraw is cancelled with it',
+    find: 'dispose(){this._animationFrame&&(this._coreBrowserService.window.cancelAnimationFrame(this._animationFrame),this._animationFrame=void 0)}addRefreshCallback',
+    replace:
+      'dispose(){__sbCancelRender(this),this._animationFrame&&(this._coreBrowserService.window.cancelAnimationFrame(this._animationFrame),this._animationFrame=void 0)}addRefreshCallback',
+  },
 ];
 
 const xtermModule = /[\\/]@xterm[\\/]xterm[\\/]lib[\\/]xterm\.mjs$/;
 
-export function xtermPatchesPlugin(options: { rowReuseModule: string }): Plugin {
-  const prelude = xtermPrelude(options.rowReuseModule);
+export function xtermPatchesPlugin(modules: XtermPatchModules): Plugin {
+  const prelude = xtermPrelude(modules);
   return {
     name: 'switchboard:xterm-patches',
     transform(code, id) {

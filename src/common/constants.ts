@@ -46,6 +46,17 @@ export const TerminalConstants = {
   /** A round waits for the next frame, or this long if the browser stopped drawing frames. */
   outputFrameFallbackMs: 100,
   /**
+   * A pane is flooded while it received at least `floodChars` in the last 100–200 ms (200–400 KB/s:
+   * a build log or `cat` of a big file; an agent's TUI redrawing or forty agents' 20 lines a second
+   * are far below). A flooded pane is redrawn at most every `floodRenderIntervalMs`, so xterm keeps
+   * the page's time for parsing (renderer/features/terminals/renderPacing.ts) — except for
+   * `floodPacingAfterInputMs` after a keystroke in it, so an echo or the prompt after Ctrl-C is
+   * drawn at the next frame.
+   */
+  floodChars: 40_000,
+  floodRenderIntervalMs: 33,
+  floodPacingAfterInputMs: 250,
+  /**
    * The headless mirror may fall this far behind before the PTY is paused (and must catch up to
    * the low mark before it resumes). Output waits for the mirror in a pile of up to 8 MiB (so a
    * flood's lines that only scroll through the scrollback are skipped, lazyMirror.ts) plus a

@@ -108,6 +108,26 @@ function remember(element: HTMLElement, wanted: WantedRow): void {
  * Renders rows `start`–`end` keeping the elements whose content is unchanged or only moved.
  * Returns false (having forgotten those rows) when xterm's own renderRows must do it.
  */
+/**
+ * Called by an xterm.js patch at the start of DomRenderer.handleSelectionChanged: true when the
+ * selection was empty and stays empty, so the renderer's full redraw can be skipped.
+ *
+ * xterm.js refreshes the selection on every line that scrolls (issue #4633), and the DOM renderer
+ * answers each refresh by rebuilding every row. A click — how a person focuses a pane — leaves an
+ * empty selection behind (start = end, xterm's finalSelectionEnd is start plus a length of 0), so
+ * "no selection" must include that: after a click, a flood in that pane rebuilt all its rows once
+ * per frame through this path (a trace of `pane-flood`: 34 ms of 40 in row building).
+ */
+export function selectionStaysEmpty(renderer: DomRenderer, start: [number, number] | undefined, end: [number, number] | undefined): boolean {
+  const factory = renderer._rowFactory;
+  return !selects(start, end) && !selects(factory._selectionStart, factory._selectionEnd);
+}
+
+/** Whether a selection from `start` to `end` covers any cell (a click leaves start = end, which colours none). */
+function selects(start: [number, number] | undefined, end: [number, number] | undefined): boolean {
+  return start !== undefined && end !== undefined && start !== null && end !== null && (start[0] !== end[0] || start[1] !== end[1]);
+}
+
 export function renderRowsReusing(renderer: DomRenderer, start: number, end: number): boolean {
   const factory = renderer._rowFactory;
   const rowElements: HTMLElement[] = renderer._rowElements;
@@ -157,13 +177,12 @@ export function renderRowsReusing(renderer: DomRenderer, start: number, end: num
   const cursorPart = `C${cursorX},${cursorBlink},${cursorStyle},${cursorInactiveStyle},${core.isCursorHidden},${core.isCursorInitialized}`;
 
   // Rows a selection covers are built each time (the row factory colours selected cells) and not
-  // remembered. A click makes an empty selection (start = end), which colours no cell.
+  // remembered.
   const selectionStart: [number, number] | undefined = factory._selectionStart;
   const selectionEnd: [number, number] | undefined = factory._selectionEnd;
-  const selected =
-    selectionStart && selectionEnd && (selectionStart[0] !== selectionEnd[0] || selectionStart[1] !== selectionEnd[1])
-      ? [Math.min(selectionStart[1], selectionEnd[1]), Math.max(selectionStart[1], selectionEnd[1])]
-      : null;
+  const selected = selects(selectionStart, selectionEnd)
+    ? [Math.min(selectionStart![1], selectionEnd![1]), Math.max(selectionStart![1], selectionEnd![1])]
+    : null;
 
   const last = Math.min(end, rowElements.length - 1);
   const wanted: WantedRow[] = [];

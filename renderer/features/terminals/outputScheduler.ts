@@ -16,11 +16,13 @@
 import type { Terminal } from '@xterm/xterm';
 import { TerminalConstants } from '../../../src/common/constants.ts';
 import { Disposable, toDisposable, type IDisposable } from '../../../src/common/lifecycle.ts';
+import type { RenderPace } from './renderPacing.ts';
 
 /** Called once xterm has parsed `chars` of what was written (a write may be handed over in pieces). */
 export type OnParsed = (chars: number) => void;
 
-export interface PaneOutput extends IDisposable {
+/** Also how often the pane should be redrawn: at a pace while output floods in (renderPacing.ts). */
+export interface PaneOutput extends IDisposable, RenderPace {
   /** Output for this pane, in order; `onParsed` fires as xterm parses it. */
   write(data: string, onParsed?: OnParsed): void;
   /** A keystroke went to this pane: it is in the foreground for a while, and what waits here goes to xterm now. */
@@ -34,11 +36,39 @@ interface Pending {
   onParsed: OnParsed | undefined;
 }
 
+/** Chars received in the current and the previous 100 ms window: whether output floods in. */
+class ArrivalRate {
+  static readonly windowMs = 100;
+  #windowStart = -Infinity;
+  #current = 0;
+  #previous = 0;
+
+  add(chars: number, now: number): void {
+    this.#roll(now);
+    this.#current += chars;
+  }
+
+  /** Chars received in the last 100–200 ms. */
+  recent(now: number): number {
+    this.#roll(now);
+    return this.#current + this.#previous;
+  }
+
+  #roll(now: number): void {
+    const age = now - this.#windowStart;
+    if (age < ArrivalRate.windowMs) return;
+    this.#previous = age < 2 * ArrivalRate.windowMs ? this.#current : 0;
+    this.#current = 0;
+    this.#windowStart = age < 2 * ArrivalRate.windowMs ? this.#windowStart + ArrivalRate.windowMs : now;
+  }
+}
+
 class Pane implements PaneOutput {
   readonly queue: Pending[] = [];
   queuedChars = 0;
   lastInputAt = -Infinity;
   disposed = false;
+  readonly #arrivals = new ArrivalRate();
 
   readonly terminal: Terminal;
   readonly scheduler: OutputScheduler;
@@ -57,8 +87,14 @@ class Pane implements PaneOutput {
     return this.focused || performance.now() - this.lastInputAt < TerminalConstants.outputForegroundAfterInputMs;
   }
 
+  renderIntervalMs(now: number): number {
+    if (now - this.lastInputAt < TerminalConstants.floodPacingAfterInputMs) return 0;
+    return this.#arrivals.recent(now) >= TerminalConstants.floodChars ? TerminalConstants.floodRenderIntervalMs : 0;
+  }
+
   write(data: string, onParsed?: OnParsed): void {
     if (this.disposed) return;
+    this.#arrivals.add(data.length, performance.now());
     if (this.foreground) {
       // Anything still waiting goes first, so xterm sees the output in order.
       this.flush();

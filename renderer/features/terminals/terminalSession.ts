@@ -24,6 +24,7 @@ import { ObservableValue } from '../../app/observable.ts';
 import { openExternalLink } from '../../app/links.ts';
 import type { HeldInputKind, TypeAheadBuffer } from './typeAhead.ts';
 import type { OutputScheduler, PaneOutput } from './outputScheduler.ts';
+import { paceRenders } from './renderPacing.ts';
 
 export type SessionStatus =
   | { kind: 'attaching' }
@@ -248,6 +249,7 @@ export class TerminalSession extends Disposable {
     if (!this.#opened) {
       this.#opened = true;
       this.terminal.open(this.element);
+      this.register(paceRenders(this.terminal, this.#output));
       this.terminal.textarea?.addEventListener('focus', () => {
         this.#output.promote();
         this.#onDidFocus.fire();
