@@ -16,7 +16,7 @@
  * flood), is drawn at the next frame, as xterm.js would.
  */
 import type { Terminal } from '@xterm/xterm';
-import { toDisposable, type IDisposable } from '../../../src/common/lifecycle.ts';
+import type { IDisposable } from '../../../src/common/lifecycle.ts';
 
 /** How long a pane's redraws should be apart now: 0 for "at the next frame". */
 export interface RenderPace {
@@ -29,6 +29,7 @@ interface RenderDebouncer {
 }
 
 interface Paced {
+  debouncer: RenderDebouncer;
   pace: RenderPace;
   lastRenderAt: number;
   timer: ReturnType<typeof setTimeout> | undefined;
@@ -47,19 +48,30 @@ export const renderPacingInternalsRead: readonly string[] = [
   'this._renderDebouncer=new',
 ];
 
-/**
- * Paces the redraws of `terminal` (opened: its render service exists) by `pace`, until the
- * returned disposable ends it (a frame already put off is still drawn, within the interval).
- */
-export function paceRenders(terminal: Terminal, pace: RenderPace): IDisposable {
+/** A terminal's paced redraws; disposing it ends the pacing (a redraw already put off still comes, within the interval). */
+export interface PacedRenders extends IDisposable {
+  /** A redraw the pacing put off is drawn at the next frame instead (a key was pressed: its echo should not wait). */
+  hurry(): void;
+}
+
+/** Paces the redraws of `terminal` (opened: its render service exists) by `pace`. */
+export function paceRenders(terminal: Terminal, pace: RenderPace): PacedRenders {
   // xterm.js internals, typed loosely on purpose (renderPacingInternalsRead is what is checked).
-  const debouncer: object | undefined = (terminal as any)._core?._renderService?._renderDebouncer;
-  if (!debouncer) return toDisposable(() => {});
-  const paced: Paced = { pace, lastRenderAt: -Infinity, timer: undefined, frame: undefined };
+  const debouncer: RenderDebouncer | undefined = (terminal as any)._core?._renderService?._renderDebouncer;
+  if (!debouncer) return { hurry: () => {}, dispose: () => {} };
+  const paced: Paced = { debouncer, pace, lastRenderAt: -Infinity, timer: undefined, frame: undefined };
   pacedDebouncers.set(debouncer, paced);
-  return toDisposable(() => {
-    paced.pace = unpaced;
-  });
+  return {
+    hurry: () => {
+      if (paced.timer === undefined) return;
+      clearTimeout(paced.timer);
+      paced.timer = undefined;
+      renderAtNextFrame(paced);
+    },
+    dispose: () => {
+      paced.pace = unpaced;
+    },
+  };
 }
 
 const unpaced: RenderPace = { renderIntervalMs: () => 0 };
@@ -71,25 +83,26 @@ const unpaced: RenderPace = { renderIntervalMs: () => 0 };
 export function requestPacedRender(debouncer: RenderDebouncer): number {
   const paced = pacedDebouncers.get(debouncer);
   if (!paced) return requestAnimationFrame(() => debouncer._innerRefresh());
-  const render = () => {
-    paced.frame = undefined;
-    paced.lastRenderAt = performance.now();
-    debouncer._innerRefresh();
-  };
   const now = performance.now();
   // Frames start on the display's refreshes: the timer asks for the frame a little early, so the
   // redraw lands on the first refresh at or after the interval (every other one at 60 Hz), not one late.
   const wait = paced.lastRenderAt + paced.pace.renderIntervalMs(now) - now - timerSlackMs;
-  if (wait <= 0) {
-    paced.frame = requestAnimationFrame(render);
-    return paced.frame;
-  }
+  if (wait <= 0) return renderAtNextFrame(paced);
   paced.timer = setTimeout(() => {
     paced.timer = undefined;
-    paced.frame = requestAnimationFrame(render);
+    renderAtNextFrame(paced);
   }, wait);
   // Not a frame id: the debouncer only tests it, and cancels through `cancelPacedRender`.
   return -1;
+}
+
+function renderAtNextFrame(paced: Paced): number {
+  paced.frame = requestAnimationFrame(() => {
+    paced.frame = undefined;
+    paced.lastRenderAt = performance.now();
+    paced.debouncer._innerRefresh();
+  });
+  return paced.frame;
 }
 
 /** Called by the patched RenderDebouncer's dispose. */

@@ -24,7 +24,7 @@ import { ObservableValue } from '../../app/observable.ts';
 import { openExternalLink } from '../../app/links.ts';
 import type { HeldInputKind, TypeAheadBuffer } from './typeAhead.ts';
 import type { OutputScheduler, PaneOutput } from './outputScheduler.ts';
-import { paceRenders } from './renderPacing.ts';
+import { paceRenders, type PacedRenders } from './renderPacing.ts';
 
 export type SessionStatus =
   | { kind: 'attaching' }
@@ -120,6 +120,8 @@ export class TerminalSession extends Disposable {
   #heldInputTaker: (() => void) | null = null;
   /** Held input was dropped for good (the pane could not attach, or the terminal ended first). */
   #inputEnded = false;
+  /** The pane's redraws, paced while output floods in (renderPacing.ts); set once the terminal is opened. */
+  #pacedRenders: PacedRenders | undefined;
 
   constructor(options: TerminalSessionOptions) {
     super();
@@ -249,7 +251,7 @@ export class TerminalSession extends Disposable {
     if (!this.#opened) {
       this.#opened = true;
       this.terminal.open(this.element);
-      this.register(paceRenders(this.terminal, this.#output));
+      this.#pacedRenders = this.register(paceRenders(this.terminal, this.#output));
       this.terminal.textarea?.addEventListener('focus', () => {
         this.#output.promote();
         this.#onDidFocus.fire();
@@ -428,6 +430,7 @@ export class TerminalSession extends Disposable {
 
   #sendInput(data: string): void {
     this.#output.noteInput();
+    this.#pacedRenders?.hurry();
     if (!this.#inputLive) {
       this.#hold('typed', data);
       return;
