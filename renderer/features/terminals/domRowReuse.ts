@@ -105,10 +105,6 @@ function remember(element: HTMLElement, wanted: WantedRow): void {
 }
 
 /**
- * Renders rows `start`–`end` keeping the elements whose content is unchanged or only moved.
- * Returns false (having forgotten those rows) when xterm's own renderRows must do it.
- */
-/**
  * Called by an xterm.js patch at the start of DomRenderer.handleSelectionChanged: true when the
  * selection was empty and stays empty, so the renderer's full redraw can be skipped.
  *
@@ -125,9 +121,13 @@ export function selectionStaysEmpty(renderer: DomRenderer, start: [number, numbe
 
 /** Whether a selection from `start` to `end` covers any cell (a click leaves start = end, which colours none). */
 function selects(start: [number, number] | undefined, end: [number, number] | undefined): boolean {
-  return start !== undefined && end !== undefined && start !== null && end !== null && (start[0] !== end[0] || start[1] !== end[1]);
+  return !!start && !!end && (start[0] !== end[0] || start[1] !== end[1]);
 }
 
+/**
+ * Renders rows `start`–`end` keeping the elements whose content is unchanged or only moved.
+ * Returns false (having forgotten those rows) when xterm's own renderRows must do it.
+ */
 export function renderRowsReusing(renderer: DomRenderer, start: number, end: number): boolean {
   const factory = renderer._rowFactory;
   const rowElements: HTMLElement[] = renderer._rowElements;
