@@ -6,6 +6,8 @@
  * still sits on the cursor.
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { TerminalConstants } from '../../src/common/constants.ts';
@@ -88,7 +90,7 @@ describe('a flooded pane', () => {
   });
 
   it('after a click (an empty selection), scrolling output asks for no frames of its own', async (t) => {
-    const { page, firstPane: pane } = await openFreshApp(browser(), t);
+    const { app, page, firstPane: pane } = await openFreshApp(browser(), t);
     // A click leaves an empty selection behind; xterm asked for a selection redraw on every line that scrolled.
     await page.locator(`[data-terminal-id="${pane}"] .xterm-screen`).click();
     await page.evaluate(() => {
@@ -106,5 +108,20 @@ describe('a flooded pane', () => {
     await waitForPaneText(page, pane, /^counted$/m);
     const asked = await page.evaluate(() => (globalThis as { __frames?: { frames: number } }).__frames!.frames);
     assert.equal(asked, 0, `no selection redraw was asked for while 3 000 lines scrolled with nothing selected (${asked} were)`);
+
+    // The counter sees them: with text selected, scrolling output still moves the selection. The
+    // output starts once the selection is made (typing would clear it): the shell waits for a file.
+    await page.keyboard.type('until [ -e go ]; do sleep 0.05; done; seq 1 300; echo counted-again');
+    await page.keyboard.press('Enter');
+    const screen = (await page.locator(`[data-terminal-id="${pane}"] .xterm-screen`).boundingBox())!;
+    await page.mouse.move(screen.x + 20, screen.y + 40);
+    await page.mouse.down();
+    await page.mouse.move(screen.x + 200, screen.y + 120, { steps: 5 });
+    await page.mouse.up();
+    await page.evaluate(() => ((globalThis as { __frames?: { frames: number } }).__frames!.frames = 0));
+    writeFileSync(join(app.workspace, 'go'), '');
+    await waitForPaneText(page, pane, /^counted-again$/m);
+    const withSelection = await page.evaluate(() => (globalThis as { __frames?: { frames: number } }).__frames!.frames);
+    assert.ok(withSelection > 0, 'with a selection, the scrolling output asked for its redraw (the counter works)');
   });
 });
