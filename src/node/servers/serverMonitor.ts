@@ -56,6 +56,12 @@ export const ServerMonitorConstants = {
   maxIntervalMs: 800,
   /** Output and typing come in bursts: one look for a burst. */
   triggerDelayMs: 30,
+  /**
+   * After a trigger, looks go on this long even while the shell is found alone: a command typed
+   * into a shell still starting (or busy reading its line) has no process yet at the first look,
+   * and a silent server started by it gave no later hint, so it was never seen.
+   */
+  triggerWatchMs: 3_000,
   /** A URL at the very end of the output is taken as complete after this long without more output. */
   pendingUrlMs: 60,
   /** A process tree larger than this is looked at only this far (a build with hundreds of workers). */
@@ -199,6 +205,8 @@ class ServerWatch implements IDisposable {
   #interval: number = ServerMonitorConstants.minIntervalMs;
   /** The last look found the shell alone at the root: output at its prompt is only its echo. */
   #shellAlone = false;
+  /** Until when looks go on after the last trigger, whatever they find. */
+  #watchUntil = 0;
   #disposed = false;
 
   constructor(session: PtySession, deps: WatchDeps) {
@@ -247,6 +255,7 @@ class ServerWatch implements IDisposable {
   /** Something may have changed: look soon, and often again for a while. */
   trigger(): void {
     this.#interval = ServerMonitorConstants.minIntervalMs;
+    this.#watchUntil = Date.now() + ServerMonitorConstants.triggerWatchMs;
     this.#schedule(ServerMonitorConstants.triggerDelayMs);
   }
 
@@ -343,7 +352,7 @@ class ServerWatch implements IDisposable {
     }
     // Asked each time: `exec node server.js` turns the shell into the server.
     this.#shellAlone = tree.length === 1 && (await this.#rootIsShell(pid));
-    return !(this.#shellAlone && servers.length === 0 && !this.#scanner.hasPending);
+    return !(this.#shellAlone && servers.length === 0 && !this.#scanner.hasPending) || Date.now() < this.#watchUntil;
   }
 
   async #rootIsShell(pid: number): Promise<boolean> {
