@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { makeRepo, writeFakeAgent } from '../integration/node/workspaces/workspaceTestKit.ts';
+import { gitIn, makeRepo, writeFakeAgent } from '../integration/node/workspaces/workspaceTestKit.ts';
 import { pollUntil } from '../helpers/poll.ts';
 import { openFreshApp, readPane, shootEverySize, useSharedBrowser, waitForPanes, waitForPaneText } from '../helpers/servedApp.ts';
 import { createTempHome } from '../helpers/tempHome.ts';
@@ -51,8 +51,13 @@ describe('New agent: start an agent in its own worktree in one step', () => {
     assert.equal(await dialog.getByRole('checkbox', { name: 'Work in a new git worktree' }).isChecked(), true);
     await shootEverySize(page, 'new-agent-dialog');
 
+    // The checkout moves on while the dialog is open: the agent still starts from main, as the dialog said.
+    const mainCommit = gitIn(repo, 'rev-parse', 'main');
+    gitIn(repo, 'switch', '-q', '-c', 'elsewhere');
+    gitIn(repo, 'commit', '-q', '--allow-empty', '-m', 'elsewhere');
     await dialog.getByRole('button', { name: 'Start agent' }).click();
     await dialog.waitFor({ state: 'detached', timeout: 20_000 });
+    gitIn(repo, 'switch', '-q', 'main');
     const panes = await waitForPanes(page, 1);
     const agentPane = panes.find((id) => id !== firstPane) ?? panes[0]!;
     const worktree = join(dirs.workspace, '..', 'workspace-repo-worktrees', 'fix-the-login-timeout');
@@ -60,6 +65,7 @@ describe('New agent: start an agent in its own worktree in one step', () => {
     const screen = (await readPane(page, agentPane)) ?? '';
     assert.match(screen, /ARGV:\[Fix the login timeout\]/);
     assert.ok(screen.includes(`CWD=${worktree}`), screen);
+    assert.equal(gitIn(worktree, 'rev-parse', 'HEAD'), mainCommit, 'started from main, not the branch checked out since');
     assert.match(screen, /PORT=\d+ BASE=\d+/);
     // The pane is named after the task, in a tab of its own, and has the keyboard.
     await page.getByRole('tab', { name: /Fix the login timeout/ }).waitFor();

@@ -87,7 +87,8 @@ export function NewAgentDialog() {
     if (!profile || !profile.installed) return;
     const params: AgentStartInput = { profile: profile.profile.id, folder: absoluteFolder };
     if (task.trim()) params.prompt = task.trim();
-    if (worktreeOn) params.worktree = branch.trim() ? { branch: branch.trim() } : {};
+    // From the branch the dialog said ("Branch, from main"), even if the checkout switched since.
+    if (worktreeOn) params.worktree = { ...(branch.trim() ? { branch: branch.trim() } : {}), ...(suggestion?.base ? { base: suggestion.base } : {}) };
     setStarting(true);
     setError(null);
     try {

@@ -53,7 +53,8 @@ import {
   mergeIntoBase,
   previewMergeConflicts,
   removeWorktree,
-  repositoryOf,
+  addWorktreeFromHead,
+  headBranch,
   statusLines,
   unmergedCommits,
   unusedBranchName,
@@ -66,6 +67,10 @@ import { type WorktreeRecord, WorktreeRegistry } from './worktreeRegistry.ts';
 import type { AgentPaneRestore } from './agentRestore.ts';
 import type { AgentPaneRestoreRequest } from '../layout/sessionRestore.ts';
 import { WorktreeWatcher } from './worktreeWatcher.ts';
+import { RepositoryRoots } from './repositoryRoots.ts';
+
+/** What a new worktree starts from: a branch named, or the one checked out in `headOf` (asked while git works). */
+type WorktreeBase = { name: string } | { headOf: string; detached: () => ApiError };
 
 /** The IDE bridge, as far as starting Claude Code needs it (see WorkspaceLimits.firstPromptIdeWaitMs). */
 export interface WorkspaceIdeBridge {
@@ -122,6 +127,7 @@ export class WorkspaceService implements IDisposable {
   readonly #pendingSlots = new Set<number>();
   /** Worktree creation per repository, one at a time (see #inRepository). */
   readonly #repositoryQueues = new Map<string, Promise<void>>();
+  readonly #repositories = new RepositoryRoots();
   readonly #subscriptions: IDisposable[] = [];
   #disposed = false;
 
@@ -347,7 +353,7 @@ export class WorkspaceService implements IDisposable {
   }
 
   async suggestBranch(folder: string, task: string): Promise<{ branch: string; base: string | null; isRepository: boolean; reason: string | null }> {
-    const repo = await repositoryOf(folder).catch((error: unknown) => {
+    const repo = await this.#repositories.lookup(folder).catch((error: unknown) => {
       if (isApiError(error) && (error.code === 'GIT_MISSING' || error.code === 'NOT_FOUND')) return error;
       throw error;
     });
@@ -501,18 +507,23 @@ export class WorkspaceService implements IDisposable {
     task: string,
     worktreesFolder: string,
   ): Promise<{ path: string; branch: string; base: string; repoRoot: string }> {
-    const repo = await repositoryOf(folder);
+    const repo = await this.#repositories.locate(folder);
     if (repo === null) throw new ApiError('NOT_A_GIT_REPO', `${folder} is not in a git repository: start the agent without a worktree (turn "work in a new worktree" off)`);
     const repoRoot = repo.mainRoot;
-    const base = request.base ?? repo.branch;
-    if (base === null) throw new ApiError('INVALID_BRANCH', `HEAD is detached in ${repo.root}: name the base branch to start the worktree from`);
+    const detached = () => new ApiError('INVALID_BRANCH', `HEAD is detached in ${repo.root}: name the base branch to start the worktree from`);
+    // With the repository remembered, the branch checked out is asked while git makes the worktree from HEAD.
+    let base: WorktreeBase;
+    if (request.base !== undefined) base = { name: request.base };
+    else if (repo.branch === undefined) base = { headOf: repo.root, detached };
+    else if (repo.branch === null) throw detached();
+    else base = { name: repo.branch };
     // One worktree made at a time per repository: two starts with the same task must not both pick the same free name.
     return await this.#inRepository(repoRoot, () => this.#addWorktreeFor(repoRoot, base, request.branch, task, worktreesFolder));
   }
 
   async #addWorktreeFor(
     repoRoot: string,
-    base: string,
+    baseWanted: WorktreeBase,
     requestedBranch: string | undefined,
     task: string,
     worktreesFolder: string,
@@ -520,24 +531,46 @@ export class WorkspaceService implements IDisposable {
     // No checks before `git worktree add`: it refuses everything they would (a missing base, a name
     // that is not a branch name, a branch taken) and New agent waits for each git process. When it
     // refuses, the checks tell which, in this order: the base, the branch's name, the branch taken.
+    // The branch HEAD names, when that is the base: asked side by side with everything up to `git worktree add`.
+    const headName = 'headOf' in baseWanted ? headBranch(baseWanted.headOf) : null;
+    headName?.catch(() => {}); // awaited below
+    const baseName = async (): Promise<string> => {
+      if ('name' in baseWanted) return baseWanted.name;
+      const name = await headName!;
+      if (name === null) throw baseWanted.detached();
+      return name;
+    };
     let branch: string;
     if (requestedBranch !== undefined) {
       branch = requestedBranch;
-      if (!isLiteralBranchName(branch)) throw (await worktreeRefusal(repoRoot, base, branch)) ?? invalidBranchName(branch);
+      if (!isLiteralBranchName(branch)) throw (await worktreeRefusal(repoRoot, await baseName(), branch)) ?? invalidBranchName(branch);
     } else {
       // A derived name skips names whose folder is taken too (a worktree removed by hand leaves its folder).
       branch = await unusedBranchName(repoRoot, branchNameFromTask(task), (name) => !existsSync(worktreePathFor(repoRoot, name, worktreesFolder)));
     }
-    const refusal = async () => await worktreeRefusal(repoRoot, base, requestedBranch === undefined ? null : branch);
+    const refusal = async () => await worktreeRefusal(repoRoot, await baseName(), requestedBranch === undefined ? null : branch);
     const path = worktreePathFor(repoRoot, branch, worktreesFolder);
     if (await exists(path)) throw (await refusal()) ?? new ApiError('INVALID_PARAMS', `the worktree folder ${path} already exists; remove it or choose another branch name`);
     // `.worktreeinclude`'s files are looked up in the main checkout while git checks out the new one.
     const included = listWorktreeInclude(repoRoot);
     included.catch(() => {}); // awaited below once the worktree exists; unread if git refuses
-    try {
-      await addWorktree(repoRoot, path, branch, base);
-    } catch (error) {
-      throw (await refusal()) ?? error;
+    let base: string;
+    if ('name' in baseWanted) {
+      base = baseWanted.name;
+      try {
+        await addWorktree(repoRoot, path, branch, base);
+      } catch (error) {
+        throw (await refusal()) ?? error;
+      }
+    } else {
+      const [name, made] = await Promise.allSettled([baseName(), addWorktreeFromHead(baseWanted.headOf, path, branch)]);
+      if (name.status === 'rejected') {
+        // Detached (or git failed): nothing is kept, whatever git made meanwhile.
+        if (made.status === 'fulfilled') await this.#undoWorktree({ path, branch, repoRoot });
+        throw name.reason;
+      }
+      base = name.value;
+      if (made.status === 'rejected') throw (await refusal()) ?? made.reason;
     }
     const worktree = { path, branch, base, repoRoot };
     try {

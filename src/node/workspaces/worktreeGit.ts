@@ -144,6 +144,21 @@ export async function addWorktree(repo: string, path: string, branch: string, ba
   await git(['worktree', 'add', '-b', branch, path, `refs/heads/${base}`], { cwd: repo });
 }
 
+/** `addWorktree` from the commit `checkout`'s HEAD is on, for when the branch HEAD names is still being asked (headBranch). */
+export async function addWorktreeFromHead(checkout: string, path: string, branch: string): Promise<void> {
+  await git(['worktree', 'add', '-b', branch, path, 'HEAD'], { cwd: checkout });
+}
+
+/** The branch checked out in `checkout` (also one with no commits yet); null when HEAD is detached. */
+export async function headBranch(checkout: string): Promise<string | null> {
+  const head = await git(['symbolic-ref', '--quiet', 'HEAD'], { cwd: checkout, allowFailure: true });
+  // --quiet: exit 1 and no message when HEAD is detached; anything else is an error.
+  if (head.exitCode === 1) return null;
+  const ref = head.stdout.trim();
+  if (head.exitCode !== 0 || !ref.startsWith('refs/heads/')) throw new ApiError('GIT_FAILED', `git symbolic-ref HEAD failed in ${checkout}: ${firstLines(head.stderr) || ref}`);
+  return ref.slice('refs/heads/'.length);
+}
+
 /**
  * Whether `git worktree add -b <branch>` takes `branch` literally. It applies check-ref-format's
  * rules too, except that it expands `@{-N}` (the branch checked out N switches ago) and would read

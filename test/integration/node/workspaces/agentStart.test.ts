@@ -87,6 +87,40 @@ describe('agent.start', () => {
     assert.deepEqual([a.worktree!.branch, b.worktree!.branch].sort(), ['same-task', 'same-task-2']);
   });
 
+  it('a repository started in before (its roots remembered) still starts from the branch checked out now, and refuses a detached HEAD leaving nothing', async () => {
+    const repo = makeRepo(t.root, 'wt-again');
+    const sub = join(repo, 'packages', 'web');
+    mkdirSync(sub, { recursive: true });
+    const first = await t.client.call('agent.start', { cols: 400, profile: 'fake', folder: sub, worktree: { branch: 'again-1' } });
+    assert.equal(first.worktree!.base, 'main');
+    // The checkout moves on: the next start takes the new branch, both its name and its commit.
+    gitIn(repo, 'switch', '-q', '-c', 'develop');
+    writeFileSync(join(repo, 'on-develop.txt'), 'x\n');
+    gitIn(repo, 'add', 'on-develop.txt');
+    gitIn(repo, 'commit', '-q', '-m', 'on develop');
+    const second = await t.client.call('agent.start', { cols: 400, profile: 'fake', folder: sub, worktree: { branch: 'again-2' } });
+    assert.equal(second.worktree!.base, 'develop');
+    assert.equal(gitIn(second.worktree!.path, 'rev-parse', 'HEAD'), gitIn(repo, 'rev-parse', 'develop'));
+    const worktrees = await t.client.call('worktree.list', { repoRoot: repo });
+    assert.deepEqual(worktrees.map((info) => [info.branch, info.base]).sort(), [['again-1', 'main'], ['again-2', 'develop']]);
+    // Detached: refused as before, and the worktree git made meanwhile is gone again, with its branch.
+    gitIn(repo, 'switch', '-q', '--detach', 'main');
+    const detached = await refusal(t.client.call('agent.start', { cols: 400, profile: 'fake', folder: sub, worktree: { branch: 'again-3' } }));
+    assert.equal(detached.code, 'INVALID_BRANCH');
+    assert.match(detached.message, /HEAD is detached in .*wt-again: name the base branch/);
+    assert.equal(existsSync(join(t.root, 'wt-again-worktrees', 'again-3')), false);
+    assert.equal(gitIn(repo, 'branch', '--list', 'again-3'), '');
+    // A taken branch is still named as such when the base is HEAD's.
+    gitIn(repo, 'switch', '-q', 'main');
+    const taken = await refusal(t.client.call('agent.start', { cols: 400, profile: 'fake', folder: sub, worktree: { branch: 'again-1' } }));
+    assert.equal(taken.code, 'BRANCH_EXISTS');
+    // A repository made inside it since: that one is used, not the remembered one.
+    gitIn(sub, 'init', '-q', '-b', 'trunk');
+    gitIn(sub, '-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false', 'commit', '-q', '--allow-empty', '-m', 'inner');
+    const inner = await t.client.call('agent.start', { cols: 400, profile: 'fake', folder: sub, worktree: { branch: 'inner-1' } });
+    assert.deepEqual(inner.worktree, { path: join(repo, 'packages', 'web-worktrees', 'inner-1'), branch: 'inner-1', base: 'trunk' });
+  });
+
   it('puts worktrees under the worktreesFolder setting, and refuses one inside the repository', async () => {
     const repo = makeRepo(t.root, 'wt-folder');
     const folder = join(t.root, 'all-worktrees');
