@@ -659,9 +659,11 @@ export class HistoryService implements IDisposable {
       if (pruned.length > 0) {
         this.#logger.info('history pruned', { sessions: pruned.length });
         store()?.vacuum(HistoryConstants.vacuumPagesPerPass);
-        // The file shrinks when the WAL holding the vacuum is copied into it: now, on this connection
-        // (retention is rare; the copy is what gives the space back).
+        // The file shrinks when the whole WAL holding the vacuum is copied into it: now, on this
+        // connection (retention is rare; the copy is what gives the space back), and when a reader
+        // or the worker's own checkpoint was in the way, at the worker's quiet checkpoint.
         store()?.checkpoint();
+        this.#checkpointer?.noteCommitted(0);
         this.#onDidChange.fire({ sessionIds: pruned });
       }
     } catch (error) {
