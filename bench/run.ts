@@ -28,11 +28,12 @@ import { rendererIsolationCase } from './cases/rendererIsolation.ts';
 import { rendererInterruptCase } from './cases/rendererInterrupt.ts';
 import { rendererFortyAgentsCase } from './cases/rendererFortyAgents.ts';
 import { rendererReattachCase } from './cases/rendererReattach.ts';
+import { busyMachineCase } from './cases/busyMachine.ts';
 import { loadNow, readLatestResults, writeLatestResults, type CaseOutcome } from './results.ts';
 import { writeBenchDoc } from './benchDoc.ts';
 import type { BenchCase } from './benchCase.ts';
 
-const cases: BenchCase[] = [ptyFloodCase, oscScanCase, controlSocketCase, historyRecordingCase, historyManyFloodsCase, historyIngestCase, historySearchCase, ideReviewCase, relayThroughputCase, relayLatencyCase, agentStateCase, agentWorkspacesCase, devServersCase, previewTunnelCase, rendererFloodCase, rendererKeystrokeCase, rendererSpawnCase, rendererIsolationCase, rendererInterruptCase, rendererFortyAgentsCase, rendererReattachCase];
+const cases: BenchCase[] = [ptyFloodCase, oscScanCase, controlSocketCase, historyRecordingCase, historyManyFloodsCase, historyIngestCase, historySearchCase, ideReviewCase, relayThroughputCase, relayLatencyCase, agentStateCase, busyMachineCase, agentWorkspacesCase, devServersCase, previewTunnelCase, rendererFloodCase, rendererKeystrokeCase, rendererSpawnCase, rendererIsolationCase, rendererInterruptCase, rendererFortyAgentsCase, rendererReattachCase];
 
 async function main(argv: string[]): Promise<number> {
   const flags = argv.filter((arg) => arg.startsWith('--'));

@@ -8,14 +8,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { type MirrorRing, mirrorBatchDelayMs, MirrorRingReader } from './mirrorChannel.ts';
 import { collectAfterReleaseMs, type MirrorRequest, type MirrorResponse } from './mirrorProtocol.ts';
 import { createLocalMirror, type LazyMirror, quietMs } from './lazyMirror.ts';
-import { backgroundNice, lowerThreadPriority } from '../threadPriority.ts';
+import { mirrorWorkerNice, lowerThreadPriority } from '../threadPriority.ts';
 import { collectWhenIdle, collectSoon } from '../idleCollector.ts';
 
 if (!parentPort) throw new Error('mirrorWorker.ts must run as a worker thread');
 const port = parentPort;
 // Parsing may lag (flow control bounds it); reading the PTYs and the programs writing to them
-// must not wait for it (threadPriority.ts says what this gains).
-lowerThreadPriority(backgroundNice);
+// should not wait for it — but screen reads and snapshots must not either (threadPriority.ts).
+lowerThreadPriority(mirrorWorkerNice);
 const ring = new MirrorRingReader((workerData as { ring: MirrorRing }).ring);
 const mirrors = new Map<number, LazyMirror>();
 // A closed terminal's mirror leaves its scrollback behind as garbage (10–20 MB for a full one),

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { nullLogger } from '../../../src/node/logger.ts';
 import { MirrorHost } from '../../../src/node/pty/mirrorHost.ts';
-import { backgroundNice } from '../../../src/node/threadPriority.ts';
+import { mirrorWorkerNice } from '../../../src/node/threadPriority.ts';
 
 /** Nice value of each thread of this process, by thread id (field 19 of /proc/<pid>/task/<tid>/stat). */
 function threadNiceValues(): Map<number, number> {
@@ -23,7 +23,7 @@ function threadNiceValues(): Map<number, number> {
 
 const skip = process.platform === 'linux' ? false : 'thread priorities are only set on Linux (elsewhere nice applies to the whole process)';
 
-test('the mirror worker parses at the lowest CPU priority and leaves the Hub thread as it was', { skip }, async () => {
+test('the mirror worker parses at its lower CPU priority and leaves the Hub thread as it was', { skip }, async () => {
   const before = threadNiceValues();
   const hubNice = before.get(process.pid);
   const host = new MirrorHost({ logger: nullLogger, mode: 'worker' });
@@ -36,8 +36,8 @@ test('the mirror worker parses at the lowest CPU priority and leaves the Hub thr
     const newThreads = [...after].filter(([threadId]) => !before.has(threadId));
     assert.ok(newThreads.length > 0, 'the worker started a thread');
     assert.ok(
-      newThreads.some(([, nice]) => nice === backgroundNice),
-      `a new thread runs at nice ${backgroundNice}: ${JSON.stringify(newThreads)}`,
+      newThreads.some(([, nice]) => nice === mirrorWorkerNice),
+      `a new thread runs at nice ${mirrorWorkerNice}: ${JSON.stringify(newThreads)}`,
     );
     assert.equal(after.get(process.pid), hubNice, "the Hub thread's priority is unchanged");
   } finally {
