@@ -531,12 +531,18 @@ export class WorkspaceService implements IDisposable {
     // No checks before `git worktree add`: it refuses everything they would (a missing base, a name
     // that is not a branch name, a branch taken) and New agent waits for each git process. When it
     // refuses, the checks tell which, in this order: the base, the branch's name, the branch taken.
-    // The branch HEAD names, when that is the base: asked side by side with everything up to `git worktree add`.
-    const headName = 'headOf' in baseWanted ? headBranch(baseWanted.headOf) : null;
-    headName?.catch(() => {}); // awaited below
+    // The branch HEAD names, when that is the base: asked while git works (each process New agent
+    // waits for is one too many), after `git worktree add` has been started — starting a process
+    // holds this thread for a few milliseconds.
+    let headName: Promise<string | null> | undefined;
+    const askHead = (headOf: string) => {
+      headName ??= headBranch(headOf);
+      headName.catch(() => {}); // awaited by baseName
+      return headName;
+    };
     const baseName = async (): Promise<string> => {
       if ('name' in baseWanted) return baseWanted.name;
-      const name = await headName!;
+      const name = await askHead(baseWanted.headOf);
       if (name === null) throw baseWanted.detached();
       return name;
     };
@@ -545,33 +551,27 @@ export class WorkspaceService implements IDisposable {
       branch = requestedBranch;
       if (!isLiteralBranchName(branch)) throw (await worktreeRefusal(repoRoot, await baseName(), branch)) ?? invalidBranchName(branch);
     } else {
+      if ('headOf' in baseWanted) askHead(baseWanted.headOf); // while the free name is looked for
       // A derived name skips names whose folder is taken too (a worktree removed by hand leaves its folder).
       branch = await unusedBranchName(repoRoot, branchNameFromTask(task), (name) => !existsSync(worktreePathFor(repoRoot, name, worktreesFolder)));
     }
     const refusal = async () => await worktreeRefusal(repoRoot, await baseName(), requestedBranch === undefined ? null : branch);
     const path = worktreePathFor(repoRoot, branch, worktreesFolder);
-    if (await exists(path)) throw (await refusal()) ?? new ApiError('INVALID_PARAMS', `the worktree folder ${path} already exists; remove it or choose another branch name`);
+    if (existsSync(path)) throw (await refusal()) ?? new ApiError('INVALID_PARAMS', `the worktree folder ${path} already exists; remove it or choose another branch name`);
+    const added = 'name' in baseWanted ? addWorktree(repoRoot, path, branch, baseWanted.name) : addWorktreeFromHead(baseWanted.headOf, path, branch);
+    added.catch(() => {}); // awaited below
+    if ('headOf' in baseWanted) askHead(baseWanted.headOf);
     // `.worktreeinclude`'s files are looked up in the main checkout while git checks out the new one.
     const included = listWorktreeInclude(repoRoot);
     included.catch(() => {}); // awaited below once the worktree exists; unread if git refuses
-    let base: string;
-    if ('name' in baseWanted) {
-      base = baseWanted.name;
-      try {
-        await addWorktree(repoRoot, path, branch, base);
-      } catch (error) {
-        throw (await refusal()) ?? error;
-      }
-    } else {
-      const [name, made] = await Promise.allSettled([baseName(), addWorktreeFromHead(baseWanted.headOf, path, branch)]);
-      if (name.status === 'rejected') {
-        // Detached (or git failed): nothing is kept, whatever git made meanwhile.
-        if (made.status === 'fulfilled') await this.#undoWorktree({ path, branch, repoRoot });
-        throw name.reason;
-      }
-      base = name.value;
-      if (made.status === 'rejected') throw (await refusal()) ?? made.reason;
+    const [name, made] = await Promise.allSettled([baseName(), added]);
+    if (name.status === 'rejected') {
+      // Detached (or git failed): nothing is kept, whatever git made meanwhile.
+      if (made.status === 'fulfilled') await this.#undoWorktree({ path, branch, repoRoot });
+      throw name.reason;
     }
+    const base = name.value;
+    if (made.status === 'rejected') throw (await refusal()) ?? made.reason;
     const worktree = { path, branch, base, repoRoot };
     try {
       const copied = await copyWorktreeInclude(repoRoot, path, included);
