@@ -276,18 +276,18 @@ export interface WorktreeState {
 /** The worktree's changes against `base`: ahead/behind, and each changed file with its +/− lines. */
 export async function worktreeState(path: string, base: string): Promise<WorktreeState> {
   const mergeBase = (await git(['merge-base', base, 'HEAD'], { cwd: path })).stdout.trim();
-  const [counts, numstat, nameStatus, uncommittedTracked, untracked] = await Promise.all([
+  // Each status and its +/− lines from one git (--raw and --numstat together): a refresh runs while an agent writes.
+  const [counts, summary, uncommittedTracked, untracked] = await Promise.all([
     git(['rev-list', '--left-right', '--count', `${base}...HEAD`], { cwd: path }),
-    git([...diffOptions, 'diff', '--numstat', '-z', '-M', '--no-ext-diff', '--no-textconv', mergeBase], { cwd: path }),
-    git([...diffOptions, 'diff', '--name-status', '-z', '-M', '--no-ext-diff', mergeBase], { cwd: path }),
+    git([...diffOptions, 'diff', '--raw', '--numstat', '-z', '-M', '--no-ext-diff', '--no-textconv', mergeBase], { cwd: path }),
     git([...diffOptions, 'diff', '--name-only', '-z', '--no-ext-diff', 'HEAD'], { cwd: path }),
     git(['ls-files', '-z', '--others', '--exclude-standard'], { cwd: path }),
   ]);
   const [behind, ahead] = counts.stdout.trim().split(/\s+/).map(Number);
-  const statuses = parseNameStatus(nameStatus.stdout);
+  const { statuses, numstat } = parseRawNumstat(summary.stdout);
   const uncommitted = new Set(splitNul(uncommittedTracked.stdout));
   const files: WorktreeChangedFile[] = [];
-  for (const entry of parseNumstat(numstat.stdout)) {
+  for (const entry of numstat) {
     const status = statuses.get(entry.path);
     files.push({
       path: entry.path,
@@ -318,45 +318,44 @@ export async function worktreeState(path: string, base: string): Promise<Worktre
   };
 }
 
-function parseNumstat(output: string): Array<{ path: string; oldPath: string | null; additions: number | null; deletions: number | null }> {
-  // -z: "A\tD\tpath\0", or for a rename "A\tD\t\0old\0new\0".
+type NumstatEntry = { path: string; oldPath: string | null; additions: number | null; deletions: number | null };
+
+/**
+ * `git diff --raw --numstat -z`: first the raw records, ":<modes> <ids> <status>\0path\0" (a rename
+ * or copy: "…R086\0old\0new\0"), then the numstat ones, "A\tD\tpath\0" (a rename: "A\tD\t\0old\0new\0").
+ */
+function parseRawNumstat(output: string): { statuses: Map<string, { status: FileChangeStatus; oldPath: string | null }>; numstat: NumstatEntry[] } {
   const parts = output.split('\0');
-  const entries: Array<{ path: string; oldPath: string | null; additions: number | null; deletions: number | null }> = [];
+  const statuses = new Map<string, { status: FileChangeStatus; oldPath: string | null }>();
+  const numstat: NumstatEntry[] = [];
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!;
     if (part === '') continue;
+    if (part.startsWith(':')) {
+      const letter = part.slice(part.lastIndexOf(' ') + 1)[0];
+      if (letter === 'R' || letter === 'C') {
+        const oldPath = parts[++i] ?? '';
+        const path = parts[++i] ?? '';
+        statuses.set(path, { status: letter === 'R' ? 'renamed' : 'copied', oldPath });
+      } else {
+        const path = parts[++i] ?? '';
+        const status: FileChangeStatus = letter === 'A' ? 'added' : letter === 'D' ? 'deleted' : letter === 'T' ? 'typechange' : 'modified';
+        statuses.set(path, { status, oldPath: null });
+      }
+      continue;
+    }
     const [added, deleted, name] = part.split('\t');
     const additions = added === '-' ? null : Number(added);
     const deletions = deleted === '-' ? null : Number(deleted);
     if (name === '' || name === undefined) {
       const oldPath = parts[++i] ?? '';
       const path = parts[++i] ?? '';
-      entries.push({ path, oldPath, additions, deletions });
+      numstat.push({ path, oldPath, additions, deletions });
     } else {
-      entries.push({ path: name, oldPath: null, additions, deletions });
+      numstat.push({ path: name, oldPath: null, additions, deletions });
     }
   }
-  return entries;
-}
-
-function parseNameStatus(output: string): Map<string, { status: FileChangeStatus; oldPath: string | null }> {
-  const parts = output.split('\0');
-  const result = new Map<string, { status: FileChangeStatus; oldPath: string | null }>();
-  for (let i = 0; i < parts.length; i++) {
-    const code = parts[i]!;
-    if (code === '') continue;
-    const letter = code[0];
-    if (letter === 'R' || letter === 'C') {
-      const oldPath = parts[++i] ?? '';
-      const path = parts[++i] ?? '';
-      result.set(path, { status: letter === 'R' ? 'renamed' : 'copied', oldPath });
-    } else {
-      const path = parts[++i] ?? '';
-      const status: FileChangeStatus = letter === 'A' ? 'added' : letter === 'D' ? 'deleted' : letter === 'T' ? 'typechange' : 'modified';
-      result.set(path, { status, oldPath: null });
-    }
-  }
-  return result;
+  return { statuses, numstat };
 }
 
 /** Lines of a text file; null for a binary one (a NUL byte in its first 8 KiB, as git decides). */
