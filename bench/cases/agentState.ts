@@ -3,7 +3,8 @@
  * in a pane of an in-process Hub, driven by a scripted model on loopback, asks permission for a
  * Bash call again and again. Measured per prompt: from the moment the prompt is in the Hub's
  * mirror (the output batch after which the mirror first shows the dialog) to `info.agent` turning
- * `needs-input` — p50, p95, max. Skipped (with a note) without a claude binary.
+ * `needs-input` — p50, p95, max; then as many prompts again with one busy loop per core (a build
+ * beside the agent; busyMachine.ts). Skipped (with a note) without a claude binary.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,10 +14,11 @@ import { Hub } from '../../src/node/hub.ts';
 import { nullLogger } from '../../src/node/logger.ts';
 import { startScriptedModel } from '../../test/helpers/scriptedClaudeModel.ts';
 import type { BenchCase, BenchResult } from '../benchCase.ts';
+import { startLoad, stopLoad } from './busyMachine.ts';
 
 export const agentStateCase: BenchCase = {
   name: 'agent-state',
-  description: 'Claude Code permission prompt in the mirror → agent state needs-input (real CLI; needs SWITCHBOARD_CLAUDE_BIN)',
+  description: 'Claude Code permission prompt in the mirror → agent state needs-input, idle and with every core busy (real CLI; needs SWITCHBOARD_CLAUDE_BIN)',
   async run({ quick, log }) {
     const claudeBin = process.env.SWITCHBOARD_CLAUDE_BIN;
     if (!claudeBin) {
@@ -33,10 +35,11 @@ export const agentStateCase: BenchCase = {
     writeFileSync(join(config, '.claude.json'), JSON.stringify({ hasCompletedOnboarding: true, projects: { [project]: { hasTrustDialogAccepted: true } }, customApiKeyResponses: { approved: [apiKey.slice(-20)], rejected: [] } }));
     writeFileSync(join(config, 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'default' } }));
     const script: Parameters<typeof startScriptedModel>[0]['script'] = {};
-    for (let round = 0; round < rounds; round++) script[`run-step-${round}-now`] = [{ name: 'Bash', input: { command: `touch marker-${round}.txt`, description: 'Create a marker' } }];
+    for (let round = 0; round < rounds * 2; round++) script[`run-step-${round}-now`] = [{ name: 'Bash', input: { command: `touch marker-${round}.txt`, description: 'Create a marker' } }];
     const model = await startScriptedModel({ script });
     const hub = new Hub({ dataDir: join(dir, 'data'), workspaceFolders: [project], host: 'test', logger: nullLogger, env: {}, clawsCompatSockets: false });
     const latencies: number[] = [];
+    const busyLatencies: number[] = [];
     try {
       await hub.start();
       const api = createLocalHubClient(hub);
@@ -65,7 +68,7 @@ export const agentStateCase: BenchCase = {
       }
       await until('idle', () => agent()?.state === 'idle');
 
-      for (let round = 0; round < rounds; round++) {
+      const prompt = async (round: number): Promise<number> => {
         let promptInMirrorAt = 0;
         let stateAt = 0;
         let lastBatchAt = 0;
@@ -102,15 +105,24 @@ export const agentStateCase: BenchCase = {
         });
         output.dispose();
         change.dispose();
-        latencies.push(stateAt - promptInMirrorAt);
+        const latency = stateAt - promptInMirrorAt;
         const asking = agent()!;
         await api.call('agent.answer', { terminalId: info.id, answer: 'approve', expectSince: asking.since });
         await until('the end of the turn', () => agent()?.state === 'idle' && agent()!.since > asking.since).catch(async (error: Error) => {
           const screen = (await session.readScreen()).lines.filter((line) => line.trim() !== '').slice(-12).join('\n');
           throw new Error(`${error.message} (round ${round}, state ${JSON.stringify(agent())}); screen:\n${screen}`);
         });
+        return latency;
+      };
+      for (let round = 0; round < rounds; round++) latencies.push(await prompt(round));
+      // The same with every core busy (a build beside the agent): the mirror's worker competes for the CPU.
+      const load = startLoad(quick ? 30 : 120);
+      try {
+        for (let round = rounds; round < rounds * 2; round++) busyLatencies.push(await prompt(round));
+      } finally {
+        await stopLoad(load);
       }
-      log(`${rounds} prompts; latencies (ms): ${latencies.map((value) => value.toFixed(0)).join(' ')}`);
+      log(`${rounds} prompts; latencies (ms): ${latencies.map((value) => value.toFixed(0)).join(' ')}; with every core busy: ${busyLatencies.map((value) => value.toFixed(0)).join(' ')}`);
     } finally {
       await hub.shutdown();
       await model.close();
@@ -118,10 +130,14 @@ export const agentStateCase: BenchCase = {
     }
     const sorted = [...latencies].sort((a, b) => a - b);
     const at = (fraction: number) => sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
+    const busySorted = [...busyLatencies].sort((a, b) => a - b);
+    const busyAt = (fraction: number) => busySorted[Math.min(busySorted.length - 1, Math.ceil(fraction * busySorted.length) - 1)]!;
     const results: BenchResult[] = [
       { label: 'prompt in mirror → needs-input, p50', value: at(0.5), unit: 'ms', digits: 0 },
       { label: 'prompt in mirror → needs-input, p95', value: at(0.95), unit: 'ms', digits: 0, target: { max: 1000 } },
       { label: 'prompt in mirror → needs-input, max', value: sorted.at(-1)!, unit: 'ms', digits: 0 },
+      { label: 'the same with every core busy, p50', value: busyAt(0.5), unit: 'ms', digits: 0 },
+      { label: 'the same with every core busy, p95', value: busyAt(0.95), unit: 'ms', digits: 0, target: { max: 1000 } },
     ];
     return results;
   },

@@ -20,13 +20,13 @@ import type { BenchCase, BenchResult } from '../benchCase.ts';
 import { median, percentile } from './relayBench.ts';
 
 /** A busy loop per core, each ending by itself after `seconds` (bounded even if this process dies). */
-function startLoad(seconds: number): ChildProcess[] {
+export function startLoad(seconds: number): ChildProcess[] {
   return Array.from({ length: availableParallelism() }, () =>
     spawn(process.execPath, ['-e', `const end = Date.now() + ${seconds * 1000}; while (Date.now() < end) {}`], { stdio: 'ignore' }),
   );
 }
 
-async function stopLoad(load: ChildProcess[]): Promise<void> {
+export async function stopLoad(load: ChildProcess[]): Promise<void> {
   await Promise.all(
     load.map((child) => {
       if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
