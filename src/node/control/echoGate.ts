@@ -19,12 +19,18 @@
  *   command's, still starting as the text arrives: it ends nothing;
  * - ControlConstants.echoWaitMs passed since the write, or echoSearchMaxChars of output came,
  *   without either: the program does not echo (`stty -echo`, a password prompt, a TUI that draws
- *   the text elsewhere). Then everything from the write on counts after all.
+ *   the text elsewhere). Then everything from the write on counts after all — except, at the time
+ *   limit, the text itself when all of it was drawn and only its line break is missing (echo was
+ *   turned off before the Enter arrived).
  *
  * Typed ahead: text sent while a command still runs is echoed by the kernel at once and drawn
  * again by the shell when it reads the line. In a shell with integration that second echo follows
  * a prompt mark (OSC 633;A or 133;A) that came after the first echo but before the sent command
- * started, and is skipped too. Without integration, nothing tells the two apart.
+ * started, and is skipped too. Text that arrives while the terminal does not echo (the shell still
+ * leaving its line editor for the previous command, or a program that turned echo off) gets no
+ * first echo at all: when the time for the echo runs out and the text was typed ahead (sent while
+ * the shell was not at its prompt, or another command started since), the echo is still expected
+ * at the next prompt. Without integration, nothing tells these apart.
  */
 import { ControlConstants } from '../../common/constants.ts';
 import { OscParser } from '../../common/terminal/oscParser.ts';
@@ -71,6 +77,8 @@ export class EchoGate {
   #nextPiece = 0;
   #deadline = 0;
   #rearmed = false;
+  /** What is looked for was typed ahead (SentInput.typedAhead), or the shell started another command since. */
+  #typedAhead = false;
   /** Plain output held while searching, and the position it starts at. */
   #held = '';
   #heldStart = 0;
@@ -99,10 +107,12 @@ export class EchoGate {
       this.#pieces.push(...input.pieces);
       this.#enter = input.enter;
       this.#deadline = Math.max(this.#deadline, deadline);
+      this.#typedAhead ||= input.typedAhead === true;
       return;
     }
     this.#search([...input.pieces], input.enter, deadline);
     this.#rearmed = false;
+    this.#typedAhead = input.typedAhead === true;
   }
 
   /**
@@ -128,6 +138,22 @@ export class EchoGate {
   /** If the search for an echo ran out of time: stop skipping, and return the held output, which counts. */
   expire(): string {
     if (this.#phase !== 'searching' || this.#now() < this.#deadline) return '';
+    if (this.#nextPiece >= this.#pieces.length) {
+      // Every piece was drawn and only the line break never came (echo turned off before the
+      // Enter arrived): that was the echo; what follows it counts.
+      const after = this.#held.substring(this.#searchFrom);
+      const afterStart = this.#heldStart + this.#searchFrom;
+      this.#held = '';
+      this.#phase = 'echoed';
+      return this.#counted(after, afterStart);
+    }
+    if (this.#typedAhead && !this.#rearmed) {
+      // Typed ahead while nothing echoed it: the shell draws it when it reads it, after its next
+      // prompt. What was held counts (the running command's output); that echo will not.
+      const held = this.#giveUp();
+      this.#phase = 'echoed';
+      return held;
+    }
     return this.#giveUp();
   }
 
@@ -179,10 +205,19 @@ export class EchoGate {
       if (this.#phase === 'open') return;
       // Not named (OSC 133, or bash naming a line left out of history only after it starts): take it as ours.
       const last = this.#pieces[this.#pieces.length - 1]!;
-      if (named !== null && !named.includes(last)) return;
+      if (named !== null && !named.includes(last)) {
+        this.#typedAhead = true;
+        return;
+      }
       // Our command starts: what was held was its echo (however it was drawn); its output follows.
       this.#held = '';
       this.#phase = 'open';
+      return;
+    }
+    if (mark.kind === 'promptStart' && this.#phase === 'searching' && this.#typedAhead && !this.#rearmed) {
+      // Typed ahead and not echoed yet: the shell draws it now, after this prompt; the time to find it counts from here.
+      this.#rearmed = true;
+      this.#deadline = Math.max(this.#deadline, this.#now() + ControlConstants.echoWaitMs);
       return;
     }
     if (mark.kind === 'promptStart' && this.#phase === 'echoed' && !this.#rearmed) {

@@ -20,6 +20,12 @@ export interface SentInput {
   readonly pieces: readonly string[];
   /** It ended with Enter: its echo ends with a line break (a draw of the line without one is not the last). */
   readonly enter: boolean;
+  /**
+   * Written while the shell, by its integration's marks, was not at its prompt (a command ran, or
+   * the shell was still starting): the shell draws the line when it reads it, at its next prompt —
+   * maybe its only echo, when the terminal did not echo it as it arrived (EchoGate).
+   */
+  readonly typedAhead?: boolean;
 }
 
 export class SentInputTracker implements IDisposable {
@@ -38,7 +44,8 @@ export class SentInputTracker implements IDisposable {
     const pieces = echoPieces(typed);
     // Nothing printable (Ctrl-C, a bare Enter, arrow keys): no echo to tell apart.
     if (pieces.length === 0) return;
-    const input: SentInput = { offset, at: Date.now(), pieces, enter: /[\r\n]$/.test(typed) };
+    const typedAhead = session.integrationInjected && !session.integrationPending && !session.atPrompt;
+    const input: SentInput = { offset, at: Date.now(), pieces, enter: /[\r\n]$/.test(typed), typedAhead };
     let list = this.#recent.get(session);
     if (!list) this.#recent.set(session, (list = []));
     list.push(input);

@@ -123,6 +123,21 @@ describe('wait --pattern after send skips the echo of what was sent', () => {
     await client.request({ cmd: 'close', terminalId: id });
   });
 
+  it('text typed ahead while nothing echoes it (no kernel echo): its one echo, drawn at the next prompt, is skipped', async () => {
+    const id = await createTerminal(client, t.env, shells.bashIntegrated);
+    await waitForIntegration(client, id);
+    const startedAt = Date.now();
+    // The running command has echo off, as a shell does while it is still leaving its line editor
+    // for the previous command (or a password prompt): the next line gets no kernel echo, and
+    // bash draws it once, at its next prompt — after the time an echo is waited for.
+    await client.request({ cmd: 'send', terminalId: id, text: 'stty -echo; sleep 1.3; stty echo' });
+    const { waited } = await sendThenWait(id, 'sleep 1; echo unechoed-marker', 'unechoed-marker');
+    assert.equal(waited.text, 'unechoed-marker');
+    const elapsedMs = Date.now() - startedAt;
+    assert.ok(elapsedMs >= 2200, `matched after ${elapsedMs} ms, before both sleeps could have ended`);
+    await client.request({ cmd: 'close', terminalId: id });
+  });
+
   it('input that is never echoed (read -s) does not hold matching back for longer than the echo bound', async () => {
     const id = await createTerminal(client, t.env, shells.bashPlain);
     // What it prints does not hold the secret: output that repeats the sent text would be taken for its echo.

@@ -7,8 +7,8 @@ import { echoPieces, type SentInput } from '../../../../src/node/control/sentInp
 const nonce = '0123456789abcdef';
 const mark = (code: string) => `\x1b]633;${code};${nonce}\x07`;
 
-function sent(typed: string, at = 0): SentInput {
-  return { offset: 0, at, pieces: echoPieces(typed), enter: /[\r\n]$/.test(typed) };
+function sent(typed: string, at = 0, typedAhead = false): SentInput {
+  return { offset: 0, at, pieces: echoPieces(typed), enter: /[\r\n]$/.test(typed), typedAhead };
 }
 
 /** A gate on a clock the test moves. */
@@ -88,6 +88,66 @@ describe('EchoGate', () => {
     const kernelEcho = 'sleep 1; echo ahead' + `\x1b]633;E;sleep 1;${nonce}\x07` + mark('C') + '\r\n';
     assert.equal(gate.push(kernelEcho), '');
     assert.equal(gate.push('output of sleep 1\r\n'), 'output of sleep 1\r\n', "the running command's output counts");
+    const prompt = mark('D;0') + mark('A') + '$ ' + mark('B');
+    assert.equal(gate.push(prompt + 'sleep 1; echo ahead\r\n'), '');
+    assert.equal(gate.push(`\x1b]633;E;sleep 1\\x3b echo ahead;${nonce}\x07` + mark('C') + 'ahead\r\n'), 'ahead\r\n');
+  });
+
+  it('typed ahead before the kernel could echo it (the shell still starting the previous command): the echo at the next prompt is skipped', () => {
+    const { gate, clock } = gateAt(1000);
+    gate.expect(sent('sleep 1; echo ahead\r', 1000));
+    // The shell starts `sleep 1`; our line came while its line editor still held the terminal: no echo now.
+    assert.equal(gate.push(`\x1b]633;E;sleep 1;${nonce}\x07` + mark('C')), '');
+    assert.equal(gate.push('output of sleep 1\r\n'), '');
+    clock.now = 1000 + ControlConstants.echoWaitMs;
+    assert.equal(gate.expire(), 'output of sleep 1\r\n', "the running command's output counts once the wait for an echo ends");
+    // After `sleep 1` the shell reads our line and draws it for the first time.
+    clock.now += 50;
+    const prompt = mark('D;0') + mark('A') + '$ ' + mark('B');
+    assert.equal(gate.push(prompt + 'sleep 1; echo ahead\r\n'), '', 'that echo does not count');
+    assert.equal(gate.push(`\x1b]633;E;sleep 1\\x3b echo ahead;${nonce}\x07` + mark('C') + 'ahead\r\n'), 'ahead\r\n');
+  });
+
+  it('typed ahead, not echoed at the next prompt either: everything counts from then on, later prompts included', () => {
+    const { gate, clock } = gateAt(1000);
+    gate.expect(sent('hunter2\r', 1000));
+    assert.equal(gate.push(`\x1b]633;E;read -s x;${nonce}\x07` + mark('C') + mark('D;0') + mark('A') + '$ '), '');
+    clock.now = 1000 + ControlConstants.echoWaitMs;
+    assert.equal(gate.expire(), '$ ');
+    assert.equal(gate.push(mark('A') + '$ hunter2\r\n'), '$ hunter2\r\n', 'not searched for again');
+  });
+
+  it('sent while a command ran (typedAhead), its start before the wait: the echo at the next prompt is skipped, even one drawn late', () => {
+    const { gate, clock } = gateAt(1000);
+    gate.expect(sent('sleep 1; echo ahead\r', 1000, true));
+    clock.now = 1000 + ControlConstants.echoWaitMs;
+    assert.equal(gate.expire(), '', 'no echo yet: it is expected at the next prompt');
+    const prompt = mark('D;0') + mark('A') + '$ ' + mark('B');
+    assert.equal(gate.push(prompt), '');
+    // The prompt came; the line is drawn a moment later.
+    clock.now += 200;
+    assert.equal(gate.expire(), '');
+    assert.equal(gate.push('sleep 1; echo ahead\r\n'), '');
+    assert.equal(gate.push(`\x1b]633;E;sleep 1\\x3b echo ahead;${nonce}\x07` + mark('C') + 'ahead\r\n'), 'ahead\r\n');
+  });
+
+  it('typed ahead and searched for when the prompt comes: the time to find the echo counts from the prompt', () => {
+    const { gate, clock } = gateAt(1000);
+    gate.expect(sent('make\r', 1000, true));
+    clock.now = 1900;
+    assert.equal(gate.push(mark('D;0') + mark('A') + '$ '), '');
+    clock.now = 1000 + ControlConstants.echoWaitMs + 100;
+    assert.equal(gate.expire(), '', 'still looked for: the prompt came 100 ms before the first deadline');
+    assert.equal(gate.push('make\r\nbuilt\r\n'), 'built\r\n');
+  });
+
+  it('the text drawn but not its line break (echo turned off before the Enter came): at the time limit the text is still skipped', () => {
+    const { gate, clock } = gateAt(1000);
+    gate.expect(sent('sleep 1; echo ahead\r', 1000, true));
+    assert.equal(gate.push('sleep 1; echo ahead'), '');
+    clock.now = 1000 + ControlConstants.echoWaitMs;
+    assert.equal(gate.expire(), '');
+    // The shell reads it after its next prompt and draws it again: skipped too; the output counts.
     const prompt = mark('D;0') + mark('A') + '$ ' + mark('B');
     assert.equal(gate.push(prompt + 'sleep 1; echo ahead\r\n'), '');
     assert.equal(gate.push(`\x1b]633;E;sleep 1\\x3b echo ahead;${nonce}\x07` + mark('C') + 'ahead\r\n'), 'ahead\r\n');
