@@ -15,6 +15,7 @@ import { nullLogger } from '../../src/node/logger.ts';
 import { startScriptedModel } from '../../test/helpers/scriptedClaudeModel.ts';
 import type { BenchCase, BenchResult } from '../benchCase.ts';
 import { startLoad, stopLoad } from './busyMachine.ts';
+import { percentile } from './relayBench.ts';
 
 export const agentStateCase: BenchCase = {
   name: 'agent-state',
@@ -128,16 +129,12 @@ export const agentStateCase: BenchCase = {
       await model.close();
       rmSync(dir, { recursive: true, force: true });
     }
-    const sorted = [...latencies].sort((a, b) => a - b);
-    const at = (fraction: number) => sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
-    const busySorted = [...busyLatencies].sort((a, b) => a - b);
-    const busyAt = (fraction: number) => busySorted[Math.min(busySorted.length - 1, Math.ceil(fraction * busySorted.length) - 1)]!;
     const results: BenchResult[] = [
-      { label: 'prompt in mirror → needs-input, p50', value: at(0.5), unit: 'ms', digits: 0 },
-      { label: 'prompt in mirror → needs-input, p95', value: at(0.95), unit: 'ms', digits: 0, target: { max: 1000 } },
-      { label: 'prompt in mirror → needs-input, max', value: sorted.at(-1)!, unit: 'ms', digits: 0 },
-      { label: 'the same with every core busy, p50', value: busyAt(0.5), unit: 'ms', digits: 0 },
-      { label: 'the same with every core busy, p95', value: busyAt(0.95), unit: 'ms', digits: 0, target: { max: 1000 } },
+      { label: 'prompt in mirror → needs-input, p50', value: percentile(latencies, 50), unit: 'ms', digits: 0 },
+      { label: 'prompt in mirror → needs-input, p95', value: percentile(latencies, 95), unit: 'ms', digits: 0, target: { max: 1000 } },
+      { label: 'prompt in mirror → needs-input, max', value: Math.max(...latencies), unit: 'ms', digits: 0 },
+      { label: 'the same with every core busy, p50', value: percentile(busyLatencies, 50), unit: 'ms', digits: 0 },
+      { label: 'the same with every core busy, p95', value: percentile(busyLatencies, 95), unit: 'ms', digits: 0, target: { max: 1000 } },
     ];
     return results;
   },
