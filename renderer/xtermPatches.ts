@@ -71,6 +71,18 @@ export const xtermPatches: readonly XtermPatch[] = [
       '_scheduleHide(){if(this._mouseIsOver||this._isDragging)return;this._sbHideAt=performance.now()+Ma;if(this._hideTimeout._token!==-1)return;let f=()=>{let w=this._sbHideAt-performance.now();w>0?this._hideTimeout.cancelAndSet(f,w):this._hide()};this._hideTimeout.cancelAndSet(f,Ma)}',
   },
   {
+    // The viewport syncs the scrollbar with the buffer on every line that scrolls (Viewport:
+    // bufferService.onScroll → _sync), and until the scrollback is full every such line changes
+    // the scroll height and position: the scrollbar recomputed and restyled once per line. Ten
+    // reattached panes' thousand lines each spent 40–70 ms of a reload there. Synced once when the
+    // write that scrolled is done instead (a microtask: before any other task runs, so a wheel
+    // event or a frame still finds the scrollbar where the buffer is).
+    why: 'viewport: the scrollbar synced once per write, not once per scrolled line',
+    find: 'this._register(this._bufferService.onScroll(()=>this._sync()))',
+    replace:
+      'this._register({dispose:()=>{this._sbGone=!0}}),this._register(this._bufferService.onScroll(()=>{this._sbSyncQueued||(this._sbSyncQueued=!0,queueMicrotask(()=>{this._sbSyncQueued=!1,this._sbGone||this._sync()}))}))',
+  },
+  {
     // xterm.js redraws every row of the viewport when the buffer scrolls, and the DOM renderer
     // builds each row's spans anew, which Chromium lays out and shapes again: eight panes of
     // agents printing spent most of each frame there. Rows whose content only moved are moved,

@@ -318,6 +318,44 @@ describe('the app around the panes', () => {
     }
   });
 
+  it('keeps the scrollbar on the buffer through a long write, restyling it once per write rather than per line (xtermPatches.ts)', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    const pane = `[data-terminal-id="${firstPane}"]`;
+    // Every style change of the scrollbar's slider (its top and height), from now on.
+    await page.evaluate((selector) => {
+      const slider = document.querySelector(`${selector} .xterm-scrollable-element > .scrollbar.vertical > .slider`)!;
+      const counts = { changes: 0 };
+      (globalThis as { sliderChanges?: typeof counts }).sliderChanges = counts;
+      new MutationObserver((records) => (counts.changes += records.length)).observe(slider, { attributes: true, attributeFilter: ['style'] });
+    }, pane);
+    // 3 000 lines, well short of the scrollback: every line scrolls the buffer and grows it.
+    await typeInPane(page, firstPane, 'seq 1 3000 | sed s/^/bar-/; echo bar-done');
+    await waitForPaneText(page, firstPane, /^bar-done$/m);
+    await page.mouse.move(1, 1);
+    const changes = await page.evaluate(() => (globalThis as { sliderChanges?: { changes: number } }).sliderChanges!.changes);
+    t.diagnostic(`the slider was restyled ${changes} times`);
+    // Per line, the slider was restyled some 3 000 times (3 113 in a run without the patch); per
+    // write, about as many times as the output came in pieces (8 in a run with it).
+    assert.ok(changes > 0 && changes < 600, `the slider was restyled ${changes} times for 3 000 scrolled lines`);
+    // And it ended where the buffer is: at the bottom, as tall as the screen's share of the lines.
+    const geometry = await pollUntil(async () => {
+      const found = await page.evaluate((selector) => {
+        const bar = document.querySelector(`${selector} .xterm-scrollable-element > .scrollbar.vertical`)!.getBoundingClientRect();
+        const slider = document.querySelector(`${selector} .xterm-scrollable-element > .scrollbar.vertical > .slider`)!.getBoundingClientRect();
+        return { barHeight: bar.height, sliderTop: slider.top - bar.top, sliderBottom: slider.bottom - bar.top, sliderHeight: slider.height };
+      }, pane);
+      return Math.abs(found.sliderBottom - found.barHeight) <= 1 ? found : undefined;
+    }, { what: 'the slider at the bottom of its track' });
+    const lines = await page.evaluate(
+      (id) => (globalThis as unknown as { __switchboardTest: { readPaneBuffer(id: string): string[] | null } }).__switchboardTest.readPaneBuffer(id)!.length,
+      firstPane,
+    );
+    const screenRows = (await readPane(page, firstPane))!.split('\n').length;
+    const expected = Math.max(geometry.barHeight * (screenRows / lines), 1);
+    // VS Code's scrollbar gives its slider a minimum height of 20 px.
+    assert.ok(Math.abs(geometry.sliderHeight - Math.max(expected, 20)) <= 2, `slider ${geometry.sliderHeight.toFixed(1)} px for ${screenRows} of ${lines} lines in a ${geometry.barHeight.toFixed(0)} px track`);
+  });
+
   it('scrolls back with the wheel while output keeps coming, a few lines at a time, and back to the end', async (t) => {
     const { page, firstPane } = await openFreshApp(t);
     const rows = page.locator(`[data-terminal-id="${firstPane}"] .xterm-rows > div`);

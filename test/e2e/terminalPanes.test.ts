@@ -400,6 +400,65 @@ describe('terminal panes in browser mode', () => {
     await typeInPane(page, firstPane, 'echo off-$((3+4))');
     await waitForPaneText(page, firstPane, 'off-7');
   });
+  it('asks Chromium about WebGL once per window, not at every reload, and again after a context was lost', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    // Counts the WebGL2 contexts asked for, from before the app's script runs.
+    await page.addInitScript(() => {
+      const counts = { webgl2: 0 };
+      (globalThis as unknown as { __webglAsked: typeof counts }).__webglAsked = counts;
+      const original = HTMLCanvasElement.prototype.getContext;
+      HTMLCanvasElement.prototype.getContext = function (this: HTMLCanvasElement, type: string, ...rest: unknown[]) {
+        if (type === 'webgl2') counts.webgl2++;
+        return (original as (this: HTMLCanvasElement, ...args: unknown[]) => RenderingContext | null).call(this, type, ...rest);
+      } as typeof original;
+    });
+    const asked = () => page.evaluate(() => (globalThis as unknown as { __webglAsked: { webgl2: number } }).__webglAsked.webgl2);
+    const reloadAndType = async (text: string) => {
+      await page.reload();
+      await waitForPanes(page, 1);
+      await typeInPane(page, firstPane, `echo ${text}-$((6*7))`);
+      await waitForPaneText(page, firstPane, `${text}-42`);
+    };
+    const probeKey = 'switchboard.webglProbe';
+    const remembered = () => page.evaluate((key) => sessionStorage.getItem(key), probeKey);
+
+    // The first load probed (Auto: is WebGL on hardware here?) and kept the answer for the window.
+    assert.match((await remembered()) ?? '', /"webgl2":(true|false),"hardware":(true|false)/);
+    await reloadAndType('reloaded');
+    assert.equal(await asked(), 0, 'a reload asks no WebGL context: the answer is remembered');
+    await page.evaluate((key) => sessionStorage.removeItem(key), probeKey);
+    await reloadAndType('forgotten');
+    assert.equal(await asked(), 1, 'with nothing remembered, the load probes once');
+
+    // With GPU acceleration On the pane draws with WebGL; a context lost for real (here: made to)
+    // makes the next load probe again, and the pane goes on with the DOM renderer.
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const settings = page.getByRole('region', { name: 'Settings' });
+    await settings.getByRole('radiogroup', { name: 'GPU acceleration' }).getByRole('radio', { name: 'On' }).click();
+    await page.keyboard.press('Escape');
+    const pane = page.locator(`[data-terminal-id="${firstPane}"]`);
+    await pollUntil(async () => ((await pane.locator('canvas').count()) > 0 ? true : undefined), { what: 'the pane drawn with WebGL' });
+    assert.notEqual(await remembered(), null);
+    const lost = await pane.evaluate((element) => {
+      for (const canvas of element.querySelectorAll('canvas')) {
+        const context = canvas.getContext('webgl2');
+        if (context) {
+          context.getExtension('WEBGL_lose_context')!.loseContext();
+          return true;
+        }
+      }
+      return false;
+    });
+    assert.ok(lost, 'the pane has a WebGL2 canvas to lose');
+    // xterm's WebGL addon waits 3 s for the context to come back before it gives up on it.
+    await pollUntil(async () => ((await remembered()) === null && (await pane.locator('canvas').count()) === 0 ? true : undefined), {
+      what: 'the probe forgotten and the pane back on the DOM renderer',
+      timeoutMs: 10_000,
+    });
+    await typeInPane(page, firstPane, 'echo after-loss-$((2+2))');
+    await waitForPaneText(page, firstPane, 'after-loss-4');
+  });
+
   it('gives the tab in view WebGL before hidden tabs when there are more panes than contexts', async (t) => {
     const { page } = await openFreshApp(t);
     await page.getByRole('button', { name: 'Settings', exact: true }).click();

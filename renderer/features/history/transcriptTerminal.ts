@@ -15,7 +15,7 @@ import { TerminalConstants } from '../../../src/common/constants.ts';
 import { Disposable, toDisposable, type IDisposable } from '../../../src/common/lifecycle.ts';
 import { ObservableValue } from '../../app/observable.ts';
 import { openExternalLink } from '../../app/links.ts';
-import { webglWanted } from '../terminals/webglSupport.ts';
+import { forgetWebglProbe, webglWanted } from '../terminals/webglSupport.ts';
 import { HistoryUiConstants } from './historyConstants.ts';
 import type { ReplaySink } from './replayScheduler.ts';
 import type { TranscriptEvent } from './transcript.ts';
@@ -257,7 +257,10 @@ export class TranscriptTerminal extends Disposable implements ReplaySink {
     try {
       const webgl = new WebglAddon();
       // Disposing the addon on a lost context returns the terminal to the DOM renderer.
-      webgl.onContextLoss(() => webgl.dispose());
+      webgl.onContextLoss(() => {
+        forgetWebglProbe();
+        webgl.dispose();
+      });
       this.terminal.loadAddon(webgl);
     } catch (error) {
       console.info('[switchboard] WebGL renderer unavailable for the session viewer, using the DOM renderer:', error);

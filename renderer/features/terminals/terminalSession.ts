@@ -25,6 +25,7 @@ import { openExternalLink } from '../../app/links.ts';
 import type { HeldInputKind, TypeAheadBuffer } from './typeAhead.ts';
 import type { OutputScheduler, PaneOutput } from './outputScheduler.ts';
 import { paceRenders, type PacedRenders } from './renderPacing.ts';
+import { forgetWebglProbe } from './webglSupport.ts';
 
 export type SessionStatus =
   | { kind: 'attaching' }
@@ -557,7 +558,10 @@ export class TerminalSession extends Disposable {
     try {
       const before = new Set(this.element.querySelectorAll('canvas'));
       const webgl = new WebglAddon();
-      webgl.onContextLoss(() => this.#dropWebgl());
+      webgl.onContextLoss(() => {
+        forgetWebglProbe();
+        this.#dropWebgl();
+      });
       this.terminal.loadAddon(webgl);
       this.#webgl = webgl;
       this.#webglCanvases = [...this.element.querySelectorAll('canvas')].filter((canvas) => !before.has(canvas));
