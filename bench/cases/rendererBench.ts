@@ -10,9 +10,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { spawn as spawnPty } from 'node-pty';
+import { type IPty, spawn as spawnPty } from 'node-pty';
 import type { Page } from 'playwright-core';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import { defaultSettings, type Layout, type LayoutNode, type TerminalInfo } from '../../src/common/api/contract.ts';
 import { launchBrowser, openApp, startServedApp, type ServedApp, type ServedAppOptions, type TestBrowser } from '../../test/helpers/servedApp.ts';
 import { testEnv } from '../../test/helpers/tempHome.ts';
@@ -37,11 +37,13 @@ export interface PeerServer {
   setFlood(bytes: Uint8Array): void;
   /** ws://…/echo: each connection gets its own `cat` on a bare node-pty, its output sent back as text frames. */
   echoUrl: string;
+  /** ws://…/shell: each connection gets its own bash (the app's HOME, in `shellCwd`) on a bare node-pty, the same way. */
+  shellUrl: string;
   close(): Promise<void>;
 }
 
 /** The peers' page, xterm.js and the flood's bytes over loopback HTTP, and the keystroke echo server. */
-export async function startPeerServer(home: string): Promise<PeerServer> {
+export async function startPeerServer(home: string, shellCwd: string = home): Promise<PeerServer> {
   const files: Record<string, { path: URL; type: string }> = {
     '/': { path: new URL('peer.html', peersDir), type: 'text/html' },
     '/peer.js': { path: new URL('peer.js', peersDir), type: 'text/javascript' },
@@ -62,22 +64,40 @@ export async function startPeerServer(home: string): Promise<PeerServer> {
     }
     response.writeHead(200, { 'content-type': file.type }).end(readFileSync(file.path));
   });
-  const echo = new WebSocketServer({ server, path: '/echo' });
-  echo.on('connection', (socket) => {
-    const pty = spawnPty('cat', [], { name: 'xterm-256color', cols: 80, rows: 24, cwd: home, env: testEnv(home) });
+  const echo = new WebSocketServer({ noServer: true });
+  const shell = new WebSocketServer({ noServer: true });
+  const bridge = (socket: WebSocket, pty: IPty) => {
     pty.onData((data) => socket.send(data));
     socket.on('message', (data) => pty.write(data.toString()));
     socket.on('close', () => pty.kill());
+  };
+  echo.on('connection', (socket) => bridge(socket, spawnPty('cat', [], { name: 'xterm-256color', cols: 80, rows: 24, cwd: home, env: testEnv(home) })));
+  shell.on('connection', (socket, request) => {
+    const size = new URL(request.url ?? '/', 'http://peer').searchParams;
+    const cols = Number(size.get('cols')) || 80;
+    const rows = Number(size.get('rows')) || 24;
+    bridge(socket, spawnPty('/bin/bash', [], { name: 'xterm-256color', cols, rows, cwd: shellCwd, env: testEnv(home) }));
+  });
+  server.on('upgrade', (request, socket, head) => {
+    const path = new URL(request.url ?? '/', 'http://peer').pathname;
+    const target = path === '/echo' ? echo : path === '/shell' ? shell : null;
+    if (!target) {
+      socket.destroy();
+      return;
+    }
+    target.handleUpgrade(request, socket, head, (client) => target.emit('connection', client, request));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     origin: `http://127.0.0.1:${port}`,
     echoUrl: `ws://127.0.0.1:${port}/echo`,
+    shellUrl: `ws://127.0.0.1:${port}/shell`,
     setFlood: (bytes) => (flood = bytes),
     close: async () => {
-      for (const client of echo.clients) client.terminate();
+      for (const client of [...echo.clients, ...shell.clients]) client.terminate();
       echo.close();
+      shell.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
@@ -138,7 +158,7 @@ export async function startRendererRig(options: { app?: ServedAppOptions } = {})
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   };
   try {
-    const peers = await startPeerServer(appRig.app.home);
+    const peers = await startPeerServer(appRig.app.home, appRig.app.workspace);
     cleanups.push(() => peers.close());
     const peerBrowser = await launchBrowser();
     cleanups.push(() => peerBrowser.close());
@@ -324,6 +344,8 @@ interface Peer {
   writeFlood(): void;
   clear(): Promise<void>;
   connect(url: string): Promise<void>;
+  armSpawn(url: string, options: { cols: number; rows: number; scrollback: number; fontSize: number; fontFamily: string }): void;
+  closeSpawned(): void;
 }
 interface AppApi {
   call(method: string, params: unknown): Promise<unknown>;

@@ -33,4 +33,36 @@ window.peer = {
       this.socket = socket;
     });
   },
+  /**
+   * Spawn: a click on the page's New terminal button makes a terminal (with the app's font and
+   * scrollback, at `cols`×`rows`) and connects it to `url`, where the server starts a bare
+   * node-pty shell for the connection — the least a terminal page can do between a click and a
+   * prompt drawn. `closeSpawned` closes it again (with its shell), as the app's round closes its pane.
+   */
+  armSpawn(url, options) {
+    const button = document.createElement('button');
+    button.id = 'new-terminal';
+    button.textContent = 'New terminal';
+    button.style.cssText = 'position:absolute;right:8px;top:8px;z-index:10';
+    button.addEventListener('click', () => {
+      this.closeSpawned();
+      const host = document.createElement('div');
+      host.id = 'spawned';
+      host.style.cssText = 'position:absolute;left:0;top:40px';
+      document.body.appendChild(host);
+      const terminal = new Terminal({ ...options, lineHeight: 1.2, cursorBlink: true, allowProposedApi: true });
+      terminal.open(host);
+      const socket = new WebSocket(url);
+      socket.onmessage = (event) => terminal.write(event.data);
+      terminal.onData((data) => socket.readyState === WebSocket.OPEN && socket.send(data));
+      this.spawned = { terminal, socket };
+    });
+    document.body.appendChild(button);
+  },
+  closeSpawned() {
+    this.spawned?.socket.close();
+    this.spawned?.terminal.dispose();
+    this.spawned = undefined;
+    document.getElementById('spawned')?.remove();
+  },
 };
