@@ -5,7 +5,8 @@
  * periodic look) or printing its URL as it listens (found after the output). Measured per round:
  * from just before the server's listen() call (stamped by the server with the shared epoch clock;
  * the bind happens inside the call) to `onDidChangeServers` showing the port — p50, p95, max; and
- * the same for close(). Numbers include timer delays on a loaded machine. Also: looks per second over idle shells at their prompts (should be 0).
+ * the same for close(). Numbers include timer delays on a loaded machine. Also: looks per second over idle shells at their prompts (should be 0),
+ * and over the same shells each running a quiet program, with the socket table reads they share and the CPU they cost.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -135,6 +136,27 @@ export const devServersCase: BenchCase = {
       const windowMs = quick ? 1000 : 5000;
       await pause(windowMs);
       results.push({ label: `looks/s over ${idleShells} idle shells`, value: ((host.serverMonitor!.scans - before) * 1000) / windowMs, unit: '/s', digits: 2 });
+
+      // The same shells each running a quiet program (as agents wait for their next prompt): each
+      // is looked at every maxIntervalMs, and the looks of one tick share the socket tables' read.
+      // Started over one interval, as agents are started one after another, not all at once.
+      for (const shell of shells) {
+        shell.write('sleep 600\r');
+        await pause(800 / shells.length);
+      }
+      await pause(quick ? 1_500 : 4_500); // past the first, closer looks and the 3 s after the trigger
+      const quietScans = host.serverMonitor!.scans;
+      const quietReads = host.serverMonitor!.tableReads;
+      const cpuBefore = process.cpuUsage();
+      const quietStarted = performance.now();
+      await pause(windowMs);
+      const quietMs = performance.now() - quietStarted;
+      const cpu = process.cpuUsage(cpuBefore);
+      results.push(
+        { label: `looks/s over ${idleShells} panes running a quiet program`, value: ((host.serverMonitor!.scans - quietScans) * 1000) / quietMs, unit: '/s', digits: 1 },
+        { label: `socket table reads/s for those looks`, value: ((host.serverMonitor!.tableReads - quietReads) * 1000) / quietMs, unit: '/s', digits: 1 },
+        { label: `this process's CPU meanwhile (the Hub's side)`, value: ((cpu.user + cpu.system) / 1000 / quietMs) * 100, unit: '% of a core', digits: 2 },
+      );
     } finally {
       await host.closeAll();
       host.dispose();

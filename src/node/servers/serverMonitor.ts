@@ -51,7 +51,11 @@ export const ServerMonitorConstants = {
   /**
    * Longest time between two looks while a process other than the shell runs: the interval
    * doubles from minIntervalMs up to this, so a server that opens its port silently long after
-   * its command started is seen within 1 s (this plus one scan, a few ms).
+   * its command started is seen within 1 s (this plus one scan, a few ms). Looks this far apart
+   * are taken on a clock every terminal shares (multiples of this since the epoch), so terminals
+   * whose programs run quietly for hours share one read of the socket tables per interval
+   * (socketTableReuseMs) rather than each reading them on a phase of its own (twenty idle agents
+   * had them read ~6 times a second).
    */
   maxIntervalMs: 800,
   /** Output and typing come in bursts: one look for a burst. */
@@ -79,6 +83,11 @@ export const ServerMonitorConstants = {
   socketTableReuseMs: 150,
 } as const;
 
+/** Time to the next multiple of maxIntervalMs since the epoch: the tick backed-off looks share. */
+function untilSharedTick(now: number = Date.now()): number {
+  return ServerMonitorConstants.maxIntervalMs - (now % ServerMonitorConstants.maxIntervalMs);
+}
+
 /** Programs that are a shell: alone at the root, without children, nothing listens. */
 const shellNames = /^-?(bash|zsh|fish|sh|dash|ash|ksh|mksh|tcsh|csh|nu|elvish|xonsh|pwsh|busybox)$/;
 
@@ -94,6 +103,7 @@ export class ServerMonitor implements IDisposable {
   #hubListening: { known: ReadonlySet<number>; hub: Promise<ReadonlySet<number>> } | null = null;
   #hubFdReads = 0;
   #scans = 0;
+  #tableReads = 0;
   #disposed = false;
 
   constructor(options: ServerMonitorOptions) {
@@ -125,6 +135,11 @@ export class ServerMonitor implements IDisposable {
     return this.#scans;
   }
 
+  /** Reads of the system's socket tables so far (for benchmarks and tests: looks share them). */
+  get tableReads(): number {
+    return this.#tableReads;
+  }
+
   /** Times the Hub's own fds were read (for tests: only when a listening socket appeared, see #hubListeningInodes). */
   get hubFdReads(): number {
     return this.#hubFdReads;
@@ -147,6 +162,7 @@ export class ServerMonitor implements IDisposable {
     const now = Date.now();
     if (this.#sockets && now - this.#sockets.at < ServerMonitorConstants.socketTableReuseMs) return this.#sockets.read;
     const read = readListeningSockets();
+    this.#tableReads++;
     this.#sockets = { at: now, read };
     return read;
   }
@@ -324,7 +340,8 @@ class ServerWatch implements IDisposable {
       this.#again = false;
       this.#schedule(0);
     } else if (keepLooking) {
-      this.#schedule(this.#interval);
+      // Backed off all the way: on the shared clock (maxIntervalMs, above), never later than the interval.
+      this.#schedule(this.#interval >= ServerMonitorConstants.maxIntervalMs ? untilSharedTick() : this.#interval);
     }
     // Backed off after every look (a trigger or a changed server list starts over): output nudges follow it too.
     this.#interval = Math.min(this.#interval * 2, ServerMonitorConstants.maxIntervalMs);

@@ -17,6 +17,7 @@ import { cliMain, runChild, runInProcess } from '../cli/cliHarness.ts';
 import { pollUntil } from '../../helpers/poll.ts';
 import { type Frame, type NdjsonClient, shells, startTestHub, type TestHub, waitForIntegration } from '../control/controlTestKit.ts';
 import { freePort } from '../../helpers/freePort.ts';
+import { ServerMonitorConstants } from '../../../src/node/servers/serverMonitor.ts';
 
 const wsModule = createRequire(import.meta.url).resolve('ws');
 /** Listens without printing anything: only its socket can tell it is there. Echoes WebSocket messages. */
@@ -74,6 +75,39 @@ describe('dev servers in panes: list, bus, CLI and MCP', () => {
     await client.request({ cmd: 'send', terminalId, text: '\x03', newline: false });
     await pollUntil(() => monitor.looking === 0, { what: 'no more looks once the shell is alone again' });
     assert.deepEqual((await listed()).servers, []);
+  });
+
+  it('panes whose programs run quietly are looked at on one shared clock: one read of the socket tables per interval for all of them', async () => {
+    const monitor = app.hub.ptyHost.serverMonitor!;
+    const quiet: string[] = [];
+    try {
+      for (let index = 0; index < 4; index++) {
+        const created = await client.request({ cmd: 'create', name: `quiet-${index}`, cwd: app.home, env: app.env, ...shells.bashIntegrated, show: false });
+        assert.equal(created.ok, true, created.error);
+        quiet.push(created.id);
+        await waitForIntegration(client, created.id);
+      }
+      // Started 200 ms apart: on clocks of their own, their looks would never share a read.
+      for (const id of quiet) {
+        await client.request({ cmd: 'send', terminalId: id, text: 'sleep 60\r' });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      // Past the first looks (100, 200, 400 ms apart) and the 3 s a trigger keeps them going.
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      const scans = monitor.scans;
+      const reads = monitor.tableReads;
+      const windowMs = 4_000;
+      await new Promise((resolve) => setTimeout(resolve, windowMs));
+      const looked = monitor.scans - scans;
+      const read = monitor.tableReads - reads;
+      const ticks = windowMs / ServerMonitorConstants.maxIntervalMs;
+      // Each pane is still looked at every interval (a silent server is seen within 1 s)...
+      assert.ok(looked >= 4 * (ticks - 1), `${looked} looks at 4 quiet panes in ${windowMs} ms`);
+      // ...and the four looks of a tick share one read (one more when a look spans a tick's edge).
+      assert.ok(read <= ticks + 2, `${read} reads of the socket tables for ${looked} looks in ${windowMs} ms`);
+    } finally {
+      for (const id of quiet) await client.request({ cmd: 'close', terminalId: id });
+    }
   });
 
   it('a pane that keeps printing is looked at on the backed-off interval, not after every chunk; a server started silently mid-flood is still found', async () => {
