@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nullLogger } from '../../src/node/logger.ts';
 import { PtyHost } from '../../src/node/pty/ptyHost.ts';
+import { ServerMonitorConstants } from '../../src/node/servers/serverMonitor.ts';
 import type { PtySession } from '../../src/node/pty/ptySession.ts';
 import type { BenchCase, BenchResult } from '../benchCase.ts';
 import { freePort } from '../../test/helpers/freePort.ts';
@@ -142,7 +143,7 @@ export const devServersCase: BenchCase = {
       // Started over one interval, as agents are started one after another, not all at once.
       for (const shell of shells) {
         shell.write('sleep 600\r');
-        await pause(800 / shells.length);
+        await pause(ServerMonitorConstants.maxIntervalMs / shells.length);
       }
       await pause(quick ? 1_500 : 4_500); // past the first, closer looks and the 3 s after the trigger
       const quietScans = host.serverMonitor!.scans;

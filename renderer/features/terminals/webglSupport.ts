@@ -29,8 +29,7 @@ function remembered(): ProbeResult | undefined {
 }
 
 function probe(): ProbeResult {
-  if (cached !== undefined) return cached;
-  cached = remembered();
+  cached ??= remembered();
   if (cached !== undefined) return cached;
   cached = { webgl2: false, hardware: false };
   try {

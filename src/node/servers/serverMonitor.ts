@@ -84,8 +84,8 @@ export const ServerMonitorConstants = {
 } as const;
 
 /** Time to the next multiple of maxIntervalMs since the epoch: the tick backed-off looks share. */
-function untilSharedTick(now: number = Date.now()): number {
-  return ServerMonitorConstants.maxIntervalMs - (now % ServerMonitorConstants.maxIntervalMs);
+function untilSharedTick(): number {
+  return ServerMonitorConstants.maxIntervalMs - (Date.now() % ServerMonitorConstants.maxIntervalMs);
 }
 
 /** Programs that are a shell: alone at the root, without children, nothing listens. */
