@@ -70,8 +70,12 @@ export class SoakHub {
   readonly #waiting = new Map<number, (message: ChildMessage) => void>();
   #seq = 0;
   #exited: Promise<void>;
-  /** Every shell pid seen in a measure: after shutdown none of them may still run. */
-  readonly #shellPids = new Set<number>();
+  /**
+   * Every shell seen in a measure, by pid, with its start time: after shutdown none of them may
+   * still run. The floods fork hundreds of processes a second, so a pid comes round again within
+   * minutes (pid_max is 32 768 on many machines): a live pid is our shell only if it started when ours did.
+   */
+  readonly #shells = new Map<number, string | null>();
 
   private constructor(child: ChildProcess, ready: { socketPath: string; pid: number }, root: string, logPath: string, exited: Promise<void>) {
     this.#child = child;
@@ -131,7 +135,7 @@ export class SoakHub {
   async measure(): Promise<HubMeasure> {
     const reply = await this.#ask('measure', 30_000);
     if (reply.type !== 'measure') throw new Error(`measure: ${JSON.stringify(reply)}`);
-    for (const pid of reply.measure.shellPids) this.#shellPids.add(pid);
+    this.#noteShells(reply.measure.shellPids);
     return reply.measure;
   }
 
@@ -139,7 +143,7 @@ export class SoakHub {
   async count(): Promise<HubCounts> {
     const reply = await this.#ask('count', 30_000);
     if (reply.type !== 'count') throw new Error(`count: ${JSON.stringify(reply)}`);
-    for (const pid of reply.counts.shellPids) this.#shellPids.add(pid);
+    this.#noteShells(reply.counts.shellPids);
     return reply.counts;
   }
 
@@ -174,7 +178,11 @@ export class SoakHub {
     const timer = setTimeout(() => this.#child.kill('SIGKILL'), 10_000);
     await this.#exited;
     clearTimeout(timer);
-    return [...this.#shellPids].filter(isAlive);
+    return [...this.#shells].filter(([pid, started]) => isAlive(pid) && processStart(pid) === started).map(([pid]) => pid);
+  }
+
+  #noteShells(pids: number[]): void {
+    for (const pid of pids) if (!this.#shells.has(pid)) this.#shells.set(pid, processStart(pid));
   }
 
   /** Remove the temp HOME (after shutdown). */
@@ -205,6 +213,16 @@ export class SoakHub {
       });
       this.#child.send({ type, seq } satisfies ParentMessage);
     });
+  }
+}
+
+/** When process `pid` started (clock ticks since boot, /proc/<pid>/stat field 22); null where there is no /proc or no such process. */
+export function processStart(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
   }
 }
 

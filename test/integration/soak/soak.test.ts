@@ -6,8 +6,11 @@
  * (ping latency) is asserted only by the soak script itself, never here.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import { ControlConstants } from '../../../src/common/constants.ts';
+import { processStart } from '../../../soak/hubHandle.ts';
 import { runHostilePhase } from '../../../soak/hostilePhase.ts';
 import { runLoadPhase } from '../../../soak/loadPhase.ts';
 import { formatReport } from '../../../soak/report.ts';
@@ -54,5 +57,24 @@ describe('npm run soak at a tiny size', () => {
       assert.ok(cpu.hubProcess >= cpu.threadRan * 0.9 && cpu.machineBusy > 0 && cpu.machineBusy <= 1, JSON.stringify(cpu));
       assert.match(report, /\| the Hub's main thread during the load: on a CPU \/ ready but waiting for one \| [\d.]+ s \/ [\d.]+ s of [\d.]+ s/);
     }
+  });
+
+  it('tells a shell that still runs from another process that got its pid later', { skip: process.platform !== 'linux' && 'no /proc' }, async () => {
+    // "No shell outlives the Hub" checks the pids it saw; the floods fork so fast that a pid comes
+    // round again within minutes, and a stranger holding it was once reported as our shell.
+    const child = spawn('sleep', ['30']);
+    await once(child, 'spawn');
+    const started = processStart(child.pid!);
+    assert.match(started ?? '', /^\d+$/, 'a running process has a start time');
+    assert.equal(processStart(child.pid!), started, 'the same process, the same start time');
+    // A process started later has a later start time (clock ticks: wait past one tick).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const later = spawn('sleep', ['30']);
+    await once(later, 'spawn');
+    assert.ok(Number(processStart(later.pid!)) > Number(started), `${processStart(later.pid!)} after ${started}`);
+    child.kill();
+    later.kill();
+    await Promise.all([once(child, 'exit'), once(later, 'exit')]);
+    assert.equal(processStart(child.pid!), null, 'a process that is gone has none');
   });
 });
