@@ -232,12 +232,6 @@ export const ControlConstants = {
    * arriving (or be redrawn by the shell once it reads a line typed ahead).
    */
   echoLookbackBytes: 64 * 1024,
-  /**
-   * Output before a read's start that is looked at first to tell whether the start is inside an
-   * escape sequence: almost all output has an ESC within this; only a longer string (a huge OSC
-   * 52 clipboard payload) needs the full look back.
-   */
-  sequenceContextBytes: 4096,
 } as const;
 
 /** The diff review queue and the editor side of the IDE bridge (see reviewContract.ts). */

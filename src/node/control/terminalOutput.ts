@@ -57,7 +57,7 @@ export function readLogSlice(session: PtySession, from: number, limit: number, o
 }
 
 /** Output held before a start, enough to tell whether a string sequence (OSC, DCS) runs through it: UTF-8 takes at most 4 bytes a char. */
-const fullSequenceContextBytes = maxOscPayloadChars * 4;
+const sequenceContextBytes = maxOscPayloadChars * 4;
 
 /**
  * Bytes to skip at the start of `data` (output from `startOffset`) so that it starts on a whole
@@ -69,17 +69,18 @@ export function startBoundarySkip(session: PtySession, data: Buffer, startOffset
   const at = startOffset + utf8;
   if (at === 0 || utf8 === data.length) return utf8;
   const text = data.subarray(utf8).toString('utf8');
-  for (const want of [ControlConstants.sequenceContextBytes, fullSequenceContextBytes]) {
-    const context = session.readRing(Math.max(0, at - want), Math.min(at, want));
-    const lastEsc = context.data.lastIndexOf(0x1b);
-    if (lastEsc !== -1) return utf8 + Buffer.byteLength(text.substring(0, openSequenceTail(context.data.subarray(lastEsc).toString('utf8'), text)));
-    if (context.startOffset > Math.max(0, at - want)) {
-      // The ring no longer holds what came before: a string's terminator with only printable
-      // chars before it is most likely the rest of an OSC (a prompt mark and its nonce).
-      const tail = stringTail.exec(text.substring(0, maxOscPayloadChars + 1));
-      return utf8 + (tail ? Buffer.byteLength(tail[0]) : 0);
-    }
-    if (want >= at) break;
+  // The last ESC before the start, as far back as the longest string sequence reaches.
+  const wanted = Math.max(0, at - sequenceContextBytes);
+  const esc = session.lastIndexInRing(0x1b, wanted, at);
+  if (esc.index !== -1) {
+    const sequence = session.readRing(esc.index, at - esc.index).data.toString('utf8');
+    return utf8 + Buffer.byteLength(text.substring(0, openSequenceTail(sequence, text)));
+  }
+  if (esc.heldFrom > wanted) {
+    // The ring no longer holds what came before: a string's terminator with only printable
+    // chars before it is most likely the rest of an OSC (a prompt mark and its nonce).
+    const tail = stringTail.exec(text.substring(0, maxOscPayloadChars + 1));
+    return utf8 + (tail ? Buffer.byteLength(tail[0]) : 0);
   }
   return utf8;
 }

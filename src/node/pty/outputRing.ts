@@ -16,6 +16,14 @@ export interface RingRead {
   truncated: boolean;
 }
 
+/** Where a byte was last seen in a range, searched in place (OutputRing.lastIndexOf). */
+export interface RingSearch {
+  /** Absolute offset of the last occurrence, -1 when none is held in the range. */
+  index: number;
+  /** Where the range searched began: later than asked when the ring no longer holds its start. */
+  heldFrom: number;
+}
+
 const chunkBytes = 64 * 1024;
 
 export class OutputRing {
@@ -80,5 +88,26 @@ export class OutputRing {
       position = (position + count) % this.capacity;
     }
     return { data, startOffset: start, endOffset: end, truncated };
+  }
+
+  /**
+   * The last `byte` in [fromOffset, toOffset), searched where it lies: looking back through output
+   * for an escape sequence's start copies nothing (a copy per look was a fresh 256 KiB Buffer for
+   * every plain-text `readLog`, and those made V8 collect the Hub's whole heap several times a second).
+   */
+  lastIndexOf(byte: number, fromOffset: number, toOffset: number): RingSearch {
+    const heldFrom = Math.min(Math.max(fromOffset, this.startOffset), this.#end);
+    let end = Math.min(Math.max(toOffset, heldFrom), this.#end);
+    while (end > heldFrom) {
+      const position = (end - 1) % this.capacity;
+      const index = Math.floor(position / chunkBytes);
+      const within = position - index * chunkBytes;
+      // This chunk's bytes in the range: back to its first byte or the range's start.
+      const count = Math.min(within + 1, end - heldFrom);
+      const found = this.#chunks[index]!.subarray(within + 1 - count, within + 1).lastIndexOf(byte);
+      if (found !== -1) return { index: end - count + found, heldFrom };
+      end -= count;
+    }
+    return { index: -1, heldFrom };
   }
 }

@@ -25,7 +25,7 @@ import { isProcessAlive } from '../processAlive.ts';
 import { type FlowAccount, FlowController } from './flowControl.ts';
 import { createLocalMirror } from './lazyMirror.ts';
 import { OutputBatcher } from './outputBatcher.ts';
-import { OutputRing, type RingRead } from './outputRing.ts';
+import { OutputRing, type RingRead, type RingSearch } from './outputRing.ts';
 import { sessionProcessGroups, signalProcessGroups } from './processGroups.ts';
 import type { ITerminalMirror, ScreenText, TerminalMirrorOptions } from './terminalMirror.ts';
 
@@ -439,6 +439,11 @@ export class PtySession implements IDisposable {
 
   readRing(fromOffset: number, maxBytes?: number): RingRead {
     return this.#ring.read(fromOffset, maxBytes);
+  }
+
+  /** The last `byte` of the output in [fromOffset, toOffset) still held, found without copying (OutputRing.lastIndexOf). */
+  lastIndexInRing(byte: number, fromOffset: number, toOffset: number): RingSearch {
+    return this.#ring.lastIndexOf(byte, fromOffset, toOffset);
   }
 
   /** The serialized mirror (screen + scrollback), as of everything produced so far. */

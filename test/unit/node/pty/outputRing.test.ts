@@ -74,4 +74,41 @@ describe('OutputRing', () => {
       assert.deepEqual(ring.read(offset - 1000, 600).data, stream(offset - 1000, 600));
     }
   });
+
+  test('finds the last byte of a range in place, across chunks, the wrap and an overwritten start', () => {
+    // Three and a half 64 KiB chunks, so the wrap falls inside the short last chunk.
+    const capacity = 3.5 * 64 * 1024;
+    const ring = new OutputRing(capacity);
+    const written: number[] = [];
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    // An ESC (0x1b) in one piece of ten, written in pieces of every size until the ring wrapped twice.
+    while (written.length < capacity * 2.3) {
+      const piece = Buffer.alloc(1 + Math.floor(random() * 40_000), 0x41);
+      if (random() < 0.1) piece[Math.floor(random() * piece.length)] = 0x1b;
+      ring.write(piece);
+      written.push(...piece);
+    }
+    /** What lastIndexOf must answer, by looking at every byte ever written. */
+    const expected = (from: number, to: number) => {
+      const heldFrom = Math.min(Math.max(from, ring.startOffset), ring.endOffset);
+      for (let offset = Math.min(to, ring.endOffset) - 1; offset >= heldFrom; offset--) if (written[offset] === 0x1b) return { index: offset, heldFrom };
+      return { index: -1, heldFrom };
+    };
+    const end = ring.endOffset;
+    const cases: Array<[number, number]> = [
+      [ring.startOffset, end],
+      [0, end], // asks for more than is held
+      [end - 10, end],
+      [end - 64 * 1024 - 3, end - 64 * 1024 + 3], // across a chunk boundary
+      [end, end], // empty
+      [end - 5, end + 100], // past the end
+    ];
+    for (let i = 0; i < 200; i++) {
+      const from = ring.startOffset - 1000 + Math.floor(random() * (capacity + 1000));
+      cases.push([from, from + Math.floor(random() * 300_000)]);
+    }
+    for (const [from, to] of cases) assert.deepEqual(ring.lastIndexOf(0x1b, from, to), expected(from, to), `[${from}, ${to})`);
+    assert.ok(cases.some(([from, to]) => expected(from, to).index !== -1) && cases.some(([from, to]) => expected(from, to).index === -1 && to > from + 1000), 'both outcomes were tried');
+  });
 });
