@@ -8,7 +8,7 @@
  * Not for /proc/<pid>/cmdline or environ: those wait on the process's memory lock (mmap_lock),
  * which a process deep in a page fault can hold for long; nor for /proc/net/tcp and tcp6, which
  * the kernel writes by walking its whole socket hash table (~4 ms each). Read those off the
- * thread (fs/promises).
+ * thread: a thread-pool read (agents/agentProcess.ts readArgv, servers/listeningSockets.ts).
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
