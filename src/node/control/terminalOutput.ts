@@ -36,15 +36,20 @@ export function readOutputBytes(session: PtySession, start: number, end: number,
 }
 
 /**
- * A `readLog` slice: up to `limit` bytes from `from`, its ends on boundaries. A start the reader
- * did not choose exactly (the tail, an offset the ring no longer holds, or any start of a
+ * A `readLog` slice as text: up to `limit` bytes from `from`, its ends on boundaries. A start the
+ * reader did not choose exactly (the tail, an offset the ring no longer holds, or any start of a
  * stripped read) moves forward to a whole character outside any escape sequence; an end before
  * the end of the output moves back to the start of a character or sequence it cuts, so the next
  * read (from `endOffset`) gets it whole. Without this, a read that starts inside
  * `ESC]633;A;<nonce>BEL` prints the shell-integration nonce as text.
+ *
+ * The bytes are copied into one buffer kept for these reads and decoded at once: agents following
+ * a flood call this many times a second, and a fresh Buffer per call is memory V8 counts against
+ * the Hub's heap (its full collections, docs/reliability.md).
  */
-export function readLogSlice(session: PtySession, from: number, limit: number, options: { exactStart: boolean }): { data: Buffer; startOffset: number; endOffset: number; truncated: boolean } {
-  const read = session.readRing(from, limit);
+export function readLogText(session: PtySession, from: number, limit: number, options: { exactStart: boolean }): { text: string; startOffset: number; endOffset: number; truncated: boolean } {
+  readLogBuffer ??= Buffer.allocUnsafeSlow(ControlConstants.readLogMaxBytes);
+  const read = session.readRing(from, limit, readLogBuffer);
   let data = read.data;
   let start = read.startOffset;
   if (!options.exactStart || start !== from) {
@@ -53,8 +58,11 @@ export function readLogSlice(session: PtySession, from: number, limit: number, o
     start += skip;
   }
   if (read.endOffset < session.offset) data = data.subarray(0, data.length - endBoundaryCut(data));
-  return { data, startOffset: start, endOffset: start + data.length, truncated: read.truncated };
+  return { text: data.toString('utf8'), startOffset: start, endOffset: start + data.length, truncated: read.truncated };
 }
+
+/** readLogText's copy of the bytes it decodes (readLogMaxBytes, made at the first read). */
+let readLogBuffer: Buffer | undefined;
 
 /** Output held before a start, enough to tell whether a string sequence (OSC, DCS) runs through it: UTF-8 takes at most 4 bytes a char. */
 const sequenceContextBytes = maxOscPayloadChars * 4;

@@ -67,7 +67,8 @@ export class OutputRing {
     this.#end += length;
   }
 
-  read(fromOffset: number, maxBytes: number = this.capacity): RingRead {
+  /** `into`: copy into this buffer (its first bytes) rather than a new one, when it is long enough. */
+  read(fromOffset: number, maxBytes: number = this.capacity, into?: Buffer): RingRead {
     if (!Number.isSafeInteger(fromOffset) || fromOffset < 0) throw new RangeError(`invalid ring offset ${fromOffset}`);
     if (!(maxBytes >= 0)) throw new RangeError(`invalid maxBytes ${maxBytes}`);
     const oldest = this.startOffset;
@@ -75,7 +76,7 @@ export class OutputRing {
     const start = Math.min(Math.max(fromOffset, oldest), this.#end);
     const end = Math.min(this.#end, start + Math.floor(maxBytes));
     const length = end - start;
-    const data = Buffer.allocUnsafe(length);
+    const data = into && into.length >= length ? into.subarray(0, length) : Buffer.allocUnsafe(length);
     let position = start % this.capacity;
     for (let written = 0; written < length; ) {
       const index = Math.floor(position / chunkBytes);

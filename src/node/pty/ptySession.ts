@@ -437,8 +437,9 @@ export class PtySession implements IDisposable {
     return { subscription, follow };
   }
 
-  readRing(fromOffset: number, maxBytes?: number): RingRead {
-    return this.#ring.read(fromOffset, maxBytes);
+  /** `into`: copy into this buffer rather than a new one (OutputRing.read). */
+  readRing(fromOffset: number, maxBytes?: number, into?: Buffer): RingRead {
+    return this.#ring.read(fromOffset, maxBytes, into);
   }
 
   /** The last `byte` of the output in [fromOffset, toOffset) still held, found without copying (OutputRing.lastIndexOf). */

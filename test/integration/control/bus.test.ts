@@ -262,7 +262,8 @@ describe('claws/2 bus on the control socket', () => {
     const unknown = await client.request({ cmd: 'subscribe', topic: 'terminal.t-00000000.output' });
     assert.equal(unknown.error, 'unknown terminal id t-00000000');
     await subscribe(client, `terminal.${id}.output`);
-    await client.request({ cmd: 'send', terminalId: id, text: "printf 'stream-%s\\n' $((6*7))" });
+    // Octal escapes: the output (not the echoed command) holds é→😀, two, three and four UTF-8 bytes.
+    await client.request({ cmd: 'send', terminalId: id, text: "printf 'stream-%s \\303\\251\\342\\206\\222\\360\\237\\230\\200\\n' $((6*7))" });
     let text = '';
     let lastEnd = -1;
     await pollUntil(
@@ -274,9 +275,9 @@ describe('claws/2 bus on the control socket', () => {
           lastEnd = frame.payload.endOffset;
           text += Buffer.from(frame.payload.data, 'base64').toString('utf8');
         }
-        return text.includes('stream-42');
+        return text.includes('stream-42 é→😀');
       },
-      { timeoutMs: 10_000, what: 'stream-42 in the output stream' },
+      { timeoutMs: 10_000, what: 'stream-42 é→😀 in the output stream' },
     );
     const log = await client.request({ cmd: 'readLog', terminalId: id, strip: false, offset: 0 });
     assert.ok(log.bytes.includes(text.slice(0, 20)), 'the stream carries the bytes the terminal printed');

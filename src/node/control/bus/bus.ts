@@ -11,6 +11,7 @@
  * emitting server topics; `dispose()` stops everything and writes the log's tail.
  */
 import { randomBytes } from 'node:crypto';
+import { TerminalConstants } from '../../../common/constants.ts';
 import type { IDisposable } from '../../../common/lifecycle.ts';
 import type { ILogger } from '../../logger.ts';
 import type { PtyHost } from '../../pty/ptyHost.ts';
@@ -368,7 +369,7 @@ export class Bus implements IDisposable {
           return;
         }
         stream.skipping = false;
-        client.connection.sendFrame(this.#outputFrame(topic, { data: Buffer.from(data, 'utf8').toString('base64'), offset, endOffset }));
+        client.connection.sendFrame(this.#outputFrame(topic, { data: utf8Base64(data), offset, endOffset }));
       },
     });
     stream.attachment = attachment;
@@ -424,4 +425,19 @@ export class Bus implements IDisposable {
   #beat(): void {
     this.publishFromServer('system.heartbeat', { serverTime: Date.now(), peers: this.peers.length }, { logged: false });
   }
+}
+
+/** Enough for any output batch's text as UTF-8 (a byte the decoder replaced comes back as 3). */
+const base64ScratchBytes = 3 * TerminalConstants.batchMaxBytes;
+let base64Scratch: Buffer | undefined;
+
+/**
+ * Output is pushed as the base64 of its UTF-8 bytes, encoded through one kept buffer: a fresh
+ * Buffer per push, for every subscriber of a flooding terminal, is memory V8 counts against the
+ * Hub's heap and pays for in full collections of it (docs/reliability.md).
+ */
+function utf8Base64(text: string): string {
+  if (text.length * 3 > base64ScratchBytes) return Buffer.from(text, 'utf8').toString('base64');
+  base64Scratch ??= Buffer.allocUnsafeSlow(base64ScratchBytes);
+  return base64Scratch.toString('base64', 0, base64Scratch.write(text, 'utf8'));
 }

@@ -8,7 +8,7 @@ import { basename, isAbsolute, resolve } from 'node:path';
 import { ControlConstants } from '../../../common/constants.ts';
 import { type ControlCommand, defineCommand } from '../commandRegistry.ts';
 import { stripAnsi } from '../../../common/terminal/ansiStrip.ts';
-import { readLogSlice } from '../terminalOutput.ts';
+import { readLogText } from '../terminalOutput.ts';
 import { ProtocolV1 } from '../protocol.ts';
 import type { ClawsWorkers } from './clawsWorkers.ts';
 import { audit, commandEventBody, type ControlServices, describeTerminal, requireRunning, requireTerminal, targetTerminalRef } from './services.ts';
@@ -106,11 +106,10 @@ export function clawsCommands(services: ControlServices, claws: ClawsCommandsCon
       // Only raw bytes from an offset the client chose may start inside a character or escape
       // sequence: anything else starts and ends on their boundaries (a stripped read that began
       // inside a prompt mark would print its nonce).
-      const slice = readLogSlice(session, requested, limit, { exactStart: params.offset !== undefined && params.strip === false });
+      const slice = readLogText(session, requested, limit, { exactStart: params.offset !== undefined && params.strip === false });
       const nextOffset = slice.endOffset;
-      const text = slice.data.toString('utf8');
       return {
-        bytes: params.strip === false ? text : stripAnsi(text),
+        bytes: params.strip === false ? slice.text : stripAnsi(slice.text),
         offset: slice.startOffset,
         nextOffset,
         totalSize,

@@ -46,6 +46,19 @@ describe('OutputRing', () => {
     assert.deepEqual(ring.read(0), { data: stream(446, 64), startOffset: 446, endOffset: 510, truncated: true });
   });
 
+  test('reads into a buffer it is given when that is long enough, else into a new one', () => {
+    const ring = new OutputRing(1000);
+    for (let offset = 0; offset < 1700; offset += 170) ring.write(stream(offset, 170));
+    const into = Buffer.alloc(400, 0xff);
+    const read = ring.read(900, 300, into);
+    assert.deepEqual(read.data, stream(900, 300));
+    assert.equal(read.data.buffer, into.buffer, 'the bytes are in the buffer given');
+    assert.equal(into[300], 0xff, 'nothing written past the read');
+    const longer = ring.read(900, 500, into);
+    assert.deepEqual(longer.data, stream(900, 500));
+    assert.notEqual(longer.data.buffer, into.buffer, 'too short a buffer is not written past its end');
+  });
+
   test('reads at or past the end are empty', () => {
     const ring = new OutputRing(100);
     ring.write(stream(0, 40));
