@@ -6,6 +6,9 @@
  *   npm run soak                       the full run: a 15 s hostile burst (16 connections, ~47 000
  *                                      frames) + 10 s after, then 200 clients and 20 floods for 60 s
  *   npm run soak -- --duration 20      the soak phase shortened to 20 s
+ *   npm run soak -- --clients 50 --floods 5
+ *                                      the soak phase with fewer clients and flooding terminals
+ *                                      (the doc is not rewritten)
  *   npm run soak -- --quick            a few seconds each, small counts (checks that it runs; the
  *                                      doc is not rewritten)
  *   npm run soak -- --only burst|load  one phase
@@ -23,7 +26,7 @@ export interface SoakSizes {
   load: Omit<LoadOptions, 'log' | 'cpuProf'>;
 }
 
-export function soakSizes(options: { quick: boolean; duration?: number | undefined; seed?: number | undefined }): SoakSizes {
+export function soakSizes(options: { quick: boolean; duration?: number | undefined; seed?: number | undefined; clients?: number | undefined; floods?: number | undefined }): SoakSizes {
   const seed = options.seed ?? 23;
   if (options.quick) {
     return {
@@ -33,7 +36,7 @@ export function soakSizes(options: { quick: boolean; duration?: number | undefin
   }
   return {
     hostile: { connections: 16, seconds: 15, frames: 47_000, afterSeconds: 10, seed },
-    load: { clients: 200, floods: 20, seconds: options.duration ?? 60, execTerminals: 10, sendTerminals: 5 },
+    load: { clients: options.clients ?? 200, floods: options.floods ?? 20, seconds: options.duration ?? 60, execTerminals: 10, sendTerminals: 5 },
   };
 }
 
@@ -65,6 +68,8 @@ async function main(argv: string[]): Promise<number> {
     options: {
       quick: { type: 'boolean', default: false },
       duration: { type: 'string' },
+      clients: { type: 'string' },
+      floods: { type: 'string' },
       only: { type: 'string' },
       seed: { type: 'string' },
       'cpu-prof': { type: 'string' },
@@ -73,7 +78,7 @@ async function main(argv: string[]): Promise<number> {
     },
   });
   if (values.help) {
-    console.log('usage: npm run soak -- [--quick] [--duration SECONDS] [--only burst|load] [--seed N] [--cpu-prof DIR] [--no-doc]');
+    console.log('usage: npm run soak -- [--quick] [--duration SECONDS] [--clients N] [--floods N] [--only burst|load] [--seed N] [--cpu-prof DIR] [--no-doc]');
     return 0;
   }
   const only = values.only;
@@ -87,13 +92,24 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const seed = values.seed === undefined ? undefined : Number(values.seed);
-  const sizes = soakSizes({ quick: values.quick, duration, seed });
+  const counts: { clients?: number; floods?: number } = {};
+  for (const name of ['clients', 'floods'] as const) {
+    const text = values[name];
+    if (text === undefined) continue;
+    const count = Number(text);
+    if (!Number.isInteger(count) || count < 1) {
+      console.error(`--${name}: expected a whole number > 0, got ${text}`);
+      return 2;
+    }
+    counts[name] = count;
+  }
+  const sizes = soakSizes({ quick: values.quick, duration, seed, ...counts });
   console.log(`Switchboard soak (${values.quick ? 'quick' : 'full'}) — node ${process.version}; load average ${currentLoad().join(' / ')}`);
   const { run, failures } = await runSoak({ sizes, only, quick: values.quick, cpuProf: values['cpu-prof'], log: (line) => console.log(`  ${line}`) });
   const report = formatReport(run);
   console.log(`\n${report}\n`);
   // Quick runs check that it runs; only full runs (of both phases) are figures worth keeping.
-  if (!values.quick && !values['no-doc'] && only === undefined && run.hostile && run.load) {
+  if (!values.quick && !values['no-doc'] && only === undefined && counts.clients === undefined && counts.floods === undefined && run.hostile && run.load) {
     writeReliabilitySection(report);
     console.log('wrote the soak section of docs/reliability.md');
   }
