@@ -147,6 +147,8 @@ class AgentWatch implements IDisposable {
   #quietTimer: NodeJS.Timeout | undefined;
   #running = false;
   #again = false;
+  /** With #again: not before this (ms from now), the end of a miss's window. */
+  #againDelayMs: number | undefined;
   #lastRunAt = 0;
   #found: AgentProcess | null = null;
   /** The last foreground group found without an agent, and when. */
@@ -276,8 +278,10 @@ class AgentWatch implements IDisposable {
       this.#running = false;
     }
     if (this.#again) {
+      const delay = this.#againDelayMs;
       this.#again = false;
-      this.schedule();
+      this.#againDelayMs = undefined;
+      this.schedule(delay);
     }
   }
 
@@ -299,6 +303,12 @@ class AgentWatch implements IDisposable {
       this.#miss = this.#found ? null : { group, at: Date.now() };
     } else if (recentMiss) {
       this.#found = null;
+      // Something changed (this evaluation was asked for) while the group was taken for no agent:
+      // look once more when the miss is old enough. A miss can be a moment's: a shell that has
+      // forked the agent but not yet exec'd it; an agent that then draws its screen once and waits
+      // would otherwise never be looked at again.
+      this.#again = true;
+      this.#againDelayMs = miss.at + AgentMonitorConstants.missRecheckMs - Date.now();
     }
     if (this.#disposed) return;
     const found = this.#found;

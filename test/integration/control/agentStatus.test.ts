@@ -139,4 +139,33 @@ describe('agent state on the control socket, the CLI and MCP', () => {
     const push = await client.waitFor((frame) => frame.push === 'message' && frame.topic === `agent.${terminalId}.state` && frame.payload.state === 'exited');
     assert.equal(push.payload.previous, 'idle');
   });
+
+  it('finds an agent that a program execs into just after it was looked at, then draws once and waits', async () => {
+    // The pane's program prints (so the foreground, still bash, is looked at and found no agent),
+    // then execs the agent within the second a miss is trusted; the agent draws once and goes
+    // quiet, so no more output asks for a look. It must still be found.
+    const quiet = join(app.home, 'quiet-bin');
+    mkdirSync(quiet);
+    writeFileSync(join(quiet, 'aider'), `#!/usr/bin/env node\nprocess.stdout.write('ready\\n');\nsetInterval(() => {}, 1000);\n`);
+    chmodSync(join(quiet, 'aider'), 0o755);
+    const created = await client.request({
+      cmd: 'create',
+      name: 'exec-into',
+      shellPath: '/bin/bash',
+      shellArgs: ['--norc', '--noprofile', '-c', `printf 'starting\\n'; sleep 0.3; exec ${join(quiet, 'aider')}`],
+      shellIntegration: false,
+      env: app.env,
+      show: false,
+    });
+    assert.equal(created.ok, true, created.error);
+    try {
+      const agent = await pollUntil(async () => {
+        const response = await client.request({ cmd: 'list' });
+        return response.terminals.find((terminal: Frame) => terminal.id === created.id)?.agent ?? null;
+      }, { what: 'the agent found', timeoutMs: 8000 });
+      assert.equal(agent.kind, 'aider');
+    } finally {
+      await client.request({ cmd: 'close', terminalId: created.id });
+    }
+  });
 });
