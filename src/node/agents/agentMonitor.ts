@@ -210,6 +210,7 @@ class AgentWatch implements IDisposable {
     if (this.#disposed) return;
     if (this.#running) {
       this.#again = true;
+      if (delayMs === 0) this.#againDelayMs = undefined; // asked for at once (a new command, a notification): not held to a miss's window
       return;
     }
     if (this.#timer) return;
@@ -307,8 +308,10 @@ class AgentWatch implements IDisposable {
       // look once more when the miss is old enough. A miss can be a moment's: a shell that has
       // forked the agent but not yet exec'd it; an agent that then draws its screen once and waits
       // would otherwise never be looked at again.
-      this.#again = true;
-      this.#againDelayMs = miss.at + AgentMonitorConstants.missRecheckMs - Date.now();
+      if (!this.#again) {
+        this.#again = true;
+        this.#againDelayMs = miss.at + AgentMonitorConstants.missRecheckMs - Date.now();
+      }
     }
     if (this.#disposed) return;
     const found = this.#found;
