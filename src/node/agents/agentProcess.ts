@@ -8,12 +8,10 @@
  * detection (src/node/servers) looks through for listening sockets.
  */
 import { execFile } from 'node:child_process';
-import { closeSync, openSync, read } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { promisify } from 'node:util';
 import { foregroundProcessGroup } from '../control/foregroundProcess.ts';
-import { listProcDir, readProcText } from '../procFiles.ts';
+import { listProcDir, readProcText, readProcTextOffThread } from '../procFiles.ts';
 import { parseProcStat } from '../pty/processGroups.ts';
 import type { AgentDefinition } from './agentTable.ts';
 
@@ -46,51 +44,10 @@ export function matchAgentCommand(argv: readonly string[], table: readonly Agent
   return table.find((agent) => agent.commands.includes(scriptName) || agent.scripts.some((pattern) => pattern.test(script))) ?? null;
 }
 
-/** A command line up to this long is read in one go; a longer one is read whole (rare). */
-const argvReadBytes = 4096;
-/** Buffers for those reads, reused (at most this many kept). */
-const spareArgvBuffers: Buffer[] = [];
-const maxSpareArgvBuffers = 16;
-
-/**
- * A process's command line; null for a zombie, a kernel thread or a process that is gone.
- *
- * The read itself runs off the Hub's thread: it waits on the process's memory lock (procFiles.ts).
- * Opening and closing do not, so they are done in place, and the bytes land in a reused buffer.
- * `fs/promises` readFile cost an open, an fstat, two reads and a close, each a thread-pool round
- * trip, and a fresh 64 KiB Buffer per call (procfs reports a size of 0): with the agent and
- * dev-server detection reading hundreds a second, those buffers alone made V8 run a full
- * collection of the Hub's heap several times a second (docs/reliability.md, the soak).
- */
-export function readArgv(pid: number): Promise<string[] | null> {
-  let fd: number;
-  try {
-    fd = openSync(`/proc/${pid}/cmdline`, 'r');
-  } catch {
-    return Promise.resolve(null);
-  }
-  const buffer = spareArgvBuffers.pop() ?? Buffer.allocUnsafeSlow(argvReadBytes);
-  return new Promise((resolve) => {
-    read(fd, buffer, 0, argvReadBytes, 0, (error, bytes) => {
-      closeSync(fd);
-      const raw = error ? null : buffer.toString('utf8', 0, bytes);
-      if (spareArgvBuffers.length < maxSpareArgvBuffers) spareArgvBuffers.push(buffer);
-      if (raw !== null && bytes === argvReadBytes) resolve(readArgvWhole(pid));
-      else resolve(raw === null ? null : argvOf(raw));
-    });
-  });
-}
-
-async function readArgvWhole(pid: number): Promise<string[] | null> {
-  try {
-    return argvOf(await readFile(`/proc/${pid}/cmdline`, 'utf8'));
-  } catch {
-    return null;
-  }
-}
-
-function argvOf(raw: string): string[] | null {
-  if (raw === '') return null; // a zombie, or a kernel thread
+/** A process's command line; null when it is gone, a zombie or a kernel thread. Off the Hub's thread: it waits on the process's memory lock (procFiles.ts). */
+export async function readArgv(pid: number): Promise<string[] | null> {
+  const raw = await readProcTextOffThread(`/proc/${pid}/cmdline`, { shortReadIsEnd: true });
+  if (raw === null || raw === '') return null;
   return raw.replace(/\0$/, '').split('\0');
 }
 

@@ -13,9 +13,8 @@
  * "Dev servers").
  */
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { listProcDir, readProcLink } from '../procFiles.ts';
+import { listProcDir, readProcLink, readProcTextOffThread } from '../procFiles.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -92,8 +91,8 @@ export async function readListeningSockets(): Promise<ListeningSocket[]> {
   if (!socketTablesSupported) return [];
   // Off the Hub's thread, unlike the per-process files (procFiles.ts): the kernel walks its whole
   // socket hash table to write these, ~4 ms each however few sockets there are.
-  const tables = await Promise.all(['/proc/net/tcp', '/proc/net/tcp6'].map((path) => readFile(path, 'utf8').catch(() => '')));
-  return tables.flatMap(parseSocketTable);
+  const tables = await Promise.all(['/proc/net/tcp', '/proc/net/tcp6'].map((path) => readProcTextOffThread(path)));
+  return tables.flatMap((table) => (table === null ? [] : parseSocketTable(table)));
 }
 
 /** The socket inodes among `pid`'s open fds (empty when the process is gone or not ours to read). */
