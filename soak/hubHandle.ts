@@ -8,6 +8,8 @@ import { mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogFill } from '../src/node/control/logFill.ts';
+import { readProcText } from '../src/node/procFiles.ts';
+import { parseProcStat } from '../src/node/pty/processGroups.ts';
 
 export interface HubMeasure {
   rss: number;
@@ -216,14 +218,9 @@ export class SoakHub {
   }
 }
 
-/** When process `pid` started (clock ticks since boot, /proc/<pid>/stat field 22); null where there is no /proc or no such process. */
+/** When process `pid` started (processGroups.ts, startTime); null where there is no /proc or no such process. */
 export function processStart(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
+  return parseProcStat(readProcText(`/proc/${pid}/stat`) ?? '')?.startTime ?? null;
 }
 
 function isAlive(pid: number): boolean {

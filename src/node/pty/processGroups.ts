@@ -16,6 +16,8 @@ interface ProcStat {
   session: number;
   /** The foreground process group of the process's controlling terminal (tpgid; -1 without one). */
   terminalGroup: number;
+  /** When it started, in clock ticks since boot (field 22): with the pid, which process this is — pids are reused. */
+  startTime?: string;
 }
 
 /** Parse /proc/<pid>/stat; the command name may hold spaces and parentheses, so split after the last ')'. */
@@ -28,7 +30,7 @@ export function parseProcStat(text: string): ProcStat | null {
   const session = Number(fields[3]);
   const terminalGroup = Number(fields[5]);
   if (!Number.isInteger(pid) || !Number.isInteger(processGroup) || !Number.isInteger(session) || !Number.isInteger(terminalGroup)) return null;
-  return { pid, state: fields[0] ?? '?', processGroup, session, terminalGroup };
+  return { pid, state: fields[0] ?? '?', processGroup, session, terminalGroup, ...(fields[19] !== undefined ? { startTime: fields[19] } : {}) };
 }
 
 const hasProc = process.platform === 'linux';

@@ -97,4 +97,9 @@ describe('parseProcStat', () => {
     });
     assert.equal(parseProcStat('garbage'), null);
   });
+
+  test('reads when the process started (field 22), which tells it from a later one with its pid', () => {
+    const stat = '4242 (my (weird) cmd) S 1 4240 4200 34816 4240 4194560 97 0 0 0 12 3 0 0 20 0 1 0 8812345 2306048 225';
+    assert.equal(parseProcStat(stat)?.startTime, '8812345');
+  });
 });
