@@ -15,37 +15,44 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 /** The options of V8's `gc()` (its gc extension). */
-interface GcOptions {
-  type: 'major';
-  execution: 'sync';
-  /**
-   * 'last-resort': collect until nothing more is freed, then hand V8's pooled pages back to the
-   * system. A plain collection left a scrollback's ArrayBuffers for the next one (19 MB of them
-   * after one, none after two) and the freed pages pooled: in the soak 1 860 pages of 256 KiB
-   * (460 MB resident) before, 830 after.
-   */
-  flavor: 'last-resort';
-}
+export type GcOptions =
+  | {
+      type: 'major';
+      execution: 'sync';
+      /**
+       * 'last-resort': collect until nothing more is freed, then hand V8's pooled pages back to the
+       * system. A plain collection left a scrollback's ArrayBuffers for the next one (19 MB of them
+       * after one, none after two) and the freed pages pooled: in the soak 1 860 pages of 256 KiB
+       * (460 MB resident) before, 830 after.
+       */
+      flavor: 'last-resort';
+    }
+  /** A scavenge: the young generation only (youngBufferRelease.ts). */
+  | { type: 'minor'; execution: 'sync' };
+
+let threadGc: ((options: GcOptions) => void) | null | undefined;
 
 /**
- * V8's `gc()` for this thread. Node has no API that asks for a collection; `--expose-gc` set at
- * run time gives `gc` to the contexts created after it, so one is created for it and the flag is
- * put back at once (a process started with `--expose-gc` has `gc` already: that one is used).
- * Node and Electron leave V8's flags writable after start (`--no-freeze-flags-after-init`); where
- * that fails, nothing is collected and V8 is left to itself.
+ * V8's `gc()` for this thread, found once (null where it cannot be had). Node has no API that asks
+ * for a collection; `--expose-gc` set at run time gives `gc` to the contexts created after it, so
+ * one is created for it and the flag is put back at once (a process started with `--expose-gc` has
+ * `gc` already: that one is used). Node and Electron leave V8's flags writable after start
+ * (`--no-freeze-flags-after-init`); where that fails, nothing is collected and V8 is left to itself.
  */
-function gcFunction(): ((options: GcOptions) => void) | null {
+export function v8Gc(): ((options: GcOptions) => void) | null {
+  if (threadGc !== undefined) return threadGc;
   const exposed = (globalThis as { gc?: unknown }).gc;
-  if (typeof exposed === 'function') return exposed as (options: GcOptions) => void;
+  if (typeof exposed === 'function') return (threadGc = exposed as (options: GcOptions) => void);
   try {
     setFlagsFromString('--expose-gc');
     const gc: unknown = runInNewContext('gc');
-    return typeof gc === 'function' ? (gc as (options: GcOptions) => void) : null;
+    threadGc = typeof gc === 'function' ? (gc as (options: GcOptions) => void) : null;
   } catch {
-    return null;
+    threadGc = null;
   } finally {
     setFlagsFromString('--no-expose-gc');
   }
+  return threadGc;
 }
 
 let threadCollector: IdleCollector | undefined;
@@ -77,7 +84,7 @@ class IdleCollector {
 
   constructor(delayMs: number) {
     this.#delayMs = delayMs;
-    this.#gc = gcFunction();
+    this.#gc = v8Gc();
   }
 
   /** Collect `delayMs` from now (a pending collection is put off to then). */

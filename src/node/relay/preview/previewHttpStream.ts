@@ -23,6 +23,7 @@ import { encodeFrame } from '../../../common/protocol/relay/frames.ts';
 import type { RelayFields } from '../../../common/protocol/relay/messages.ts';
 import { dialHost, requestHeaders, responseHeaders } from './previewRules.ts';
 import { PreviewStream, type StreamHost, type StreamTarget } from './previewStream.ts';
+import { movedThroughBuffers } from '../../youngBufferRelease.ts';
 
 /** Methods that send no body when theirs is empty (no `content-length: 0` added). */
 const bodilessMethods = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
@@ -56,6 +57,7 @@ export class PreviewHttpStream extends PreviewStream {
     const limits = this.host.limits;
     if (body.length > limits.chunkBytes) return this.refuse('preview-body', `chunk ${chunk.sequence} of ${body.length} bytes is over ${limits.chunkBytes}`);
     this.#requestBodyBytes += body.length;
+    movedThroughBuffers(body.length);
     if (this.#requestBodyBytes > limits.maxRequestBodyBytes) return this.refuse('preview-body', `request body over ${limits.maxRequestBodyBytes} bytes`);
     const upstream = this.#upstream ?? this.#start(chunk.final ? body.length : undefined);
     if (!upstream) return;
@@ -153,6 +155,7 @@ export class PreviewHttpStream extends PreviewStream {
       if (this.ended) return;
       this.touch();
       this.#responseBodyBytes += data.length;
+      movedThroughBuffers(data.length);
       if (this.#responseBodyBytes > maxResponseBodyBytes) {
         this.cancel(`response body over ${maxResponseBodyBytes} bytes`);
         return;

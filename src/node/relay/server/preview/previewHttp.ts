@@ -12,6 +12,7 @@ import { bodyBytes } from '../../preview/previewBodyFrames.ts';
 import { type DaemonStreamFrame, type OpenPreview, type PreviewStream, SendWindow, sequenceError, type StreamHost } from './previewFlow.ts';
 import { type PreviewHeaders, rewriteResponseHeaders } from './previewHeaders.ts';
 import { type PreviewPage, sendPreviewPage } from './previewPages.ts';
+import { movedThroughBuffers } from '../../../youngBufferRelease.ts';
 
 export interface HttpStreamOptions {
   host: StreamHost;
@@ -108,6 +109,7 @@ export class HttpStream implements PreviewStream {
 
   #onRequestData(data: Buffer): void {
     if (this.#state === 'ended') return;
+    movedThroughBuffers(data.length);
     this.#touch();
     const { maxRequestBodyBytes } = this.#host.limits;
     const chunkBytes = Math.min(this.#host.limits.chunkBytes, this.#host.daemonChunkBytes);
@@ -166,6 +168,7 @@ export class HttpStream implements PreviewStream {
     if (body.length > chunkBytes) return this.#refuse('preview:bad-chunk', `chunk ${message.sequence} on stream ${this.id} is over ${chunkBytes} bytes`);
     this.#nextSequence++;
     this.#responseBytes += body.length;
+    movedThroughBuffers(body.length);
     if (this.#responseBytes > maxResponseBodyBytes) return this.#end({ cancel: 'response body over the cap' });
     this.#touch();
     const res = this.#res;
