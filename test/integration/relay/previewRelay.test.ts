@@ -1056,6 +1056,31 @@ describe('dev-server previews through the relay', () => {
       assert.equal((await daemon.waitFor('previewStreamCancel', (frame) => frame.streamId === stalled.streamId)).reason, 'idle timeout');
     });
 
+    it('keeps a stream on which a byte moves more often than previewStreamIdleTimeoutMs, for longer than it in all', async () => {
+      await connectDaemon();
+      const preview = await openPreview();
+      const pieces = 5;
+      const every = Math.round(smallLimits.streamIdleTimeoutMs / 2);
+      daemon.interceptHttp = (frame) => {
+        if (frame.path !== '/drips') return false;
+        daemon.send('previewHttpResponseHead', { requestId: frame.requestId, streamId: frame.streamId, previewId: frame.previewId, statusCode: 200 });
+        for (let sequence = 1; sequence <= pieces; sequence++) {
+          setTimeout(() => {
+            const final = sequence === pieces;
+            daemon.send('previewStreamChunk', { streamId: frame.streamId, sequence, bodyBase64: Buffer.from(final ? 'end' : '.').toString('base64'), final });
+          }, sequence * every);
+        }
+        return true;
+      };
+      const started = Date.now();
+      const reply = await pv(preview, `/drips`);
+      assert.equal(reply.status, 200);
+      assert.equal(reply.text, '....end');
+      assert.ok(Date.now() - started >= smallLimits.streamIdleTimeoutMs * 2, 'it lasted twice the idle timeout');
+      const stream = daemon.requests().find((frame) => frame.path === '/drips')!;
+      assert.equal(daemon.received.filter((frame) => frame.type === 'previewStreamCancel' && frame.streamId === stream.streamId).length, 0, 'never ended as idle');
+    });
+
     it('tells the daemon when the viewer goes away mid-download', async () => {
       await connectDaemon();
       const preview = await openPreview();

@@ -71,6 +71,13 @@ const server = http.createServer((req, res) => {
     }
     case '/stall': res.writeHead(200, { 'content-type': 'text/plain' }); res.write('first bytes'); return;
     case '/hang': return;
+    case '/drip': {
+      // A byte every 500 ms for 3 s: never quiet for the idle timeout, twice as long as it in all.
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      let left = 6;
+      const timer = setInterval(() => { res.write('.'); if (--left === 0) { clearInterval(timer); res.end('done'); } }, 500);
+      return;
+    }
     case '/reset': return req.socket.destroy();
     case '/reset-mid': res.writeHead(200, { 'content-type': 'text/plain' }); res.write('partial'); return setTimeout(() => req.socket.destroy(), 50);
     case '/redirect': res.writeHead(302, { location: 'http://10.0.0.1/' }); return res.end();
@@ -555,6 +562,12 @@ describe('preview tunnel, daemon side (real Hub, real panes, real dev server, sc
     assert.match(idle.reason, /idle for 1500 ms/);
     assert.ok(Date.now() - hangStart >= 1_400, 'not before the idle timeout');
     await pollUntil(async () => (await events()).includes('aborted /hang'), { what: 'the hanging request closed at the dev server' });
+
+    // A response that keeps moving outlives the idle timeout: each byte starts its wait over.
+    const dripId = request(previewId, 'GET', '/drip');
+    await pollUntil(() => relay.bodies.get(dripId)?.final === true, { what: 'the dripping response to end', timeoutMs: 8_000 });
+    assert.equal(relay.bodies.get(dripId)!.text, '......done');
+    assert.equal(relay.of('previewStreamCancel', { streamId: dripId }).length, 0, 'never cancelled as idle');
 
     const resetId = request(previewId, 'GET', '/reset');
     const reset = await relay.waitFor('previewStreamCancel', { streamId: resetId });
