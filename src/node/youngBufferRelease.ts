@@ -6,23 +6,20 @@
  * Why: Node puts every socket read, and every Buffer of 4 KiB or more, outside V8's heap, in an
  * ArrayBuffer freed only when V8 sweeps the small object that owns it — a young one at the next
  * scavenge. Scavenges come when the young generation is full of JS objects, and a path that moves
- * many bytes per object it makes (a proxy) fills it slowly (V8 grows it up to 64 MB in Node), so the dead Buffers
- * pile up outside the heap until V8, counting them against its limit, marks and compacts the whole
- * heap instead. In the preview-tunnel bench (docs/benchmarks.md) that was ~5 full collections per
- * 50 MiB download on each side, ~a third of each side's CPU; a scavenge takes 0.2–2 ms, since few
- * young objects are alive, and frees all of them.
+ * many bytes per object it makes (a proxy) fills it slowly (V8 grows it up to 64 MB in Node), so
+ * the dead Buffers pile up outside the heap until V8, counting them against its limit, marks and
+ * compacts the whole heap instead. In the preview-tunnel bench (docs/benchmarks.md) that was ~5
+ * full collections per 50 MiB download on each side, ~a third of each side's CPU; a scavenge takes
+ * 0.2–2 ms, since few young objects are alive, and frees all of them.
  *
- * The interval sits between two bounds, measured there (a 50 MiB download; the app's side holds
- * two Buffers per body byte for a moment: the dev server's read and the frame):
- * - longer than a body Buffer lives: a stream holds at most its window and its buffer (1 MiB each,
- *   RelayConstants) and one read in flight. A Buffer alive at two scavenges is moved to the old
- *   generation, where only a full collection frees it — every 4 MiB: 47 full collections in 14
- *   downloads;
- * - shorter than what V8 lets pile up before it starts a full collection — every 16 MiB on the
- *   app's side: about as many as with none (76 in 14 downloads).
- * Every 8 MiB: 2 full collections in 14 downloads in most runs (in some V8 still falls into a
- * collection every ~10 MB for a while: 37–66); GC 0.7–1.2 s → 0.12 s on the app's side and 0.94 →
- * 0.15 s on the relay's; the download 150–190 → 260–330 MB/s (docs/benchmarks.md).
+ * The interval must be longer than a body Buffer lives — a stream holds at most its window and its
+ * buffer (1 MiB each, RelayConstants) and a read in flight; a Buffer alive at two scavenges is
+ * moved to the old generation, where only a full collection frees it — and short enough that V8
+ * does not start a full collection first. Measured with both sides at the same interval, 14
+ * downloads per run, four runs each: full collections in the app's side 2/6/2/2 at 4 MiB, 2/2/2/22
+ * at 6, 2/3/2/2 at 8 (the same download rate, 270–300 MB/s median), against 76 with none; at 16 MiB
+ * on the app's side the rate was that of none. 8 MiB: the fewest scavenges that hold. In about one
+ * run of four V8 still falls into a stretch of full collections every ~10 MB for a while.
  * Many streams at once hold more in flight than the interval; then some Buffers are promoted and
  * collected the old way, at the cost of a scavenge per 8 MiB more than before.
  */
