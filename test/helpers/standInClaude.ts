@@ -14,6 +14,10 @@
  *   (the turn ends with "You picked: <option>"), Esc dismisses it.
  * - `/exit <code>`: ends with that exit code.
  * - anything else: works a moment, then finishes the turn.
+ *
+ * With `STAND_IN_SPLIT_FRAMES_MS` set in its environment it writes each screen in two pieces, that
+ * many ms apart (the last three lines second), as a frame that reaches the terminal in two reads.
+ * `STAND_IN_FIRST_DRAW_MS` holds its first screen back that long, as the real CLI loads a moment.
  */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,6 +32,8 @@ let state = 'idle';
 let typed = '';
 let pending = null;
 let question = null;
+const splitMs = Number(process.env.STAND_IN_SPLIT_FRAMES_MS || 0);
+let tail = null;
 
 function draw() {
   const rule = '\u2500'.repeat(cols());
@@ -45,7 +51,19 @@ function draw() {
   const room = rows() - bottom.length;
   const top = transcript.slice(-room);
   while (top.length < room) top.push('');
-  out.write('\x1b[H\x1b[2J' + [...top, ...bottom].map((line) => line.slice(0, cols())).join('\r\n'));
+  const lines = [...top, ...bottom].map((line) => line.slice(0, cols()));
+  if (!splitMs) return out.write('\x1b[H\x1b[2J' + lines.join('\r\n'));
+  // A frame that reaches the terminal in two pieces: all but its last three lines, then those.
+  flushTail();
+  out.write('\x1b[H\x1b[2J' + lines.slice(0, -3).join('\r\n'));
+  tail = { text: '\r\n' + lines.slice(-3).join('\r\n'), timer: setTimeout(flushTail, splitMs) };
+}
+
+function flushTail() {
+  if (!tail) return;
+  clearTimeout(tail.timer);
+  out.write(tail.text);
+  tail = null;
 }
 
 function work(then) {
@@ -146,7 +164,7 @@ function answerQuestion(keys) {
 }
 
 out.on('resize', draw);
-draw();
+setTimeout(draw, Number(process.env.STAND_IN_FIRST_DRAW_MS || 0));
 `;
 
 /**

@@ -16,6 +16,7 @@ import { DisposableStore, type IDisposable, toDisposable } from '../../common/li
 import type { ILogger } from '../logger.ts';
 import type { PtyHost } from '../pty/ptyHost.ts';
 import type { PtySession } from '../pty/ptySession.ts';
+import type { ScreenText } from '../pty/terminalMirror.ts';
 import { type AgentProcess, findAgentInGroup, foregroundGroup } from './agentProcess.ts';
 import { type AgentDefinition, agentTable } from './agentTable.ts';
 import { readAgentScreen, type ScreenReading } from './screenRules.ts';
@@ -40,6 +41,14 @@ export const AgentMonitorConstants = {
    * after it drew the dialog (measured with the real CLI: a digit within ~100 ms was lost).
    */
   answerSettleMs: 400,
+  /**
+   * The screen is read once the pane's output has paused this long: a frame the agent wrote at once
+   * can reach the Hub in two reads (the PTY hands over what it holds), and half a dialog reads as
+   * another prompt, or none.
+   */
+  frameSettleMs: 25,
+  /** …but not later than this after the evaluation began, so a pane that never pauses is still read. */
+  frameSettleMaxMs: 100,
   /** How long after an agent leaves the foreground the shell's exit status may still come (for `exit N`). */
   exitCodeGraceMs: 5000,
 } as const;
@@ -154,6 +163,8 @@ class AgentWatch implements IDisposable {
   /** The last foreground group found without an agent, and when. */
   #miss: { group: number; at: number } | null = null;
   #lastOutputAt = 0;
+  /** Any output, its echo included (#lastOutputAt leaves that out). */
+  #lastAnyOutputAt = 0;
   #notification: { body: string; at: number } | null = null;
   #lastInputAt = 0;
   /** The `since` of the prompt already answered: a second answer to it is refused. */
@@ -161,6 +172,8 @@ class AgentWatch implements IDisposable {
   #exitedAt = 0;
   /** When the agent now (or last) in the foreground was first seen. */
   #agentSeenAt = 0;
+  /** Its rules have read its screen since it was seen. */
+  #screenRead = false;
   /** The shell's last command exit status (shell integration), which may come before the agent is seen gone. */
   #lastCommand: { exitCode: number | null; endedAt: number } | null = null;
   /** The latest state the agent's own hooks reported (agents Switchboard started with hooks). */
@@ -173,6 +186,7 @@ class AgentWatch implements IDisposable {
     this.#listeners.push(
       session.onDidOutput(() => {
         const now = Date.now();
+        this.#lastAnyOutputAt = now;
         if (now - this.#lastInputAt > AgentMonitorConstants.echoMs) this.#lastOutputAt = now;
         this.schedule();
       }),
@@ -244,7 +258,7 @@ class AgentWatch implements IDisposable {
     if (young > 0) await new Promise((resolve) => setTimeout(resolve, young));
     if (this.#disposed) throw new ApiError('NOT_FOUND', `terminal ${id} was closed`);
     // The stored state may be up to one interval old: read the screen again, and type only if the same prompt is on it.
-    const reading = readAgentScreen(rules, (await this.#session.readScreen()).lines);
+    const reading = readAgentScreen(rules, (await this.#readSettledScreen()).lines);
     const still = this.status;
     // The same prompt redrawn at another width since the last evaluation (its text cut or wrapped
     // differently) is still the one asked about: the keys come from this reading.
@@ -321,7 +335,10 @@ class AgentWatch implements IDisposable {
     }
     const current = this.status;
     const fresh = !current || current.state === 'exited' || current.kind !== found.agent.kind;
-    if (fresh) this.#agentSeenAt = Date.now();
+    if (fresh) {
+      this.#agentSeenAt = Date.now();
+      this.#screenRead = false;
+    }
     const next = await this.#read(found, fresh ? null : current);
     if (this.#disposed || session.exitStatus) return;
     this.#set({ kind: found.agent.kind, label: found.agent.label, ...next, exitCode: null }, fresh);
@@ -331,21 +348,38 @@ class AgentWatch implements IDisposable {
     const review = this.#deps.pendingReview();
     if (review) return { state: 'needs-input', reason: `Review ${review.title}`, prompt: null };
     const rules = found.agent.screen;
-    const reading = rules ? readAgentScreen(rules, (await this.#session.readScreen()).lines) : null;
-    if (reading) return { state: reading.state, reason: reading.reason, prompt: reading.prompt };
+    const reading = rules ? readAgentScreen(rules, (await this.#readSettledScreen()).lines) : null;
+    if (reading) {
+      this.#screenRead = true;
+      return { state: reading.state, reason: reading.reason, prompt: reading.prompt };
+    }
     const hook = this.#hook;
     if (hook && hook.at >= this.#agentSeenAt) return { state: hook.state, reason: hook.reason, prompt: null };
     const notification = this.#notification;
     if (notification && notification.at >= this.#lastInputAt) return { state: 'needs-input', reason: notification.body || 'The agent asks for attention', prompt: null };
-    // An agent with rules between two recognisable frames keeps its state.
-    if (rules && current) return { state: current.state, reason: current.reason, prompt: current.prompt };
-    const quietFor = Date.now() - this.#lastOutputAt;
+    // An agent with rules between two recognisable frames keeps its state (before its first one, its output decides).
+    if (rules && current && this.#screenRead) return { state: current.state, reason: current.reason, prompt: current.prompt };
+    // Output flowing, or an agent just started that has not drawn anything its rules know (it is
+    // loading, not waiting for the person: idle now would list it under "Waiting for you").
+    const quietFor = Date.now() - Math.max(this.#lastOutputAt, this.#agentSeenAt);
     if (quietFor < AgentMonitorConstants.quietMs) {
       clearTimeout(this.#quietTimer);
       this.#quietTimer = setTimeout(() => this.schedule(0), AgentMonitorConstants.quietMs - quietFor + 10);
       return { state: 'working', reason: null, prompt: null };
     }
     return { state: 'idle', reason: null, prompt: null };
+  }
+
+  /** The mirror's screen once the output has paused (AgentMonitorConstants.frameSettleMs), or the wait's bound has passed. */
+  async #readSettledScreen(): Promise<ScreenText> {
+    const until = Date.now() + AgentMonitorConstants.frameSettleMaxMs;
+    for (;;) {
+      const now = Date.now();
+      const wait = Math.min(this.#lastAnyOutputAt + AgentMonitorConstants.frameSettleMs, until) - now;
+      if (wait <= 0 || this.#disposed) break;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    return this.#session.readScreen();
   }
 
   /** The agent left the foreground (or the terminal ended): `exited`, with the exit code when known. */
@@ -373,17 +407,22 @@ class AgentWatch implements IDisposable {
     const current = this.status;
     const same = current && !forceNewSince && current.kind === next.kind && current.state === next.state && current.reason === next.reason && JSON.stringify(current.prompt) === JSON.stringify(next.prompt);
     if (same) return;
-    // The same prompt redrawn (a resize re-wraps or cuts its options' text) is the same prompt: it
-    // keeps its `since`, so an answer to it — from this window, another, or a phone — still holds.
+    // The same prompt redrawn (a resize re-wraps or cuts its options' text) or read again once all of
+    // it had come (its last options were still on their way) is the same prompt: it keeps its
+    // `since`, so an answer to it — from this window, another, or a phone — still holds.
     const redrawn = current !== null && !forceNewSince && current.kind === next.kind && current.state === 'needs-input' && next.state === 'needs-input' && current.reason === next.reason && samePromptShape(current.prompt, next.prompt);
     this.#session.setAgent({ ...next, since: redrawn ? current.since : Date.now() });
   }
 }
 
-/** One prompt drawn at two widths: the same kind, tool and number of options (their text may be cut or wrapped). */
+/**
+ * One prompt (its reason compared apart) read twice: the same kind and tool. Its options' text may
+ * be cut or wrapped at another width, and their number may differ when one reading came before
+ * the prompt's last lines had.
+ */
 function samePromptShape(a: AgentStatus['prompt'], b: AgentStatus['prompt']): boolean {
   if (a === null || b === null) return a === b;
-  return a.kind === b.kind && a.toolName === b.toolName && a.options.length === b.options.length;
+  return a.kind === b.kind && a.toolName === b.toolName;
 }
 
 /**

@@ -216,6 +216,7 @@ function readQuestion(rules: ScreenRules, lines: readonly string[]): ScreenReadi
     for (let above = index - 1; above >= Math.max(0, index - 8); above--) {
       const ask = question.ask.exec(lines[above]!)?.groups?.ask;
       if (!ask) continue;
+      if (permissionBeingDrawn(rules, lines, ask, above, index)) return null;
       const { options, selected } = optionsFrom(lines, above + 1);
       if (options.length < 2) return null;
       return { state: 'needs-input', reason: ask.slice(0, maxReasonChars), prompt: { kind: 'question', toolName: null, options }, answers: null, selected, answerBy: 'selector' };
@@ -223,6 +224,19 @@ function readQuestion(rules: ScreenRules, lines: readonly string[]): ScreenReadi
     return null;
   }
   return null;
+}
+
+/**
+ * A permission dialog of which the Hub has read all but the last lines (a frame written at once
+ * can reach it in two reads): without its footer it has a question's shape — a line asking, a
+ * selector over options. Its ask and its tool's header above (Claude Code's "Do you want to
+ * proceed?" under "Bash command") say what it is; read as a question it would be a prompt of its
+ * own, replaced a moment later, and an answer to it refused.
+ */
+function permissionBeingDrawn(rules: ScreenRules, lines: readonly string[], ask: string, askIndex: number, firstIndex: number): boolean {
+  const permission = rules.permission;
+  if (!permission?.ask.test(lines[askIndex]!)) return false;
+  return permissionReason(rules, lines, { ask, askIndex, firstIndex, options: [] }).toolName !== null;
 }
 
 function readNumberedQuestion(rules: ScreenRules, lines: readonly string[]): ScreenReading | null {

@@ -62,6 +62,20 @@ describe(`Claude Code ${version} screen rules`, () => {
     assert.equal(reading.answerBy, 'selector', 'its options are not numbered: the selector is moved to one');
   });
 
+  it('a permission dialog read before its last lines came is no prompt yet, not a question', () => {
+    const full = screen('permission-bash');
+    const footer = full.findIndex((line) => line.includes('Esc to cancel'));
+    // A frame that reached the Hub in two reads: the first ends before the footer, or before the last option.
+    for (const cut of [footer, footer - 1, footer - 2]) {
+      const partial = [...full.slice(0, cut), ...full.slice(cut).map(() => '')];
+      assert.equal(read(partial), null, `cut before ${JSON.stringify(full[cut]!.trim())}`);
+    }
+    // A question that asks the same words, without a tool's header above it, is still a question.
+    const rule = '─'.repeat(60);
+    const question = ['❯ set up the project', '', rule, '  Do you want to use TypeScript?', '  ❯ Yes', '    No', '', '', ''];
+    assert.deepEqual(read(question)?.prompt, { kind: 'question', toolName: null, options: ['1. Yes', '2. No'] });
+  });
+
   it('the raw bytes, replayed through the mirror, give the captured screens', async () => {
     await captured.assertReplayReadsAlike();
   });
