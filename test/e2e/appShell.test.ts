@@ -309,7 +309,13 @@ describe('the app around the panes', () => {
     }, { what: 'the scrollbar hidden after the output stopped', timeoutMs: 10_000 });
     const left = log.findIndex((entry) => entry.what === 'left');
     const afterLeaving = log.slice(left + 1).filter((entry) => entry.what !== 'hidden' || entry.at - log[left]!.at > 50);
-    assert.ok(afterLeaving.some((entry) => entry.what === 'shown'), 'the scrollbar showed again while the output scrolled');
+    // Said when it fails: each change, ms from leaving, with a run of redraws as one entry.
+    const timeline = () =>
+      log
+        .filter((entry, index) => entry.what !== 'rows' || log[index - 1]?.what !== 'rows')
+        .map((entry) => `${Math.round(entry.at - log[left]!.at)} ${entry.what}`)
+        .join(', ');
+    assert.ok(afterLeaving.some((entry) => entry.what === 'shown'), `the scrollbar showed again while the output scrolled (ms from leaving: ${timeline()})`);
     // Each hide comes at least the half second (less a frame: a row is drawn after its scroll) after the last redraw before it.
     for (const [index, entry] of afterLeaving.entries()) {
       if (entry.what !== 'hidden') continue;
