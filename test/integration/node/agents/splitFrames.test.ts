@@ -50,11 +50,10 @@ describe('an agent frame that arrives in two pieces', () => {
     const { id, states } = await splitAgent(40);
     await person.call('terminal.write', { id, data: 'run touch split.txt\r' });
     // The screen the Hub holds between the two pieces: the dialog's ask and options, no footer.
-    const seenHalf = pollUntil(async () => {
+    await pollUntil(async () => {
       const text = await screenText(id);
       return text.includes('Do you want to proceed?') && !text.includes('Esc to cancel');
     }, { what: 'the dialog without its footer on the mirror', intervalMs: 2 });
-    await seenHalf;
     const asking = await pollUntil(() => (states.at(-1)?.state === 'needs-input' ? states.at(-1) : null), { what: 'the permission prompt' });
     const prompts = states.filter((state) => state.state === 'needs-input');
     assert.deepEqual(
