@@ -59,6 +59,13 @@ export interface ScreenRules {
   /** A line of the status area that shows a turn is running. Read in the last `statusLines` lines. */
   working: RegExp[];
   statusLines: number;
+  /**
+   * A line over the input box that shows a turn is running (Claude Code's spinner, `✢ Nebulizing…`):
+   * the last line above the box's top edge that starts in the first column (hints, tips and a
+   * to-do list under it are indented). For when the status area does not say it: Claude Code's
+   * drops "esc to interrupt" while the person types the next request into the box.
+   */
+  spinner?: RegExp;
   /** Dialogs drawn in a box, or beside a bar: a line matching this is read as its `inside` group (the box's sides or the bar dropped). */
   boxSide?: RegExp;
   /** The permission dialog: the question, then numbered options. */
@@ -116,6 +123,9 @@ export const claudeCodeScreen: ScreenRules = {
   bottomLines: 30,
   working: [/\besc to interrupt\b/],
   statusLines: 3,
+  // A glyph of its animation, then a word and the ellipsis ("✢ Nebulizing…"); when the turn ends
+  // the line becomes "✻ Churned for 2s · done 3:42 PM", without one.
+  spinner: /^[·✢✳✶✻✽*] \S[^…]*…/u,
   permission: {
     ask: /^\s*(?<ask>Do you want to .+\?)\s*$/,
     askWithin: 1,

@@ -274,8 +274,19 @@ function optionsFrom(lines: readonly string[], from: number): { options: string[
 }
 
 function readWorking(rules: ScreenRules, lines: readonly string[]): ScreenReading | null {
+  const working: ScreenReading = { state: 'working', reason: null, prompt: null, answers: null };
   const status = lines.slice(-rules.statusLines);
-  if (status.some((line) => rules.working.some((pattern) => pattern.test(line)))) return { state: 'working', reason: null, prompt: null, answers: null };
+  if (status.some((line) => rules.working.some((pattern) => pattern.test(line)))) return working;
+  const spinner = rules.spinner;
+  const box = spinner ? inputBoxIndex(rules, lines) : -1;
+  if (!spinner || box < 0) return null;
+  // The last line over the box's top edge that starts in the first column; indented ones (a hint,
+  // a tip, a to-do list under the spinner) are passed over.
+  for (let index = box - (rules.idle?.rule ? 2 : 1); index >= 0; index--) {
+    const line = lines[index]!;
+    if (line === '' || /^\s/.test(line)) continue;
+    return spinner.test(line) ? working : null;
+  }
   return null;
 }
 
@@ -290,14 +301,19 @@ function readLines(rules: ScreenRules, lines: readonly string[]): ScreenReading 
 }
 
 function hasInputBox(rules: ScreenRules, lines: readonly string[]): boolean {
+  return inputBoxIndex(rules, lines) >= 0;
+}
+
+/** The line of the input box (`rules.idle`), or -1. */
+function inputBoxIndex(rules: ScreenRules, lines: readonly string[]): number {
   const idle = rules.idle;
-  if (!idle) return false;
+  if (!idle) return -1;
   const from = idle.withinLast === undefined ? 0 : Math.max(0, lines.length - idle.withinLast);
   for (let index = lines.length - 1; index >= from; index--) {
     if (!idle.inputLine.test(lines[index]!)) continue;
     if (idle.rule && !(index > 0 && idle.rule.test(lines[index - 1]!.trim()))) continue;
     const below = idle.below;
-    if (!below || lines.slice(index + 1).some((line) => below.test(line))) return true;
+    if (!below || lines.slice(index + 1).some((line) => below.test(line))) return index;
   }
-  return false;
+  return -1;
 }

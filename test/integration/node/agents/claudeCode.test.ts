@@ -2,7 +2,8 @@
  * The real Claude Code CLI, typed by hand into a bash pane of a real Hub, against a scripted model
  * on loopback: the pane becomes a Claude Code pane; a Bash tool call makes it `needs-input` with
  * the command as reason; a stale answer is refused and types nothing; approving runs the command;
- * the turn's end makes it `idle`; denying the next one refuses it; `/exit` makes it `exited`.
+ * the turn's end makes it `idle`; denying the next one refuses it; a request typed ahead while a
+ * turn runs leaves it `working` until the turn ends; `/exit` makes it `exited`.
  * Runs when SWITCHBOARD_CLAUDE_BIN points at a claude binary (CI has none).
  */
 import { after, before, describe, it } from 'node:test';
@@ -27,7 +28,7 @@ describe('Claude Code typed by hand in a pane', { skip }, () => {
   let terminalId: string;
   // These CLIs take an Enter right after fast text as part of a paste: a pause before it.
   const probe = new AgentPaneProbe(() => ({ t, person, terminalId }), { enterAfterMs: 300 });
-  const { states, agent, until, type } = probe;
+  const { states, agent, until, type, screenHas } = probe;
 
   before(async () => {
     t = await startTestHub({ clawsCompatSockets: false });
@@ -115,6 +116,25 @@ describe('Claude Code typed by hand in a pane', { skip }, () => {
     await person.call('agent.answer', { terminalId, answer: 'deny', expectSince: again.since });
     await until('idle after the refusal', (status) => status.state === 'idle' && status.since > again.since);
     assert.equal(existsSync(join(project, 'other.txt')), false, 'deny refused the command');
+
+    // The next request typed ahead while a turn runs (no Enter yet): Claude Code drops "esc to
+    // interrupt" from its status line then; its spinner line still says it works.
+    await type('say hello');
+    const replying = await until('working on the reply', (status) => status.state === 'working');
+    const fromHere = states.length - 1;
+    await person.call('terminal.write', { id: terminalId, data: 'tell me more' });
+    await pollUntil(() => screenHas(/^❯\s+tell me more/), { what: 'the draft in the box' });
+    // When the turn ended on screen: its spinner line became "✻ <Verb> for Ns · done …".
+    const screenText = async () => (await t.hub.ptyHost.require(terminalId).readScreen()).lines.join('\n');
+    const endedAt = await pollUntil(async () => {
+      const text = await screenText();
+      return / · done /.test(text.slice(text.lastIndexOf('say hello'))) ? Date.now() : undefined;
+    }, { what: 'the turn to end on screen', intervalMs: 10, timeoutMs: 15_000 });
+    const idle = await until('idle after the reply, the draft kept', (status) => status.state === 'idle' && status.since > replying.since);
+    assert.deepEqual(states.slice(fromHere), ['working', 'idle'], 'working, then idle');
+    assert.ok(idle.since >= endedAt - 200, `idle ${endedAt - idle.since} ms before the turn ended on screen: the draft was taken for the turn's end`);
+    assert.ok(await screenHas(/^❯\s+tell me more/));
+    await person.call('terminal.write', { id: terminalId, data: '\x15' }); // the draft cleared
 
     await type('/exit');
     const exited = await until('exited', (status) => status.state === 'exited');

@@ -53,6 +53,19 @@ describe(`Claude Code ${version} screen rules`, () => {
     assert.equal(read(screen('after-deny-edit'))?.state, 'idle', 'a rejected edit in the transcript is not a prompt');
   });
 
+  it('a request typed ahead while a turn runs leaves it working (the spinner says so); the turn over, the draft waits in an idle box', () => {
+    // Claude Code drops "esc to interrupt" from its status line while the box holds a draft.
+    const typingAhead = screen('working-with-draft');
+    assert.ok(!typingAhead.some((line) => /esc to interrupt/.test(line)) && typingAhead.some((line) => /^❯\s+tell me more/.test(line)), 'the screen is the one meant');
+    assert.equal(read(typingAhead)?.state, 'working');
+    assert.equal(read(screen('idle-with-draft'))?.state, 'idle');
+    const rule = '─'.repeat(60);
+    const box = [rule, '❯ next', rule, '  ⏸ manual mode on'];
+    assert.equal(read(['✢ Nebulizing…', '  ⎿  Tip: a tip', '                 ctrl+y to paste deleted text', ...box])?.state, 'working', 'indented lines under the spinner are passed over');
+    assert.equal(read(['✢ Nebulizing…', '● Done.', '✻ Churned for 2s · done 3:42 PM', ...box])?.state, 'idle', 'a spinner line higher up is the past');
+    assert.equal(read(['● Here is the plan:', '✢ Step one…', '', '● Done.', ...box])?.state, 'idle', 'only the last line in the first column counts');
+  });
+
   it('the first-run question is needs-input with its options and the selected one', () => {
     const reading = read(screen('startup-question'));
     assert.equal(reading?.state, 'needs-input');
