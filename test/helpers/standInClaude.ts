@@ -14,6 +14,8 @@
  *   (the turn ends with "You picked: <option>"), Esc dismisses it.
  * - `/exit <code>`: ends with that exit code.
  * - anything else: works a moment, then finishes the turn.
+ * Keys typed while it works go into the box as a draft (Enter waits for the turn's end); its status
+ * line then drops "esc to interrupt", as the real one does, and its spinner line says it works.
  *
  * With `STAND_IN_SPLIT_FRAMES_MS` set in its environment it writes each screen in two pieces, that
  * many ms apart (the last three lines second), as a frame that reaches the terminal in two reads.
@@ -44,9 +46,11 @@ function draw() {
   } else if (state === 'question') {
     const options = question.options.map((option, index) => (index === question.selected ? '  \u276f ' : '    ') + (index + 1) + '. ' + option);
     bottom = [rule, '  ' + question.text, '', ...options, '', '  Enter to select \u00b7 \u2191/\u2193 to navigate \u00b7 Esc to cancel'];
+  } else if (state === 'working') {
+    // As the real CLI: the spinner over the box; the status line drops "esc to interrupt" while the box holds a draft.
+    bottom = ['\u2733 Working\u2026', rule, '\u276f\u00a0' + typed, rule, typed ? '  \u23f8 manual mode on' : '  \u23f8 manual mode on \u00b7 esc to interrupt'];
   } else {
-    const status = state === 'working' ? '  \u2733 Working\u2026 \u00b7 esc to interrupt' : '  ? for shortcuts';
-    bottom = [rule, '\u276f\u00a0' + typed, rule, status];
+    bottom = [rule, '\u276f\u00a0' + typed, rule, '  ? for shortcuts'];
   }
   const room = rows() - bottom.length;
   const top = transcript.slice(-room);
@@ -122,8 +126,10 @@ process.stdin.on('data', (keys) => {
       }
       continue;
     }
-    if (state !== 'idle') continue;
+    if (state !== 'idle' && state !== 'working') continue;
     if (key === '\r') {
+      // Typed ahead while it works, the request waits in the box until the turn is over.
+      if (state === 'working') continue;
       const line = typed.trim();
       typed = '';
       if (line) submit(line);
