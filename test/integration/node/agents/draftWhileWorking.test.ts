@@ -7,12 +7,10 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import type { AgentStatus } from '../../../../src/common/api/agentContract.ts';
 import { createLocalHubClient, type LocalHubClient } from '../../../../src/node/api/localHubClient.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
-import { installStandInClaude } from '../../../helpers/standInClaude.ts';
 import { startTestHub, type TestHub } from '../../control/controlTestKit.ts';
+import { startStandInPane } from './standInPane.ts';
 
 describe('a request typed ahead while the agent works', () => {
   let t: TestHub;
@@ -28,15 +26,7 @@ describe('a request typed ahead while the agent works', () => {
   });
 
   it('leaves it working until its turn ends, then idle with the draft in the box', async () => {
-    const bin = installStandInClaude(t.home);
-    const { id } = await person.call('terminal.create', { file: join(bin, 'claude'), cwd: t.workspace, cols: 100, rows: 30, env: { PATH: '/usr/bin:/bin', HOME: t.home } });
-    const states: AgentStatus[] = [];
-    const listener = t.hub.ptyHost.onDidChangeTerminal((changed) => {
-      if (changed.id === id && changed.agent && states.at(-1) !== changed.agent) states.push(changed.agent);
-    });
-    after(() => listener.dispose());
-    const screen = async () => (await t.hub.ptyHost.require(id).readScreen()).lines;
-    await pollUntil(async () => states.at(-1)?.state === 'idle' && (await screen()).some((line) => line.includes('? for shortcuts')), { what: 'the stand-in idle' });
+    const { id, states, screen } = await startStandInPane(t, person);
 
     await person.call('terminal.write', { id, data: 'write the docs\r' });
     const working = await pollUntil(() => (states.at(-1)?.state === 'working' ? states.at(-1) : undefined), { what: 'working' });

@@ -11,47 +11,33 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentStatus } from '../../../../src/common/api/agentContract.ts';
 import { createLocalHubClient, type LocalHubClient } from '../../../../src/node/api/localHubClient.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
-import { installStandInClaude } from '../../../helpers/standInClaude.ts';
 import { startTestHub, type TestHub } from '../../control/controlTestKit.ts';
+import { startStandInPane } from './standInPane.ts';
 
 describe('an agent frame that arrives in two pieces', () => {
   let t: TestHub;
   let person: LocalHubClient;
-  let bin: string;
 
   before(async () => {
     t = await startTestHub({ clawsCompatSockets: false });
     person = createLocalHubClient(t.hub, { kind: 'person', name: 'you' });
-    bin = installStandInClaude(t.home);
   });
   after(async () => {
     person?.dispose();
     await t?.dispose();
   });
 
-  /** A stand-in whose frames come in two pieces `splitMs` apart, and every agent state its pane publishes. */
-  async function splitAgent(splitMs: number): Promise<{ id: string; states: AgentStatus[] }> {
-    const info = await person.call('terminal.create', { file: join(bin, 'claude'), cwd: t.workspace, cols: 100, rows: 30, env: { PATH: '/usr/bin:/bin', HOME: t.home, STAND_IN_SPLIT_FRAMES_MS: String(splitMs) } });
-    const states: AgentStatus[] = [];
-    const listener = t.hub.ptyHost.onDidChangeTerminal((changed) => {
-      if (changed.id === info.id && changed.agent && states.at(-1) !== changed.agent) states.push(changed.agent);
-    });
-    after(() => listener.dispose());
-    await pollUntil(async () => states.at(-1)?.state === 'idle' && (await screenText(info.id)).includes('? for shortcuts'), { what: 'the stand-in idle' });
-    return { id: info.id, states };
-  }
-
-  const screenText = async (id: string) => (await t.hub.ptyHost.require(id).readScreen()).lines.join('\n');
+  /** A stand-in whose frames come in two pieces `splitMs` apart. */
+  const splitAgent = (splitMs: number) => startStandInPane(t, person, { STAND_IN_SPLIT_FRAMES_MS: String(splitMs) });
 
   it('a permission dialog without its last lines is not read as a question; the prompt, once whole, is answered', async () => {
-    const { id, states } = await splitAgent(40);
+    const { id, states, screen } = await splitAgent(40);
     await person.call('terminal.write', { id, data: 'run touch split.txt\r' });
     // The screen the Hub holds between the two pieces: the dialog's ask and options, no footer.
     await pollUntil(async () => {
-      const text = await screenText(id);
+      const text = (await screen()).join('\n');
       return text.includes('Do you want to proceed?') && !text.includes('Esc to cancel');
     }, { what: 'the dialog without its footer on the mirror', intervalMs: 2 });
     const asking = await pollUntil(() => (states.at(-1)?.state === 'needs-input' ? states.at(-1) : null), { what: 'the permission prompt' });
@@ -66,7 +52,7 @@ describe('an agent frame that arrives in two pieces', () => {
   });
 
   it('a question whose last option came late keeps its since, and an answer made before it came is taken', async () => {
-    const { id, states } = await splitAgent(40);
+    const { id, states, screen } = await splitAgent(40);
     await person.call('terminal.write', { id, data: 'ask Which colour? | Red | Green | Blue\r' });
     const first = await pollUntil(() => states.find((state) => state.state === 'needs-input'), { what: 'the question' });
     await pollUntil(() => states.at(-1)?.prompt?.options.length === 3 || undefined, { what: 'all three options' });
@@ -74,7 +60,7 @@ describe('an agent frame that arrives in two pieces', () => {
     assert.deepEqual(new Set(asked.map((state) => state.since)), new Set([first.since]), 'one prompt, however many readings');
     assert.deepEqual(states.at(-1)?.prompt?.options, ['1. Red', '2. Green', '3. Blue']);
     await person.call('agent.answer', { terminalId: id, answer: { option: 3 }, expectSince: first.since });
-    await pollUntil(async () => (await screenText(id)).includes('You picked: Blue'), { what: 'the answer taken' });
+    await pollUntil(async () => (await screen()).some((line) => line.includes('You picked: Blue')), { what: 'the answer taken' });
   });
 
   it('a frame whose two pieces come close together is read whole', async () => {
