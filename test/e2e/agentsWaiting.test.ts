@@ -52,6 +52,14 @@ async function waitForAgentState(page: Page, terminalId: string, state: string):
   await sidebarItem(page, terminalId).locator(`.agent-state-line[data-agent-state="${state}"]`).waitFor({ timeout: 15_000 });
 }
 
+/** The pane whose terminal has the keyboard (its xterm.js input), or null: typing goes nowhere else. */
+function keyboardPane(page: Page): Promise<string | null> {
+  return page.evaluate(() => {
+    const active = document.activeElement;
+    return active?.classList.contains('xterm-helper-textarea') ? (active.closest('[data-terminal-id]')?.getAttribute('data-terminal-id') ?? null) : null;
+  });
+}
+
 function focusedPane(page: Page): Promise<string | null> {
   return page.evaluate(() => document.activeElement?.closest('[data-terminal-id]')?.getAttribute('data-terminal-id') ?? null);
 }
@@ -64,7 +72,7 @@ async function startClaude(page: Page, terminalId: string, bin: string): Promise
 }
 
 describe('agents in the UI', () => {
-  it('shows each agent’s state and time, lists the waiting ones oldest first, jumps to them and answers them', async (t) => {
+  it('shows each agent’s state and time, lists the asking ones first, jumps to them, answers them and gives the keyboard back', async (t) => {
     const { app, page, firstPane: first } = await openFreshApp(browser(), t);
     const bin = installStandInClaude(app.home);
     // Nothing waits yet: no list, the plain title.
@@ -157,11 +165,18 @@ describe('agents in the UI', () => {
     assert.ok(existsSync(join(app.workspace, 'marker.txt')), 'the approved command ran');
     await waitForRows(page, [`${second}:idle`, `${first}:idle`], 'the answered agent after the other one');
     await banner.waitFor({ state: 'detached' });
+    // The keyboard went back to the pane that had it, not to <body> with the row's buttons.
+    await pollUntil(async () => (await keyboardPane(page)) === first, { what: 'the keyboard back in the pane after Approve in the list' });
 
     // Deny on the pane's banner: nothing runs.
     await typeInPane(page, first, 'run touch denied.txt');
     await banner.waitFor();
+    // Blocked on a prompt, it leads the list, above the agent that finished its turn earlier.
+    await waitForRows(page, [`${first}:needs-input`, `${second}:idle`], 'the asking agent above the older idle one');
+    await page.locator(`[data-terminal-id="${second}"] .pane-body`).click();
     await banner.getByRole('button', { name: 'Deny' }).click();
+    // The keyboard goes to the agent's pane the banner belongs to.
+    await pollUntil(async () => (await keyboardPane(page)) === first, { what: 'the keyboard in the agent’s pane after Deny on its banner' });
     await waitForPaneText(page, first, 'Denied; not run.');
     await banner.waitFor({ state: 'detached' });
     assert.equal(existsSync(join(app.workspace, 'denied.txt')), false, 'a denied command does not run');
@@ -261,7 +276,7 @@ describe('agents in the UI', () => {
     assert.equal(existsSync(join(app.workspace, 'stale.txt')), false);
   });
 
-  it('lists a pending review with the waiting agents, oldest first, and opens it on a click', async (t) => {
+  it('lists a pending review above agents done with their turn, and opens it with Ctrl+Shift+U', async (t) => {
     const { app, page, firstPane } = await openFreshApp(browser(), t, { workspaceFiles: { 'notes.md': 'keep\n' } });
     const bin = installStandInClaude(app.home);
     await startClaude(page, firstPane, bin);
@@ -271,16 +286,20 @@ describe('agents in the UI', () => {
     t.after(() => requester.dispose());
     // Decided by nobody here: the request ends with the test's connection.
     requester.request('review.request', { path: join(app.workspace, 'notes.md'), newContents: 'changed\n', title: 'Change the notes' }, { timeoutMs: 120_000 }).catch(() => {});
-    await waitForRows(page, [`${firstPane}:idle`, 'review'], 'the agent, then the newer review');
+    // A pending review holds its agent up (it waits for the decision): it leads, above the agent
+    // that merely finished its turn earlier.
+    await waitForRows(page, ['review', `${firstPane}:idle`], 'the review, then the agent done before it');
     assert.equal(await page.title(), '(2) Switchboard');
     const reviewRow = waitingList(page).locator('[data-waiting-kind="review"]');
     assert.match(await reviewRow.innerText(), /Review\s*Change the notes[\s\S]*e2e-agent/);
 
-    await reviewRow.locator('.waiting-main').click();
+    // Ctrl+Shift+U from a pane: to the first of the list, the review.
+    await page.locator(`[data-terminal-id="${firstPane}"] .pane-body`).click();
+    await page.keyboard.press('Control+Shift+U');
     await page.getByRole('article', { name: 'Review of Change the notes' }).waitFor();
 
-    // Ctrl+Shift+U from the Review view: back to the agent waiting longest.
-    await page.keyboard.press('Control+Shift+U');
+    // A click on the agent's row from the Review view: back to its pane.
+    await waitingList(page).locator(`[data-waiting-terminal="${firstPane}"] .waiting-main`).click();
     await pollUntil(async () => (await focusedPane(page)) === firstPane, { what: 'the waiting agent’s pane focused' });
     assert.equal(await page.getByRole('article', { name: 'Review of Change the notes' }).count(), 0);
   });

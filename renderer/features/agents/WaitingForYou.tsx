@@ -9,8 +9,9 @@ import { formatElapsed, waitingReason, type WaitingEntry } from './agentFormat.t
 import './agents.css';
 
 /**
- * "Waiting for you", at the top of the sidebar: every agent that asks something or finished its
- * turn, and every pending review, oldest first. A row goes when its state changes (answering,
+ * "Waiting for you", at the top of the sidebar: every agent that asks something and every pending
+ * review, then every agent that finished its turn, each group oldest first (agentFormat's
+ * waitingEntries). A row goes when its state changes (answering,
  * deciding), never by looking at it. Hidden while nothing waits, so it costs no room then.
  */
 export function WaitingForYou() {
@@ -21,7 +22,7 @@ export function WaitingForYou() {
   return (
     <section className="waiting" aria-labelledby="waiting-heading">
       <div className="section-header waiting-header">
-        <span id="waiting-heading" title={`${keysFor('agent.jumpToWaiting')} jumps to the one waiting longest`}>
+        <span id="waiting-heading" title={`${keysFor('agent.jumpToWaiting')} jumps to the first one`}>
           Waiting for you
         </span>
         <span className="section-count">{waiting.length}</span>
@@ -73,9 +74,10 @@ export function WaitingAgentRow({ entry, elapsed }: { entry: Extract<WaitingEntr
       >
         <AgentStateMark agent={agent} />
         <span className="waiting-text">
+          {/* The pane's name (the task) tells agents apart; which CLI it is gives way first when the row is narrow. */}
           <span className="waiting-title">
-            <span className="waiting-who">{agent.label}</span>
-            <span className="waiting-where">{entry.terminalName}</span>
+            <span className="waiting-name">{entry.terminalName}</span>
+            <span className="waiting-agent">{agent.label}</span>
           </span>
           <span className="waiting-reason">{reason}</span>
         </span>

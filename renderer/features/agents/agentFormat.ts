@@ -55,7 +55,20 @@ export type WaitingEntry =
     }
   | { kind: 'review'; key: string; review: ReviewSummary; since: number };
 
-/** Every agent that waits and every pending review, oldest first (the one waiting longest leads). */
+/**
+ * Whether an entry holds an agent up until the person acts: a prompt it waits on (a permission, a
+ * question) or a pending review (Claude Code's edit, `review.request`, waits for the decision).
+ * An agent that finished its turn holds nothing up: it can wait.
+ */
+export function isBlocking(entry: WaitingEntry): boolean {
+  return entry.kind === 'review' || entry.agent.state === 'needs-input';
+}
+
+/**
+ * Every agent that waits and every pending review: first those that hold an agent up (asking,
+ * a review), then agents done with their turn; in each group the one waiting longest leads. An
+ * agent stuck on a permission prompt must not sit below the fold under agents that merely finished.
+ */
 export function waitingEntries(terminals: Iterable<TerminalInfo>, pendingReviews: readonly ReviewSummary[]): WaitingEntry[] {
   const entries: WaitingEntry[] = [];
   for (const info of terminals) {
@@ -65,7 +78,7 @@ export function waitingEntries(terminals: Iterable<TerminalInfo>, pendingReviews
   }
   for (const review of pendingReviews) entries.push({ kind: 'review', key: `review:${review.id}`, review, since: review.createdAt });
   // Ties (same millisecond) keep a stable order: agents by terminal, then reviews by id.
-  return entries.sort((a, b) => a.since - b.since || a.key.localeCompare(b.key));
+  return entries.sort((a, b) => Number(isBlocking(b)) - Number(isBlocking(a)) || a.since - b.since || a.key.localeCompare(b.key));
 }
 
 /** A desktop notification's title and body for an agent that starts waiting: the agent, the pane and why. */

@@ -1,6 +1,6 @@
 /**
- * The window's side of agent state (issue 19): the "Waiting for you" list (agents that wait and
- * pending reviews, oldest first), the count in the window title, one desktop notification per
+ * The window's side of agent state (issue 19): the "Waiting for you" list (agents that ask and
+ * pending reviews, then agents done with their turn), the count in the window title, one desktop notification per
  * wait while the window is not focused (unless Do not disturb), the clock the sidebar's "4 min"
  * reads, and answering a prompt with `agent.answer`. The Hub decides every state; this only
  * shows it. Owned by the Workbench.
@@ -44,7 +44,7 @@ export type AgentAnswer = AgentAnswerParams['answer'];
 const notificationTagPrefix = 'switchboard-agent-';
 
 export class AgentWatch extends Disposable {
-  /** Agents that wait and pending reviews, oldest first. */
+  /** Agents that wait and pending reviews: those holding an agent up first, each group oldest first. */
   readonly waiting = this.register(new ObservableValue<readonly WaitingEntry[]>([]));
   /** Now, as of the last tick: moves when some agent's "12 s" or "4 min" would read differently. */
   readonly now = this.register(new ObservableValue(Date.now()));
@@ -74,7 +74,7 @@ export class AgentWatch extends Disposable {
     this.#update();
   }
 
-  /** Shows the oldest waiting agent's pane (or the oldest pending review). False when nothing waits. */
+  /** Shows the first of the list: the agent (or review) holding an agent up longest, else the one done longest. False when nothing waits. */
   jumpToOldest(): boolean {
     const first = this.waiting.value[0];
     if (!first) return false;

@@ -71,9 +71,12 @@ export function formatDateTime(at: number): string {
   return dateTimeFormat.format(at);
 }
 
-/** "(2) Switchboard" while reviews or agents wait for the person (AgentWatch counts both), else the plain title. */
-export function windowTitle(baseTitle: string, pendingCount: number): string {
-  return pendingCount > 0 ? `(${pendingCount}) ${baseTitle}` : baseTitle;
+/**
+ * "(2) Switchboard" while anything is in Waiting for you — pending reviews and agents that ask or
+ * finished their turn (AgentWatch counts them) — else the plain title.
+ */
+export function windowTitle(baseTitle: string, waitingCount: number): string {
+  return waitingCount > 0 ? `(${waitingCount}) ${baseTitle}` : baseTitle;
 }
 
 /** "binary file, 1,234 bytes" — exact, since a reviewer compares sizes. */

@@ -6,6 +6,7 @@ import type { ReviewSummary } from '../../../src/common/api/reviewContract.ts';
 import {
   agentStateText,
   formatElapsed,
+  isBlocking,
   promptAnswers,
   waitingEntries,
   waitingNotification,
@@ -82,7 +83,7 @@ describe('agent state wording', () => {
 });
 
 describe('Waiting for you', () => {
-  it('lists agents that ask or are done, and pending reviews, oldest first', () => {
+  it('lists agents that ask and pending reviews first, then agents done with their turn, each oldest first', () => {
     const entries = waitingEntries(
       [
         terminal('t1', 'build', agent({ state: 'working', since: 100 })),
@@ -95,8 +96,25 @@ describe('Waiting for you', () => {
     );
     assert.deepEqual(
       entries.map((entry) => (entry.kind === 'agent' ? entry.terminalName : entry.review.id)),
-      ['r0', 'api', 'r1', 'web'],
+      ['r0', 'r1', 'web', 'api'],
     );
+  });
+
+  it('puts an agent blocked on a permission prompt above agents that finished long before', () => {
+    const entries = waitingEntries(
+      [
+        terminal('t1', 'docs', agent({ state: 'idle', since: 100 })),
+        terminal('t2', 'tests', agent({ state: 'idle', since: 200 })),
+        terminal('t3', 'api', agent({ state: 'needs-input', since: 900, reason: 'Bash: npm test', prompt: { kind: 'permission' } as AgentStatus['prompt'] })),
+        terminal('t4', 'web', agent({ state: 'needs-input', since: 600 })),
+      ],
+      [],
+    );
+    assert.deepEqual(
+      entries.map((entry) => (entry.kind === 'agent' ? `${entry.terminalName}:${entry.agent.state}` : entry.review.id)),
+      ['web:needs-input', 'api:needs-input', 'docs:idle', 'tests:idle'],
+    );
+    assert.deepEqual(entries.map(isBlocking), [true, true, false, false]);
   });
 
   it('gives a new wait of the same pane a new key, so it counts as a new row', () => {
