@@ -90,10 +90,15 @@ describe('New agent: start an agent in its own worktree in one step', () => {
     await files.getByText('README.md').waitFor();
     await page.getByRole('button', { name: 'Terminals', exact: true }).click();
 
-    // The same branch again: refused in the dialog, which stays open with what was typed.
+    // From the agent's pane (its folder is its worktree), New agent starts in the repository, from
+    // the worktree's base: not on top of that agent's unmerged branch.
     await page.keyboard.press('Control+Shift+A');
     const again = page.getByRole('dialog', { name: 'New agent' });
-    await again.getByLabel('Repository or folder').fill(repo);
+    await pollUntil(async () => (await again.getByLabel('Repository or folder').inputValue()).endsWith('/workspace-repo'), { what: 'the repository, not the worktree', timeoutMs: 10_000 });
+    await again.getByLabel(/^Branch, from main$/).waitFor({ timeout: 10_000 });
+    assert.equal(await again.getByLabel('Repository or folder').inputValue(), repo.replace(dirs.home, '~'));
+
+    // The same branch again: refused in the dialog, which stays open with what was typed.
     await again.getByLabel(/^Task/).fill('Second try');
     const againBranch = again.getByLabel(/^Branch/);
     await pollUntil(async () => (await againBranch.isVisible()) && (await againBranch.inputValue()) === 'second-try', { what: 'the derived branch', timeoutMs: 10_000 });
@@ -101,6 +106,9 @@ describe('New agent: start an agent in its own worktree in one step', () => {
     await again.getByRole('button', { name: 'Start agent' }).click();
     await again.getByRole('alert').getByText(/the branch "fix-the-login-timeout" already exists/).waitFor({ timeout: 15_000 });
     assert.equal(await again.getByLabel(/^Task/).inputValue(), 'Second try', 'what was typed is kept');
+    // The keyboard is back on the field the refusal is about (not on <body>, where Escape is lost).
+    await pollUntil(async () => (await againBranch.evaluate((element) => element === document.activeElement)) === true, { what: 'the branch field focused' });
+    assert.equal(await againBranch.getAttribute('aria-invalid'), 'true');
     await shootEverySize(page, 'new-agent-branch-taken');
 
     // A folder that is no repository: no worktree, and the dialog says why.
@@ -111,6 +119,18 @@ describe('New agent: start an agent in its own worktree in one step', () => {
     assert.equal(await again.getByRole('checkbox', { name: 'Work in a new git worktree' }).isDisabled(), true);
     await page.keyboard.press('Escape');
     await again.waitFor({ state: 'detached' });
+
+    // Start right after the task is typed, before the branch shown catches up with it: the branch
+    // is the task's as it is at Start, like the pane's name.
+    await page.keyboard.press('Control+Shift+A');
+    const quick = page.getByRole('dialog', { name: 'New agent' });
+    await pollUntil(async () => (await quick.getByLabel(/^Branch/).isVisible()) && (await quick.getByLabel(/^Branch/).inputValue()) === 'agent', { what: 'the branch of no task', timeoutMs: 10_000 });
+    await quick.getByLabel(/^Task/).fill('Paste and go');
+    await quick.getByRole('button', { name: 'Start agent' }).click();
+    await quick.waitFor({ state: 'detached', timeout: 20_000 });
+    await page.getByRole('tab', { name: /Paste and go/ }).waitFor();
+    assert.equal(gitIn(repo, 'branch', '--list', '--format=%(refname:short)', 'paste-and-go'), 'paste-and-go');
+    assert.equal(gitIn(repo, 'branch', '--list', 'agent'), '');
   });
 });
 

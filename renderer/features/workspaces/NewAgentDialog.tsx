@@ -8,10 +8,11 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { AgentProfileAvailability, AgentStartInput } from '../../../src/common/api/workspaceContract.ts';
 import { Dialog } from '../../app/Dialog.tsx';
-import { errorMessage } from '../../app/errorList.ts';
+import { errorCode, errorMessage } from '../../app/errorList.ts';
 import { useObservable } from '../../app/observable.ts';
 import { expandHome, shortenPath } from '../../app/paths.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
+import { fieldForError, newAgentStart, type NewAgentField } from './newAgentForm.ts';
 import './workspaces.css';
 
 /** The profile last started from this browser: most people run one agent CLI. */
@@ -35,22 +36,30 @@ export function NewAgentDialog() {
   const ids = { profile: useId(), folder: useId(), folders: useId(), task: useId(), branch: useId(), error: useId() };
 
   const focused = workbench.focusedTerminalId ? terminals.get(workbench.focusedTerminalId) : undefined;
-  const [folder, setFolder] = useState(() => shortenPath(focused?.cwd ?? workspaceFolders[0] ?? homeDir ?? '', homeDir));
+  // From an agent's worktree: its repository and base, not a branch on top of the other agent's.
+  const [start] = useState(() => newAgentStart(focused?.cwd, workspaceFolders[0] ?? homeDir ?? '', workbench.worktrees.worktrees.value.values()));
+  const [folder, setFolder] = useState(() => shortenPath(start.folder, homeDir));
   const [profileId, setProfileId] = useState<string | null>(null);
   const [task, setTask] = useState('');
   const [useWorktree, setUseWorktree] = useState(true);
   const [branch, setBranch] = useState('');
   const branchEdited = useRef(false);
   const [suggestion, setSuggestion] = useState<Suggestion | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<{ text: string; field: NewAgentField } | null>(null);
   const [starting, setStarting] = useState(false);
+  const fields = {
+    profile: useRef<HTMLSelectElement>(null),
+    folder: useRef<HTMLInputElement>(null),
+    task: useRef<HTMLTextAreaElement>(null),
+    branch: useRef<HTMLInputElement>(null),
+  };
   const folderSuggestions = [...new Set([...workspaceFolders, ...[...terminals.values()].map((info) => info.cwd)])];
 
   // Asked each time the dialog opens: a CLI installed since shows up.
   useEffect(() => {
     workbench.worktrees.loadProfiles().then(
       (loaded) => setProfileId((current) => current ?? pickProfile(loaded)),
-      (failure: unknown) => setError(`Could not list the agent profiles: ${errorMessage(failure)}`),
+      (failure: unknown) => setError({ text: `Could not list the agent profiles: ${errorMessage(failure)}`, field: 'profile' }),
     );
   }, [workbench]);
 
@@ -81,25 +90,52 @@ export function NewAgentDialog() {
   const profile = profiles?.find((entry) => entry.profile.id === profileId) ?? null;
   const isRepository = suggestion?.folder === absoluteFolder && suggestion.isRepository;
   const worktreeOn = useWorktree && isRepository;
+  // The base the dialog names: the agent's worktree's base while its repository is the folder, else what is checked out there.
+  const base = start.base !== null && absoluteFolder === start.folder ? start.base : (suggestion?.base ?? null);
   const promptIgnored = profile !== null && profile.profile.prompt.kind === 'none' && task.trim() !== '';
 
   const submit = async () => {
-    if (!profile || !profile.installed) return;
+    if (!profile || !profile.installed || starting) return;
     const params: AgentStartInput = { profile: profile.profile.id, folder: absoluteFolder };
     if (task.trim()) params.prompt = task.trim();
-    // From the branch the dialog said ("Branch, from main"), even if the checkout switched since.
-    if (worktreeOn) params.worktree = { ...(branch.trim() ? { branch: branch.trim() } : {}), ...(suggestion?.base ? { base: suggestion.base } : {}) };
+    // The fields are disabled while it starts, which would drop the keyboard on <body> (and
+    // Escape with it): the dialog holds it meanwhile.
+    const dialog = document.activeElement?.closest<HTMLElement>('[role="dialog"]');
     setStarting(true);
     setError(null);
+    dialog?.focus();
+    let inWorktree = worktreeOn;
     try {
+      // Start pressed before the folder was looked at (it is, once typing pauses): look now, so
+      // a repository still gets the worktree the dialog is about to offer.
+      let checked: Pick<Suggestion, 'base' | 'isRepository'> | null = suggestion?.folder === absoluteFolder ? suggestion : null;
+      if (!checked) checked = await workbench.client.call('worktree.suggestBranch', { folder: absoluteFolder, task: task || 'agent' });
+      inWorktree = useWorktree && checked.isRepository;
+      const from = start.base !== null && absoluteFolder === start.folder ? start.base : checked.base;
+      // From the branch the dialog said ("Branch, from main"), even if the checkout switched since.
+      // A branch the person did not type is the Hub's to derive from the task as it is now: the
+      // suggestion shown lags the typing (suggestDelayMs), and Start can come before it catches up.
+      const typedBranch = branchEdited.current ? branch.trim() : '';
+      if (inWorktree) params.worktree = { ...(typedBranch ? { branch: typedBranch } : {}), ...(from ? { base: from } : {}) };
       await workbench.startAgent(params);
       rememberProfile(profile.profile.id);
       workbench.dialog.set(null);
     } catch (failure) {
-      setError(errorMessage(failure));
+      const text = errorMessage(failure);
+      setError({ text, field: fieldForError(errorCode(failure), text, inWorktree) });
       setStarting(false);
     }
   };
+
+  // A refusal gives the keyboard back to the field it is about, once the fields are enabled again.
+  useEffect(() => {
+    if (starting || !error) return;
+    const field = fields[error.field].current ?? fields.task.current;
+    field?.focus();
+    if (field instanceof HTMLInputElement) field.select();
+    // Only when a refusal arrives or the fields come back, not on each render (the refs are stable).
+  }, [error, starting]);
+  const invalid = (field: NewAgentField) => (error?.field === field ? { 'aria-invalid': true, 'aria-describedby': ids.error } : {});
 
   return (
     <Dialog title="New agent" onClose={() => workbench.closeDialog()} wide>
@@ -112,7 +148,7 @@ export function NewAgentDialog() {
       >
         <label className="field" htmlFor={ids.profile}>
           <span className="field-label">Agent</span>
-          <select id={ids.profile} value={profileId ?? ''} disabled={starting || profiles === null} onChange={(event) => setProfileId(event.target.value)}>
+          <select ref={fields.profile} id={ids.profile} {...invalid('profile')} value={profileId ?? ''} disabled={starting || profiles === null} onChange={(event) => setProfileId(event.target.value)}>
             {profiles === null && <option value="">Looking for agent CLIs…</option>}
             {profiles?.map((entry) => (
               <option key={entry.profile.id} value={entry.profile.id} disabled={!entry.installed}>
@@ -131,7 +167,9 @@ export function NewAgentDialog() {
         <label className="field" htmlFor={ids.folder}>
           <span className="field-label">Repository or folder</span>
           <input
+            ref={fields.folder}
             id={ids.folder}
+            {...invalid('folder')}
             spellCheck={false}
             autoComplete="off"
             list={ids.folders}
@@ -150,7 +188,9 @@ export function NewAgentDialog() {
         <label className="field" htmlFor={ids.task}>
           <span className="field-label">Task (optional: its first prompt, and the name of its pane and branch)</span>
           <textarea
+            ref={fields.task}
             id={ids.task}
+            {...invalid('task')}
             className="new-agent-task"
             rows={3}
             autoFocus
@@ -176,9 +216,11 @@ export function NewAgentDialog() {
           </label>
           {worktreeOn ? (
             <label className="field" htmlFor={ids.branch}>
-              <span className="field-label">Branch{suggestion?.base ? `, from ${suggestion.base}` : ''}</span>
+              <span className="field-label">Branch{base ? `, from ${base}` : ''}</span>
               <input
+                ref={fields.branch}
                 id={ids.branch}
+                {...invalid('branch')}
                 spellCheck={false}
                 autoComplete="off"
                 value={branch}
@@ -201,7 +243,7 @@ export function NewAgentDialog() {
 
         {error && (
           <p id={ids.error} className="field-error" role="alert">
-            {error}
+            {error.text}
           </p>
         )}
         <div className="dialog-actions">
