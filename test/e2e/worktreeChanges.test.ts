@@ -234,6 +234,19 @@ describe('A worktree’s changes in Review', () => {
     await page.getByRole('article', { name: 'Review of Another proposal' }).getByRole('button', { name: 'Reject', exact: true }).click();
     assert.equal((await review).decision, 'rejected');
     article = await openWorktree(page, 'Rewrite the readme');
+
+    // Away from Review, a review comes: opening Review shows it, not the worktree looked at last.
+    await page.getByRole('button', { name: 'Terminals', exact: true }).click();
+    const later = control.request('review.request', { path: join(repo, 'README.md'), newContents: '# Later\n', title: 'A later proposal' }, { timeoutMs: 120_000 });
+    later.catch(() => {});
+    await page.getByRole('list', { name: 'Waiting for you' }).locator('[data-waiting-kind="review"]').waitFor();
+    await openReview(page);
+    const laterArticle = page.getByRole('article', { name: 'Review of A later proposal' });
+    await laterArticle.waitFor();
+    assert.equal(await article.isVisible(), false);
+    await laterArticle.getByRole('button', { name: 'Reject', exact: true }).click();
+    assert.equal((await later).decision, 'rejected');
+    article = await openWorktree(page, 'Rewrite the readme');
     await article.locator('.worktree-file[data-file="README.md"] .cm-gitHunkHeader').first().waitFor();
     await shoot(page, 'worktree-changes-1000');
     await article.getByRole('button', { name: 'Merge into main' }).click();
@@ -258,6 +271,12 @@ describe('A worktree’s changes in Review', () => {
     assert.equal(existsSync(path), false);
     assert.equal(git(repo, 'branch', '--list', 'readme-work'), '');
     assert.equal(git(repo, 'rev-parse', 'main'), mainBefore);
+
+    // The "Discarded" line was about that worktree: looking at another one puts it away.
+    await startAgent(control, repo, 'other-work', 'Other work');
+    await openWorktree(page, 'Other work');
+    await page.locator('.worktree-finish-notice').waitFor({ state: 'detached' });
+    await shoot(page, 'worktree-other-after-discard-1000');
   });
 });
 

@@ -38,6 +38,21 @@ export function ReviewView() {
     if (reviewPickedSince) workbench.worktrees.changesShown.set(null);
   }, [reviewPickedSince, workbench]);
 
+  // Opened with a review that came while the view was closed: that review, over a worktree shown
+  // on an earlier visit (one asked for just now — the sidebar's Changes — stays). Then whatever is
+  // pending counts as seen, here or when the view closes.
+  useEffect(() => {
+    const fresh = review.pending.value.find((summary) => !review.seenPending.has(summary.id));
+    const shownBefore = workbench.worktrees.changesShown.value !== null && workbench.worktrees.review.shownAt < review.closedAt;
+    if (fresh && shownBefore) review.select(fresh.id);
+    return () => {
+      review.closedAt = performance.now();
+    };
+  }, [review, workbench]);
+  useEffect(() => {
+    review.seenPending = new Set(pending.map((summary) => summary.id));
+  }, [pending, review]);
+
   // Something to look at: the oldest pending review, unless the person picked one. Not a pick of
   // the person's (`select` would count as one and hide a worktree's changes).
   const selectionKnown =

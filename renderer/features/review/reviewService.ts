@@ -71,6 +71,13 @@ export class ReviewService extends Disposable {
   readonly selectedId = this.register(new ObservableValue<string | null>(null));
   /** When a review was last picked (`select`, performance.now()): later than a worktree's changes were asked for, the review wins. */
   readonly lastSelectAt = this.register(new ObservableValue(0));
+  /**
+   * The pending reviews the Review view had listed when it was last open, and when it closed
+   * (performance.now()): opened again with a review that came meanwhile, it shows that review,
+   * not the worktree looked at last (ReviewView).
+   */
+  seenPending: ReadonlySet<string> = new Set();
+  closedAt = 0;
   /** Reviews that left the queue without a decision while this window had them, and why (the view says so instead of vanishing). */
   readonly withdrawn = this.register(new ObservableValue<ReadonlyMap<string, { summary: ReviewSummary; reason: ReviewRemovalReason }>>(new Map()));
   /** Reviews being decided by this window right now. */

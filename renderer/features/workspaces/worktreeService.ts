@@ -29,7 +29,14 @@ export class WorktreeService extends Disposable {
     this.#client = client;
     this.#reportError = reportError;
     // Asked for now: shown until a review is picked after this (ReviewService.lastSelectAt).
-    this.register(this.changesShown.onDidChange((path) => path !== null && (this.review.shownAt = performance.now())));
+    this.register(
+      this.changesShown.onDidChange((path) => {
+        if (path === null) return;
+        this.review.shownAt = performance.now();
+        // "Discarded …", "Merged …" was about the worktree finished; another one shown makes it old news.
+        if (this.review.notice.value?.tone === 'ok') this.review.notice.set(null);
+      }),
+    );
   }
 
   /** Subscribes first, then lists, so a change in between is not lost (the event's copy is newer). */

@@ -237,7 +237,8 @@ function WorktreeHeader({ info, onProblem }: { info: WorktreeInfo; onProblem(pro
           </h2>
           <div className="review-detail-meta">
             <span className="worktree-branch" title={`${info.branch} was made from ${info.base}, and is merged into it`}>
-              <BranchIcon width={13} height={13} /> {info.branch} → {info.base}
+              <BranchIcon width={13} height={13} /> <span className="worktree-branch-name">{info.branch}</span>
+              <span className="worktree-branch-base">→ {info.base}</span>
             </span>
             <span className="worktree-counts" title={`${info.ahead} commit(s) on ${info.branch} not on ${info.base}; ${info.behind} on ${info.base} since the worktree was made`}>
               {info.ahead} ahead · {info.behind} behind
