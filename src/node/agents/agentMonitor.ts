@@ -346,9 +346,14 @@ class AgentWatch implements IDisposable {
 
   async #read(found: AgentProcess, current: AgentStatus | null): Promise<Pick<AgentStatus, 'state' | 'reason' | 'prompt'>> {
     const review = this.#deps.pendingReview();
-    if (review) return { state: 'needs-input', reason: `Review ${review.title}`, prompt: null };
     const rules = found.agent.screen;
     const reading = rules ? readAgentScreen(rules, (await this.#readSettledScreen()).lines) : null;
+    if (review) {
+      // Decided in Review (no prompt to type into): its dialog, where the screen shows it, says
+      // what it is (`Write hello.txt`) better than the diff tab's title.
+      const dialog = reading?.state === 'needs-input' && reading.prompt?.kind === 'permission' && reading.prompt.toolName !== null;
+      return { state: 'needs-input', reason: dialog ? reading.reason : `Review ${reviewName(review.title)}`, prompt: null };
+    }
     if (reading) {
       this.#screenRead = true;
       return { state: reading.state, reason: reading.reason, prompt: reading.prompt };
@@ -413,6 +418,11 @@ class AgentWatch implements IDisposable {
     const redrawn = current !== null && !forceNewSince && current.kind === next.kind && current.state === 'needs-input' && next.state === 'needs-input' && current.reason === next.reason && samePromptShape(current.prompt, next.prompt);
     this.#session.setAgent({ ...next, since: redrawn ? current.since : Date.now() });
   }
+}
+
+/** A review's title as a file's name: Claude Code names its diff tab `✻ [Claude Code] hello.txt (5d616c) ⧉`. */
+function reviewName(title: string): string {
+  return /^✻ \[Claude Code\] (?<name>.+?)(?: \([0-9a-f]+\))? ⧉$/u.exec(title)?.groups?.name ?? title;
 }
 
 /**

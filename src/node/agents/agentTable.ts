@@ -25,8 +25,9 @@ export interface PermissionToolRule {
   tool: string;
   /**
    * Where the detail is: between the dialog's dashed frame lines (a command), the line after the
-   * title (a file), the header's `detail` group, or the first line between the ask and the options
-   * that matches this pattern (its `detail` group; the lines under it up to a blank one go on with it).
+   * dialog's title (a file; the line after the header where the dialog has no title), the header's
+   * `detail` group, or the first line between the ask and the options that matches this pattern
+   * (its `detail` group; the lines under it up to a blank one go on with it).
    */
   detail: 'framed' | 'nextLine' | 'header' | RegExp;
   /** `{tool}` and `{detail}` are replaced: `{tool}: {detail}` → `Bash: touch marker.txt`. */
@@ -74,6 +75,8 @@ export interface ScreenRules {
     titleRule?: RegExp;
     /** The lines around a command (dashed, or a box's top and bottom edges), for `detail: 'framed'`. */
     frame?: RegExp;
+    /** A bar beside the framed lines, without a closing side (`boxSide` wants both): a line matching this is read as its `inside` group. */
+    frameSide?: RegExp;
     tools: PermissionToolRule[];
     /** Options that mean yes / no (for approve and deny). */
     approve: RegExp;
@@ -103,6 +106,14 @@ export interface ScreenRules {
    * alike), and over a line matching `below` (the agent's status line) if given.
    */
   idle?: { inputLine: RegExp; rule?: RegExp; withinLast?: number; below?: RegExp };
+  /**
+   * A turn that was cut short, not finished (the person refused or interrupted it, or the agent was
+   * ended while it asked and then resumed): `line`, the mark the agent leaves, in the last turn
+   * (under the last `turnStart` line above the input box). Still idle, the turn being over, but
+   * with a reason, so it is not taken for done. A call it asked for and never ran (`unrun`, then
+   * `command` with its wrapped lines) is named in the reason.
+   */
+  interrupted?: { line: RegExp; turnStart: RegExp; unrun?: RegExp; command?: RegExp; tool?: string };
   /** Simple rules (from settings): a bottom line matching one of these means needs-input (the line is the reason) or idle. */
   needsInputLines?: RegExp[];
   idleLines?: RegExp[];
@@ -133,11 +144,18 @@ export const claudeCodeScreen: ScreenRules = {
     continuation: 'join',
     titleRule: /^─{20,}$/,
     frame: /^╌{20,}$/,
+    // A compound command (`… && git commit …`) stands beside a `│` on its left only, wrapped at the pane's width.
+    frameSide: /^\s?│ ?(?<inside>.*)$/,
     tools: [
       { header: /^Bash command$/, tool: 'Bash', detail: 'framed', reason: '{tool}: {detail}' },
       { header: /^Edit file$/, tool: 'Edit', detail: 'nextLine', reason: '{tool} {detail}' },
-      { header: /^Create file$/, tool: 'Write', detail: 'nextLine', reason: '{tool} {detail}' },
+      // Write's title says what it does to the file: a new one, one it has read, one it has not.
+      { header: /^(?:Create|Overwrite|Write) file$/, tool: 'Write', detail: 'nextLine', reason: '{tool} {detail}' },
       { header: /^Fetch$/, tool: 'WebFetch', detail: 'nextLine', reason: '{tool}: {detail}' },
+      // With the diff open in the IDE the title says so ("Opened changes in Switchboard ⧉"): the
+      // ask names the tool (by the file's basename), the line under the title is still its path.
+      { at: 'ask', header: /^Do you want to make this edit to .+\?$/, tool: 'Edit', detail: 'nextLine', reason: '{tool} {detail}' },
+      { at: 'ask', header: /^Do you want to (?:create|overwrite|write to) .+\?$/, tool: 'Write', detail: 'nextLine', reason: '{tool} {detail}' },
     ],
     footer: /^\s*Esc to cancel\b/,
     approve: /^Yes$/,
@@ -145,6 +163,16 @@ export const claudeCodeScreen: ScreenRules = {
   },
   question: { ask: /^\s+(?<ask>\S.*\?)\s*$/, selected: /^\s+❯\s+(?:\d+\.\s+)?(?<label>\S.*?)\s*$/ },
   idle: { inputLine: /^❯(?:\s.*)?$/, rule: /^─{20,}$/ },
+  // Under the turn's prompt (`❯ …` in the first column): "Did not run 1 call" (refused with Esc)
+  // or "No result recorded for 1 call" (resumed after the CLI ended while it asked), then the
+  // command, then the mark.
+  interrupted: {
+    line: /^\s*⎿\s+Interrupted · What should Claude do instead\?\s*$/,
+    turnStart: /^❯\s*\S/,
+    unrun: /^\s*(?:Did not run|No result recorded for) \d+ calls?\s*$/,
+    command: /^\s*⎿\s+\$ (?<detail>.+)$/,
+    tool: 'Bash',
+  },
 };
 
 /**

@@ -33,7 +33,12 @@ export function readAgentScreen(rules: ScreenRules, screenLines: readonly string
 
 /** A line of a box (`│ text │`) as its inside, for agents that draw their dialogs in one. */
 function unbox(rules: ScreenRules, line: string): string {
-  return (rules.boxSide && rules.boxSide.exec(line)?.groups?.inside?.trimEnd()) ?? line;
+  return inside(rules.boxSide, line);
+}
+
+/** A line beside a box's side or a bar (`side`'s `inside` group), or the line itself. */
+function inside(side: RegExp | undefined, line: string): string {
+  return (side && side.exec(line)?.groups?.inside?.trimEnd()) ?? line;
 }
 
 interface NumberedDialog {
@@ -139,7 +144,7 @@ function permissionReason(
   rules: ScreenRules,
   lines: readonly string[],
   dialog: NumberedDialog,
-  permission: Pick<NonNullable<ScreenRules['permission']>, 'tools' | 'titleRule' | 'frame'> = rules.permission!,
+  permission: Pick<NonNullable<ScreenRules['permission']>, 'tools' | 'titleRule' | 'frame' | 'frameSide'> = rules.permission!,
 ): { toolName: string | null; reason: string } {
   const { ask, askIndex } = dialog;
   let titleIndex = -1;
@@ -178,14 +183,16 @@ function permissionReason(
   const { tool, index: headerIndex, match } = found;
   let detail = '';
   if (tool.detail === 'nextLine') {
-    detail = (lines[headerIndex + 1] ?? '').trim();
+    detail = (lines[(titleIndex >= 0 ? titleIndex : headerIndex) + 1] ?? '').trim();
   } else if (tool.detail === 'header') {
     detail = match.groups?.detail?.trim() ?? '';
   } else if (tool.detail === 'framed') {
-    // The last framed block above the ask (from the title down, when the tool is named above it); a box inside the dialog's box is read as its inside too.
+    // The last framed block above the ask (from the title down, when the tool is named above it); a
+    // box inside the dialog's box, or a bar beside the block, is read as its inside too; a command
+    // wrapped at the pane's width is one line again.
     const frames: number[] = [];
     for (let index = headerIndex < askIndex ? headerIndex : 0; index < askIndex; index++) if (permission.frame?.test(lines[index]!.trim())) frames.push(index);
-    if (frames.length >= 2) detail = joinLines(lines.slice(frames.at(-2)! + 1, frames.at(-1)).map((line) => unbox(rules, line)));
+    if (frames.length >= 2) detail = joinLines(lines.slice(frames.at(-2)! + 1, frames.at(-1)).map((line) => inside(permission.frameSide, unbox(rules, line))));
   } else {
     for (let index = askIndex + 1; index < dialog.firstIndex && !detail; index++) {
       const first = tool.detail.exec(lines[index]!.trim())?.groups?.detail;
@@ -296,8 +303,35 @@ function readLines(rules: ScreenRules, lines: readonly string[]): ScreenReading 
     if (rules.needsInputLines?.some((pattern) => pattern.test(line))) return { state: 'needs-input', reason: line.trim().slice(0, maxReasonChars), prompt: null, answers: null };
     if (rules.idleLines?.some((pattern) => pattern.test(line))) return { state: 'idle', reason: null, prompt: null, answers: null };
   }
-  if (hasInputBox(rules, lines)) return { state: 'idle', reason: null, prompt: null, answers: null };
+  const box = inputBoxIndex(rules, lines);
+  if (box >= 0) return { state: 'idle', reason: interruptedReason(rules, lines, box)?.slice(0, maxReasonChars) ?? null, prompt: null, answers: null };
   return null;
+}
+
+/**
+ * "Interrupted", or "Interrupted — it was asking: Bash: <command>": the last turn, above the input
+ * box, ends with the agent's mark of a turn cut short (`rules.interrupted`); null when it does not.
+ */
+function interruptedReason(rules: ScreenRules, lines: readonly string[], box: number): string | null {
+  const interrupted = rules.interrupted;
+  if (!interrupted) return null;
+  // From the box's top edge up to the prompt that began the last turn.
+  let mark = -1;
+  for (let index = box - (rules.idle?.rule ? 2 : 1); index >= 0 && mark < 0; index--) {
+    if (interrupted.turnStart.test(lines[index]!)) return null;
+    if (interrupted.line.test(lines[index]!)) mark = index;
+  }
+  if (mark < 0) return null;
+  const { unrun, command, tool } = interrupted;
+  if (!unrun || !command || !tool) return 'Interrupted';
+  // The command over the mark: its first line, and the lines it wrapped onto (indented under it).
+  for (let index = mark - 1; index > 0 && !interrupted.turnStart.test(lines[index]!); index--) {
+    const first = command.exec(lines[index]!)?.groups?.detail;
+    if (first === undefined) continue;
+    if (!unrun.test(lines[index - 1]!)) break;
+    return `Interrupted — it was asking: ${tool}: ${joinLines([first, ...lines.slice(index + 1, mark)])}`;
+  }
+  return 'Interrupted';
 }
 
 function hasInputBox(rules: ScreenRules, lines: readonly string[]): boolean {

@@ -106,6 +106,37 @@ describe('agent detection in a real pane', () => {
     await person.call('terminal.write', { id, data: 'done\r' });
   });
 
+  it("Claude Code's pending IDE review reads as its dialog on screen (`Write hello.txt`), else by the file's name, never by its diff tab's title", async () => {
+    // A stand-in `claude` that draws the real dialog for a Write whose diff is open in the IDE, and waits.
+    const fixture = join(import.meta.dirname, '../../../fixtures/agents/claude-code/2.1.332/permission-write-ide.txt');
+    const standIn = `#!/usr/bin/env node
+const text = require('node:fs').readFileSync(${JSON.stringify(fixture)}, 'utf8').replace(/\\n$/, '');
+process.stdout.write(process.argv[2] === 'dialog' ? '\\x1b[2J\\x1b[H' + text.replace(/\\n/g, '\\r\\n') : 'thinking\\r\\n');
+process.stdin.on('data', () => process.exit(0));
+`;
+    writeFileSync(join(bin, 'claude'), standIn);
+    chmodSync(join(bin, 'claude'), 0o755);
+    // Claude Code names the tab "✻ [Claude Code] <file> (<id>) ⧉".
+    const review = async (id: string) =>
+      t.hub.reviews.open({
+        source: { kind: 'ide', name: 'Claude Code', terminalId: id, terminalName: 'bash', tabName: '✻ [Claude Code] hello.txt (5d616c) ⧉' },
+        title: '✻ [Claude Code] hello.txt (5d616c) ⧉',
+        path: join(t.workspace, 'hello.txt'),
+        proposed: FileContent.fromString('hello\n'),
+      });
+    for (const [screen, reason] of [['dialog', 'Write hello.txt'], ['plain', 'Review hello.txt']] as const) {
+      const id = await pane();
+      await person.call('terminal.write', { id, data: `claude ${screen}\r` });
+      await pollUntil(() => agentOf(id)?.kind === 'claude-code', { what: 'the stand-in Claude Code', timeoutMs: 5000 });
+      const opened = await review(id);
+      // The review's state has no prompt (it is decided in Review, not typed from here); the dialog alone on screen had one.
+      const reviewing = await pollUntil(() => agentOf(id)?.state === 'needs-input' && agentOf(id)?.prompt === null && agentOf(id), { what: `needs-input for the review (${screen})`, timeoutMs: 3000 });
+      assert.equal(reviewing.reason, reason, screen);
+      await person.call('review.decide', { id: opened.id, decision: 'reject' });
+      await person.call('terminal.write', { id, data: 'q\r' });
+    }
+  });
+
   it('refuses to answer a terminal that runs no agent, and one that does not exist', async () => {
     const id = await pane();
     await assert.rejects(person.call('agent.answer', { terminalId: id, answer: 'deny', expectSince: 1 }), new RegExp(`the prompt in terminal ${id} is gone`));

@@ -39,6 +39,16 @@ describe(`Claude Code ${version} screen rules`, () => {
     assert.deepEqual(narrow.answers, wide?.answers);
   });
 
+  it('a long compound command that wraps at 80 columns, beside the dialog\'s left bar, reads as the command alone on one line', () => {
+    const lines = screen('permission-bash-wrapped-80-cols');
+    assert.ok(lines.every((line) => line.length <= 80) && lines.some((line) => /^ │ .*"Raise$/.test(line)), 'the screen is the one meant: wrapped, beside a bar');
+    const reading = read(lines);
+    assert.equal(reading?.state, 'needs-input');
+    assert.equal(reading.reason, 'Bash: echo "timeout = 30" >> config.txt && git add -A && git commit -qm "Raise login timeout"');
+    assert.equal(reading.prompt?.toolName, 'Bash');
+    assert.deepEqual(reading.answers, { approve: 1, deny: 4 });
+  });
+
   it('the Edit permission dialog names the file', () => {
     const reading = read(screen('permission-edit'));
     assert.equal(reading?.state, 'needs-input');
@@ -47,10 +57,46 @@ describe(`Claude Code ${version} screen rules`, () => {
     assert.deepEqual(reading.answers, { approve: 1, deny: 3 });
   });
 
+  it('the Write permission dialog names the file, also when the diff is open in the IDE (its title then says so)', () => {
+    const reading = read(screen('permission-write'));
+    assert.equal(reading?.state, 'needs-input');
+    assert.equal(reading.reason, 'Write hello.txt');
+    assert.equal(reading.prompt?.toolName, 'Write');
+    assert.deepEqual(reading.answers, { approve: 1, deny: 3 });
+    const ide = screen('permission-write-ide');
+    assert.ok(ide.some((line) => /^ Opened changes in Switchboard ⧉$/.test(line)), 'the screen is the one meant');
+    const inIde = read(ide);
+    assert.equal(inIde?.reason, 'Write hello.txt');
+    assert.equal(inIde.prompt?.toolName, 'Write');
+    assert.deepEqual(inIde.answers, { approve: 1, deny: 3 });
+    // Write's other titles (an existing file), and an edit whose diff is in the IDE.
+    const dialog = (title: string, ask: string) => ['● Write(a.txt)', '', '─'.repeat(60), ` ${title}`, ' src/a.txt', ` ${ask}`, ' ❯ 1. Yes', '   2. No', '', ' Esc to cancel · Tab to amend'];
+    assert.equal(read(dialog('Overwrite file', 'Do you want to overwrite a.txt?'))?.reason, 'Write src/a.txt');
+    assert.equal(read(dialog('Write file', 'Do you want to write to a.txt?'))?.reason, 'Write src/a.txt');
+    assert.equal(read(dialog('Opened changes in Switchboard ⧉', 'Do you want to make this edit to a.txt?'))?.reason, 'Edit src/a.txt');
+  });
+
   it('"esc to interrupt" in the status line is working; the empty input box is idle', () => {
     assert.equal(read(screen('working'))?.state, 'working');
     assert.equal(read(screen('idle-after-turn'))?.state, 'idle');
     assert.equal(read(screen('after-deny-edit'))?.state, 'idle', 'a rejected edit in the transcript is not a prompt');
+  });
+
+  it('a turn cut short is idle with "Interrupted" as reason, not done: refused with Esc, or resumed after the CLI ended while it asked', () => {
+    const asked = 'Bash: echo "timeout = 30" >> config.txt && git add -A && git commit -qm "Raise login timeout"';
+    const refused = read(screen('interrupted-at-permission'));
+    assert.equal(refused?.state, 'idle');
+    assert.equal(refused.reason, `Interrupted — it was asking: ${asked}`);
+    const resumed = read(screen('resumed-after-permission'));
+    assert.ok(screen('resumed-after-permission').some((line) => /No result recorded for 1 call/.test(line)), 'the screen is the one meant');
+    assert.equal(resumed?.state, 'idle');
+    assert.equal(resumed.reason, `Interrupted — it was asking: ${asked}`);
+    assert.equal(read(screen('idle-after-turn'))?.reason, null, 'a finished turn has no reason');
+    assert.equal(read(screen('after-deny-edit'))?.reason, null, 'a refused edit says so itself ("Rejected update"), no mark');
+    const rule = '─'.repeat(60);
+    const box = [rule, '❯ ', rule, '  ⏸ manual mode on · ? for shortcuts'];
+    assert.equal(read(['❯ do the thing', '', '● Working on it', '  ⎿  Interrupted · What should Claude do instead?', '', ...box])?.reason, 'Interrupted', 'interrupted while it worked: no call it asked for');
+    assert.equal(read(['❯ do the thing', '  ⎿  Interrupted · What should Claude do instead?', '', '❯ go on', '', '● Done.', '', ...box])?.reason, null, 'an earlier turn cut short, the last one finished');
   });
 
   it('a request typed ahead while a turn runs leaves it working (the spinner says so); the turn over, the draft waits in an idle box', () => {
