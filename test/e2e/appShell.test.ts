@@ -443,6 +443,39 @@ describe('the app around the panes', () => {
     }
   });
 
+  it('redraws a pane of a hidden tab at a font size changed while it was hidden: its prompt and new output in view', async (t) => {
+    const { page, firstPane } = await openFreshApp(t);
+    await typeInPane(page, firstPane, 'clear; seq 1 300');
+    await waitForPaneText(page, firstPane, '300');
+    await page.keyboard.press('Control+Shift+Backquote');
+    await waitForPanes(page, 2);
+    await pollUntil(async () => (await page.getByRole('tab').count()) === 2, { what: 'a second tab' });
+
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const settings = page.getByRole('region', { name: 'Settings' });
+    await settings.getByLabel('Font size').fill('22');
+    await settings.getByLabel('Font size').press('Enter');
+    await page.keyboard.press('Escape');
+
+    await page.getByRole('tab').first().click();
+    await typeInPane(page, firstPane, 'echo hidden-font-$((6*7))');
+    // What a person sees: the rows the renderer drew, not the buffer (which was always right).
+    const drawnRows = () =>
+      page.$$eval(`[data-terminal-id="${firstPane}"] .xterm-rows > div`, (rows) => rows.map((row) => row.textContent ?? '').filter((text) => text.trim() !== ''));
+    const lastRows = await pollUntil(
+      async () => {
+        const rows = await drawnRows();
+        return rows.some((row) => row.trim() === 'hidden-font-42') ? rows : undefined;
+      },
+      { what: 'the echo drawn in the pane shown again', timeoutMs: 5_000 },
+    ).catch(async (error: unknown) => {
+      throw new Error(`${(error as Error).message}; drawn rows: ${(await drawnRows()).slice(-6).join(' | ')}`);
+    });
+    assert.match(lastRows.at(-1)!, /\$\s*$/, `the new prompt is the last row drawn: ${lastRows.slice(-3).join(' | ')}`);
+    const cellHeight = await page.$eval(`[data-terminal-id="${firstPane}"] .xterm-rows > div`, (row) => row.getBoundingClientRect().height);
+    assert.ok(cellHeight > 22, `rows drawn at the new size (${cellHeight} px)`);
+  });
+
   it('reconnects and reattaches every pane after the connection drops', async (t) => {
     const app = await startServedApp();
     t.after(() => app.stop());

@@ -99,6 +99,14 @@ export class TerminalSession extends Disposable {
   #webgl: WebglAddon | undefined;
   /** The pane can be seen (its tab shown, the terminals view up); only then does it hold a WebGL context. */
   #visible = false;
+  /**
+   * xterm.js draws the pane: its screen intersects the page's viewport (xterm pauses its renderer
+   * otherwise, and so does a tab hidden with content-visibility). Followed with an observer made
+   * after xterm's own, so it is told after xterm has resumed.
+   */
+  #onScreen = false;
+  /** A fit asked for while xterm was paused, made once it draws again (see #fitNow). */
+  #fitWhenOnScreen = false;
   #webglReleaseTimer: ReturnType<typeof setTimeout> | undefined;
   /** The canvases the WebGL addon added (its context's and its 2D layers'). */
   #webglCanvases: HTMLCanvasElement[] = [];
@@ -253,6 +261,7 @@ export class TerminalSession extends Disposable {
       this.#opened = true;
       this.terminal.open(this.element);
       this.#pacedRenders = this.register(paceRenders(this.terminal, this.#output));
+      this.#followOnScreen();
       this.terminal.textarea?.addEventListener('focus', () => {
         this.#output.promote();
         this.#onDidFocus.fire();
@@ -594,9 +603,34 @@ export class TerminalSession extends Disposable {
     this.#resizeTimer = setTimeout(() => this.#fitNow(), resizeDebounceMs);
   }
 
+  #followOnScreen(): void {
+    const screen = this.element.querySelector('.xterm-screen');
+    if (!screen) return;
+    const observer = new IntersectionObserver(
+      (entries) => {
+        this.#onScreen = entries.at(-1)?.isIntersecting ?? false;
+        if (!this.#onScreen || !this.#fitWhenOnScreen) return;
+        this.#fitWhenOnScreen = false;
+        this.#fitNow();
+      },
+      { threshold: 0 },
+    );
+    observer.observe(screen);
+    this.register(toDisposable(() => observer.disconnect()));
+  }
+
   #fitNow(): void {
     clearTimeout(this.#resizeTimer);
     if (this.store.isDisposed || !this.#opened || !this.#attached) return;
+    // A resize while xterm is paused (a tab being shown, not yet drawn) keeps the renderer's old
+    // height until it resumes, and xterm's viewport, synced in between, scrolls the buffer back to
+    // where the old height allowed: a pane that got fewer rows (a larger font, a smaller window,
+    // changed while its tab was hidden) stayed scrolled up, its new output and prompt out of
+    // reach until a reload. So a pane fits once xterm draws it.
+    if (!this.#onScreen) {
+      this.#fitWhenOnScreen = true;
+      return;
+    }
     // A slot with no size (hidden, not yet laid out) proposes nonsense; keep the current size.
     if (!this.element.isConnected || this.element.clientWidth === 0 || this.element.clientHeight === 0) return;
     const proposed = this.#fit.proposeDimensions();
