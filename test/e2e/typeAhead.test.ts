@@ -257,6 +257,25 @@ describe('keys typed before a pane is ready', () => {
     assert.match(screen, /^typed-3\npasted-7\nsecond-2$/m, 'each ran once, in the order given');
   });
 
+  it('holds a paste made once the pane took keys but while the shell still reads its rc, until its first prompt', async (t) => {
+    // No held attach: the pane is live at once and typed keys reach the PTY (its echo shows them)
+    // while bash still sleeps in its rc; a paste then must not reach bash as typed lines.
+    const { page } = await openInstrumented(t, { bashrc: "sleep 2\nPS1='$ '\n" });
+    const pane = await firstPaneWithFocus(page);
+    await page.keyboard.type('echo typed-$((1+2)); ');
+    await waitForPaneText(page, pane, 'echo typed-$((1+2));');
+    await pasteIntoFocused(page, 'echo pasted-$((3+4))\necho second-$((1+1))');
+    await page.keyboard.type(' # after');
+
+    // The keys echoed during the rc leave the prompt drawn after them, so readline's redraw of the
+    // line is not a clean "$ …" (as in any terminal): what counts is that nothing ran before Enter.
+    const inserted = await waitForPaneText(page, pane, /\$ .*\n?.*echo second-\$\(\(1\+1\)\) # after/);
+    assert.doesNotMatch(inserted, /^(typed-3|pasted-7)$/m, 'a bracketed paste is inserted at the prompt, not run');
+    await page.keyboard.press('Enter');
+    const screen = await waitForOutputThenPrompt(page, pane, 'second-2');
+    assert.match(screen, /^typed-3\npasted-7\nsecond-2$/m, 'each ran once, in the order given');
+  });
+
   it('refuses keys past 64 KiB visibly, and sends what it kept', async (t) => {
     const { page } = await openInstrumented(t, { holdAttach: true });
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);

@@ -129,6 +129,12 @@ export class TerminalSession extends Disposable {
   #heldInputTaker: (() => void) | null = null;
   /** Held input was dropped for good (the pane could not attach, or the terminal ended first). */
   #inputEnded = false;
+  /**
+   * Until when the program counts as still starting (a shell reading its rc, before its first
+   * prompt asked for bracketed paste): a paste given meanwhile is held for that prompt, even with
+   * input live (see #holdPasteWhileStarting). 0 once it asked, or was not starting at attach.
+   */
+  #startingUntil = 0;
   /** The pane's redraws, paced while output floods in (renderPacing.ts); set once the terminal is opened. */
   #pacedRenders: PacedRenders | undefined;
 
@@ -179,10 +185,10 @@ export class TerminalSession extends Disposable {
     // before the terminal takes input is held as a paste, so it is bracketed as the program asks
     // when it is sent. Capture phase: this runs before xterm's own paste handler on the textarea.
     const holdPaste = (event: ClipboardEvent) => {
-      if (this.#inputLive) return;
+      if (this.#inputLive && !this.#startingUp) return;
       event.preventDefault();
       event.stopPropagation();
-      this.#hold('paste', event.clipboardData?.getData('text/plain') ?? '');
+      this.#holdPaste(event.clipboardData?.getData('text/plain') ?? '');
     };
     this.element.addEventListener('paste', holdPaste, true);
     this.register(toDisposable(() => this.element.removeEventListener('paste', holdPaste, true)));
@@ -219,7 +225,9 @@ export class TerminalSession extends Disposable {
         // After the snapshot, which set the program's modes: held pastes are bracketed as it asks now.
         // Starting: printed nothing yet, or the shell's integration says no prompt was drawn yet (its
         // PROMPT_COMMAND reports the cwd just before the first prompt asks for bracketed paste).
-        this.#sendHeldInputOnceAsked(attached.info.state === 'running', attached.offset === 0 || attached.startingUp === true);
+        const starting = attached.offset === 0 || attached.startingUp === true;
+        this.#followStartingUp(starting);
+        this.#sendHeldInputOnceAsked(attached.info.state === 'running');
         this.status.set({ kind: 'attached' });
         // The pane may differ from the PTY's size (new pane, or the window changed while away).
         this.#fitNow();
@@ -383,8 +391,8 @@ export class TerminalSession extends Disposable {
     if (!text) return;
     // term.paste applies bracketed paste when the program asked for it; until the terminal takes
     // input, the paste is held and bracketed when it is sent.
-    if (this.#inputLive) this.terminal.paste(text);
-    else this.#hold('paste', text);
+    if (this.#inputLive && !this.#startingUp) this.terminal.paste(text);
+    else this.#holdPaste(text);
   }
 
   findNext(term: string, options: ISearchOptions): boolean {
@@ -469,14 +477,57 @@ export class TerminalSession extends Disposable {
     this.inputNotice.set(`Terminal not ready: the first ${typeAheadLimit} typed is kept for it, keys past that are refused.`);
   }
 
+  get #startingUp(): boolean {
+    return this.#startingUntil > performance.now();
+  }
+
+  /**
+   * Starting at attach (nothing printed yet, or no prompt drawn yet): the program counts as
+   * starting until it asks for bracketed paste — a shell's first prompt does — or heldPasteWaitMs pass.
+   */
+  #followStartingUp(startingAtAttach: boolean): void {
+    if (!startingAtAttach || this.terminal.modes.bracketedPasteMode) return;
+    this.#startingUntil = performance.now() + heldPasteWaitMs;
+    const following = this.register(new DisposableStore());
+    const started = () => {
+      this.#startingUntil = 0;
+      following.dispose();
+    };
+    following.add(
+      this.terminal.onWriteParsed(() => {
+        if (this.terminal.modes.bracketedPasteMode) started();
+      }),
+    );
+    const timer = setTimeout(started, heldPasteWaitMs);
+    following.add(toDisposable(() => clearTimeout(timer)));
+  }
+
+  /**
+   * A paste while the terminal cannot take input, or while its program is still starting. The
+   * latter with input live (keys typed during a slow rc go straight to the PTY, which echoes them
+   * and keeps them for the shell): sent at once, a multi-line paste would reach the shell as typed
+   * lines, unbracketed, and run line by line. So input stops being live: the paste, and what is
+   * typed after it, is held until the program is up and sent then, bracketed as it asks.
+   */
+  #holdPaste(text: string): void {
+    if (this.#inputLive && this.#startingUp) {
+      this.#inputLive = false;
+      this.#stopTakingHeldInput();
+      this.#hold('paste', text);
+      this.#sendHeldInputOnceAsked(true);
+      return;
+    }
+    this.#hold('paste', text);
+  }
+
   /**
    * A paste held for a program still starting (a shell reading a slow rc, before its first prompt) waits
    * until the program asks for bracketed paste — a shell's first prompt does — so a multi-line
    * paste is inserted at the prompt, not run line by line; keys typed meanwhile stay held behind
-   * it. At most heldPasteWaitMs: a program that never asks gets the paste as it then asks.
+   * it. At most heldPasteWaitMs after attach: a program that never asks gets the paste as it then asks.
    */
-  #sendHeldInputOnceAsked(runningAtAttach: boolean, startingAtAttach: boolean): void {
-    if (!startingAtAttach || !this.#options.typeAhead.holdsPaste || this.terminal.modes.bracketedPasteMode) {
+  #sendHeldInputOnceAsked(runningAtAttach: boolean): void {
+    if (!this.#startingUp || !this.#options.typeAhead.holdsPaste) {
       this.#sendHeldInput(runningAtAttach);
       return;
     }
@@ -487,10 +538,10 @@ export class TerminalSession extends Disposable {
     };
     waiting.add(
       this.terminal.onWriteParsed(() => {
-        if (this.terminal.modes.bracketedPasteMode) send();
+        if (!this.#startingUp) send();
       }),
     );
-    const timer = setTimeout(send, heldPasteWaitMs);
+    const timer = setTimeout(send, this.#startingUntil - performance.now());
     waiting.add(toDisposable(() => clearTimeout(timer)));
   }
 
