@@ -173,11 +173,13 @@ export class Workbench extends Disposable {
   readonly #replacing = new Set<string>();
   readonly #unsavedLayout: UnsavedLayout;
   #nextTabNumber = 1;
+  readonly #typeAhead: TypeAheadStore;
 
   /** `typeAhead` and `unsavedLayout` belong to the window and outlive this Workbench: a reconnect builds the next one on them. */
   constructor(client: IHubClient, appState: AppState, errors: ErrorList, typeAhead: TypeAheadStore, unsavedLayout: UnsavedLayout) {
     super();
     this.#unsavedLayout = unsavedLayout;
+    this.#typeAhead = typeAhead;
     this.register(this.view.onDidChange(saveView));
     this.client = client;
     this.appState = appState;
@@ -287,20 +289,30 @@ export class Workbench extends Disposable {
    * (undefined if it could not start: the error is reported, or with `throwErrors` thrown).
    */
   async newTerminal(
-    options: { cwd?: string; split?: { targetId: string; direction: SplitDirection }; throwErrors?: boolean } = {},
+    options: {
+      cwd?: string;
+      split?: { targetId: string; direction: SplitDirection };
+      throwErrors?: boolean;
+      /** Asked for with a key or a button: keys typed from now on are for the new pane (TypeAheadStore.holdKeysForNewTerminal). */
+      takeKeys?: boolean;
+    } = {},
   ): Promise<TerminalInfo | undefined> {
     const params: CreateTerminalParams = {};
     if (options.cwd) params.cwd = options.cwd;
     const size = this.#estimateNewPaneSize(options.split);
     if (size) Object.assign(params, size);
+    const handKeysTo = options.takeKeys ? this.#typeAhead.holdKeysForNewTerminal() : undefined;
     let info: TerminalInfo;
     try {
       info = await this.client.call('terminal.create', params);
     } catch (error) {
+      handKeysTo?.(null);
       if (options.throwErrors) throw error;
       this.errors.report('Could not start a terminal', error);
+      this.requestPaneFocus();
       return undefined;
     }
+    handKeysTo?.(info.id);
     if (this.store.isDisposed) return undefined;
     this.#upsertTerminal(info);
     const layout = this.layout.value;
@@ -358,11 +370,11 @@ export class Workbench extends Disposable {
   async splitFocused(direction: SplitDirection): Promise<void> {
     const targetId = this.focusedTerminalId;
     if (!targetId) {
-      await this.newTerminal();
+      await this.newTerminal({ takeKeys: true });
       return;
     }
     const target = this.terminals.value.get(targetId);
-    await this.newTerminal({ cwd: target?.cwd, split: { targetId, direction } });
+    await this.newTerminal({ cwd: target?.cwd, split: { targetId, direction }, takeKeys: true });
   }
 
   /** Ends the terminal's process and removes it (its pane goes at once). */
@@ -570,7 +582,7 @@ export class Workbench extends Disposable {
     const focused = this.focusedTerminalId;
     switch (command) {
       case 'terminal.new':
-        void this.newTerminal();
+        void this.newTerminal({ takeKeys: true });
         return;
       case 'terminal.newInFolder':
         this.dialog.set('newTerminal');

@@ -149,6 +149,28 @@ describe('keys typed before a pane is ready', () => {
     });
   }
 
+  for (const [what, open] of [
+    ['Ctrl+Shift+` (new tab)', (page: Page) => page.keyboard.press('Control+Shift+Backquote')],
+    ['Ctrl+Shift+D (split)', (page: Page) => page.keyboard.press('Control+Shift+D')],
+    ['the + button', (page: Page) => page.getByRole('button', { name: 'New terminal', exact: true }).first().click()],
+  ] as const) {
+    it(`gives keys typed right after ${what} to the new pane, none to the one that had the keyboard`, async (t) => {
+      const { page } = await openInstrumented(t, { bashrc: "sleep 0.5\nPS1='$ '\n" });
+      const first = await firstPaneWithFocus(page);
+      await waitForPaneText(page, first, '$');
+      // As a fast typist does: the command follows the shortcut at once, before the pane is there.
+      await open(page);
+      await page.keyboard.type('echo new-pane-$((6*7))');
+      await page.keyboard.press('Enter');
+      const panes = await waitForPanes(page, 2);
+      const created = panes.find((pane) => pane !== first)!;
+      const screen = await waitForOutputThenPrompt(page, created, 'new-pane-42');
+      assert.equal(count(screen, /^new-pane-42$/), 1, 'ran once in the new pane');
+      assert.doesNotMatch(screen, /command not found/);
+      assert.doesNotMatch((await readPane(page, first)) ?? '', /new-pane|echo/, 'nothing typed into the pane that had the keyboard');
+    });
+  }
+
   it('keeps keys typed while a reloaded page reattaches its pane, without losing or doubling any', async (t) => {
     const { page } = await openInstrumented(t);
     const pane = await firstPaneWithFocus(page);

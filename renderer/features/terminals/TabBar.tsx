@@ -73,7 +73,7 @@ export function TabBar() {
           className="icon-button tab-add"
           aria-label="New terminal"
           title={tooltipFor('terminal.new')}
-          onClick={() => void workbench.newTerminal()}
+          onClick={() => void workbench.newTerminal({ takeKeys: true })}
         >
           <PlusIcon />
         </button>

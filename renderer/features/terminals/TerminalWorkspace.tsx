@@ -40,7 +40,7 @@ export function TerminalWorkspace({ hidden }: { hidden: boolean }) {
           <div className="empty-workspace">
             <TerminalIcon width={32} height={32} />
             <p>No terminals open.</p>
-            <button type="button" className="primary-button" onClick={() => void workbench.newTerminal()} title={tooltipFor('terminal.new')}>
+            <button type="button" className="primary-button" onClick={() => void workbench.newTerminal({ takeKeys: true })} title={tooltipFor('terminal.new')}>
               Start a terminal
             </button>
             <p className="hint">Running terminals stay listed on the left; click one to show it here.</p>

@@ -114,8 +114,33 @@ export class TypeAheadStore {
    * without modifiers (text, Enter, Backspace, Tab, Escape); shortcuts pass.
    */
   holdKeysUntilFocus(terminalId: string): void {
+    this.#holdKeys({ buffer: this.for(terminalId) });
+  }
+
+  /**
+   * Keys typed while a new terminal is being started from the keyboard or a button are for it. The
+   * pane that had the keyboard gives it up at once (it kept it until the new pane took focus, and a
+   * command typed right after Ctrl+Shift+` ran in the old terminal); what is typed until the new
+   * pane takes focus is held and, once the terminal exists, handed to it. Returns what to call
+   * with its id, or null when it could not start (what was typed then goes nowhere).
+   */
+  holdKeysForNewTerminal(): (terminalId: string | null) => void {
+    const pending = new TypeAheadBuffer();
+    const target = { buffer: pending };
+    const focused = document.activeElement;
+    if (focused instanceof HTMLElement) focused.blur();
+    const stop = this.#holdKeys(target);
+    return (terminalId) => {
+      if (terminalId === null) return stop();
+      const buffer = this.for(terminalId);
+      for (const item of pending.take().items) buffer.hold(item.kind, item.text);
+      target.buffer = buffer;
+    };
+  }
+
+  /** Holds keys typed with nothing focused for `target.buffer` (which may change) until something takes focus; returns what stops it. */
+  #holdKeys(target: { buffer: TypeAheadBuffer }): () => void {
     this.#stopHoldingKeys?.();
-    const buffer = this.for(terminalId);
     const onKeyDown = (event: KeyboardEvent) => {
       const focused = document.activeElement;
       if (focused !== null && focused !== document.body && focused !== document.documentElement) return stop();
@@ -123,7 +148,7 @@ export class TypeAheadStore {
       if (text === null) return;
       event.preventDefault();
       event.stopPropagation();
-      buffer.hold('typed', text);
+      target.buffer.hold('typed', text);
     };
     const stop = () => {
       window.removeEventListener('keydown', onKeyDown, true);
@@ -135,6 +160,7 @@ export class TypeAheadStore {
     window.addEventListener('keydown', onKeyDown, true);
     window.addEventListener('focusin', stop, true);
     this.#stopHoldingKeys = stop;
+    return stop;
   }
 
   /** Forgets the input held for terminals not in `keep`: their panes are gone, and with them the place to send it. */
