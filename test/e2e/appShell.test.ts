@@ -114,6 +114,32 @@ describe('the app around the panes', () => {
     await page.getByRole('textbox', { name: 'Terminal name' }).fill('discarded');
     await page.keyboard.press('Escape');
     assert.match(await item.innerText(), /api server/);
+
+    // A name another terminal has: said beside the field, which keeps what was typed; Escape keeps the old name.
+    await page.getByRole('button', { name: 'Split right', exact: true }).click();
+    const [, secondPane] = await waitForPanes(page, 2);
+    const second = page.locator(`[data-terminal-item="${secondPane}"]`);
+    for (const where of ['sidebar', 'tab'] as const) {
+      if (where === 'sidebar') await second.locator('.terminal-item-main').dblclick();
+      else await page.getByRole('tab').first().dblclick();
+      const renaming = where === 'sidebar' ? second.getByRole('textbox', { name: 'Terminal name' }) : page.locator('.tab').first().getByRole('textbox', { name: 'Terminal name' });
+      await renaming.fill('api server');
+      await renaming.press('Enter');
+      const taken = page.getByRole('alert').filter({ hasText: 'Another terminal is named “api server”' });
+      await taken.waitFor();
+      assert.equal(await renaming.inputValue(), 'api server', `${where}: what was typed stays`);
+      assert.equal(await renaming.getAttribute('aria-invalid'), 'true');
+      // Readable where it is: not cut by the tab strip or the sidebar, nothing drawn over it.
+      const box = (await taken.boundingBox())!;
+      const hit = await page.evaluate(({ x, y }) => document.elementFromPoint(x, y)?.closest('[role="alert"]')?.textContent ?? null, { x: box.x + box.width / 2, y: box.y + box.height / 2 });
+      assert.match(hit ?? '', /Another terminal is named/, `${where}: the message is on top at its centre`);
+      if (process.env.SWITCHBOARD_SCREENSHOTS) await page.screenshot({ path: join(process.env.SWITCHBOARD_SCREENSHOTS, `rename-taken-${where}.png`) });
+      await page.keyboard.press('Escape');
+      await renaming.waitFor({ state: 'detached' });
+      assert.equal(await page.getByRole('alert').filter({ hasText: 'Another terminal' }).count(), 0);
+    }
+    assert.equal(await page.locator('.toast').count(), 0, 'no error toast: the field said it');
+    assert.equal((await second.innerText()).includes('api server'), false, 'the second terminal kept its name');
   });
 
   it('finds text in the scrollback with Ctrl+Shift+F', async (t) => {

@@ -211,7 +211,9 @@ describe('terminal panes in browser mode', () => {
     assert.match(await dialog.innerText(), /sleep 300/);
     // For a person to look at: SWITCHBOARD_SCREENSHOTS=/some/dir node --test test/e2e/terminalPanes.test.ts
     if (process.env.SWITCHBOARD_SCREENSHOTS) await page.screenshot({ path: join(process.env.SWITCHBOARD_SCREENSHOTS, 'confirm-close.png') });
-    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    // The keyboard starts on Cancel: Enter, pressed at once, keeps what runs.
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), 'Cancel');
+    await page.keyboard.press('Enter');
     await dialog.waitFor({ state: 'detached' });
     assert.equal(await page.locator(`[data-terminal-id="${firstPane}"]`).count(), 1, 'Cancel keeps the terminal');
 

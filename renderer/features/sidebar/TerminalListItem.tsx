@@ -1,4 +1,3 @@
-import { useEffect, useRef } from 'react';
 import type { TerminalInfo } from '../../../src/common/api/contract.ts';
 import { useObservable } from '../../app/observable.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
@@ -10,6 +9,7 @@ import { creatorText, viaText } from '../activity/AgentInputLine.tsx';
 import type { WorktreeInfo } from '../../../src/common/api/workspaceContract.ts';
 import { WorktreeLine } from '../workspaces/WorktreeLine.tsx';
 import { ServerChips } from '../servers/ServerChips.tsx';
+import { RenameField } from '../terminals/RenameField.tsx';
 
 /** One terminal in the sidebar: click shows it, double-click or F2 renames it. */
 export function TerminalListItem({ info, shown, current, worktree }: { info: TerminalInfo; shown: boolean; current: boolean; worktree?: WorktreeInfo | undefined }) {
@@ -118,48 +118,6 @@ function LastCommand({ commandLine, exitCode }: { commandLine: string; exitCode:
       </span>{' '}
       {commandLine}
     </span>
-  );
-}
-
-/** Edits a terminal's name in place: Enter or leaving the field saves, Escape cancels. */
-export function RenameField({ info }: { info: TerminalInfo }) {
-  const workbench = useWorkbench();
-  const inputRef = useRef<HTMLInputElement>(null);
-  const done = useRef(false);
-
-  useEffect(() => {
-    inputRef.current?.focus();
-    inputRef.current?.select();
-  }, []);
-
-  const finish = (commit: boolean) => {
-    if (done.current) return;
-    done.current = true;
-    const value = inputRef.current?.value ?? '';
-    workbench.renamingTerminalId.set(null);
-    if (commit) void workbench.renameTerminal(info.id, value);
-    workbench.requestPaneFocus();
-  };
-
-  return (
-    <input
-      ref={inputRef}
-      className="rename-input"
-      aria-label="Terminal name"
-      defaultValue={info.name}
-      maxLength={200}
-      spellCheck={false}
-      onKeyDown={(event) => {
-        if (event.key === 'Enter') {
-          event.preventDefault();
-          finish(true);
-        } else if (event.key === 'Escape') {
-          event.preventDefault();
-          finish(false);
-        }
-      }}
-      onBlur={() => finish(true)}
-    />
   );
 }
 

@@ -29,10 +29,11 @@ export function ConfirmCloseDialog() {
           </ul>
         </div>
         <div className="dialog-actions">
-          <button type="button" className="secondary-button" onClick={cancel}>
+          {/* The keyboard starts on Cancel: Enter right after Ctrl+Shift+X must not end a build or an agent. */}
+          <button type="button" className="secondary-button" onClick={cancel} autoFocus>
             Cancel
           </button>
-          <button type="submit" className="primary-button danger-button" autoFocus>
+          <button type="submit" className="primary-button danger-button">
             {count === 1 ? 'Close terminal' : 'Close terminals'}
           </button>
         </div>

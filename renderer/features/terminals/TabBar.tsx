@@ -6,7 +6,7 @@ import { tooltipFor } from '../../app/keybindings.ts';
 import { CloseIcon, FolderIcon, NewAgentIcon, SidebarIcon, PlusIcon, SplitDownIcon, SplitRightIcon, TrashIcon } from '../../app/icons.tsx';
 import { terminalIdsOf, type LayoutTab } from './layoutModel.ts';
 import { StatusDot } from '../sidebar/StatusDot.tsx';
-import { RenameField } from '../sidebar/TerminalListItem.tsx';
+import { RenameField } from './RenameField.tsx';
 import { NotRecordedMark, RecordingToggle } from '../history/RecordingIndicators.tsx';
 import { RunAndHandButton } from '../history/RunAndHandDialog.tsx';
 import { RelayShareToggle, SharedMark } from '../relay/RelayIndicators.tsx';
