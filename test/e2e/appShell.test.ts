@@ -171,6 +171,14 @@ describe('the app around the panes', () => {
     await page.keyboard.type('echo back-$((1+1))');
     await page.keyboard.press('Enter');
     await waitForPaneText(page, firstPane, 'back-2');
+
+    // Opened again, the bar has the last search, selected to type over, and counts its matches:
+    // what is highlighted is what the bar says, not a leftover of a search it no longer shows.
+    await page.keyboard.press('Control+Shift+F');
+    await search.waitFor();
+    assert.equal(await search.inputValue(), 'row-1');
+    assert.deepEqual(await search.evaluate((input: HTMLInputElement) => [input.selectionStart, input.selectionEnd]), [0, 5]);
+    await pollUntil(async () => /of 11$/.test(await page.locator('.search-count').innerText()), { what: 'the reopened bar to count the matches' });
   });
 
   it('saves settings with the Hub so they survive a reload', async (t) => {

@@ -15,9 +15,14 @@ export function SearchBar({ session }: { session: TerminalSession }) {
   const workbench = useWorkbench();
   const scheme = useObservable(workbench.colorScheme.scheme);
   const results = useObservable(session.searchResults);
-  const [query, setQuery] = useState('');
-  const [caseSensitive, setCaseSensitive] = useState(false);
-  const [regex, setRegex] = useState(false);
+  // Opened again, the bar picks up the pane's last search (as VS Code's terminal does), its text
+  // selected to type over: the match it left selected is then the one it shows, not a stray highlight.
+  const [query, setQuery] = useState(session.lastSearch.query);
+  const [caseSensitive, setCaseSensitive] = useState(session.lastSearch.caseSensitive);
+  const [regex, setRegex] = useState(session.lastSearch.regex);
+  useEffect(() => {
+    session.lastSearch = { query, caseSensitive, regex };
+  }, [session, query, caseSensitive, regex]);
   const [invalid, setInvalid] = useState(false);
   const inputRef = useRef<HTMLInputElement>(null);
 
@@ -55,7 +60,8 @@ export function SearchBar({ session }: { session: TerminalSession }) {
     else session.findPrevious(text, options(incremental));
   };
 
-  // Re-run when a match option changes (not on every keystroke: onChange already searched).
+  // Re-run when a match option changes (not on every keystroke: onChange already searched), and
+  // on opening with the last search.
   useEffect(() => {
     if (query) run('previous', query, true);
   }, [caseSensitive, regex, scheme]);

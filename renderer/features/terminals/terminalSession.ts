@@ -80,6 +80,8 @@ export class TerminalSession extends Disposable {
   readonly terminal: Terminal;
   readonly status = this.register(new ObservableValue<SessionStatus>({ kind: 'attaching' }));
   readonly searchResults = this.register(new ObservableValue<SearchResults | null>(null));
+  /** What the pane's find bar searched last, for it to open with again (SearchBar). */
+  lastSearch: { query: string; caseSensitive: boolean; regex: boolean } = { query: '', caseSensitive: false, regex: false };
   /** What became of input typed before the terminal could take it, when some of it was refused or not sent. */
   readonly inputNotice = this.register(new ObservableValue<string | null>(null));
 
