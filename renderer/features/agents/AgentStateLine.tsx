@@ -2,12 +2,12 @@ import type { AgentStatus } from '../../../src/common/api/agentContract.ts';
 import { AgentIcon } from '../../app/icons.tsx';
 import { useObservable } from '../../app/observable.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
-import { agentStateText, formatElapsed, waitingReason } from './agentFormat.ts';
+import { agentStateText, formatElapsed, isInterrupted, waitingReason } from './agentFormat.ts';
 import './agents.css';
 
-/** The state's mark: a calm spinner while working, an amber dot when it asks, a hollow one when done. */
+/** The state's mark: a calm spinner while working, an amber dot when it asks, a hollow one when done (amber when its turn was cut short). */
 export function AgentStateMark({ agent }: { agent: AgentStatus }) {
-  return <span className="agent-state-mark" data-agent-state={agent.state} aria-hidden="true" />;
+  return <span className="agent-state-mark" data-agent-state={agent.state} data-agent-interrupted={isInterrupted(agent) || undefined} aria-hidden="true" />;
 }
 
 /** "How long it has been in this state", re-read on the AgentWatch clock. */
@@ -20,11 +20,12 @@ export function useAgentElapsed(agent: AgentStatus): string {
 export function AgentStateLine({ agent, compact = false }: { agent: AgentStatus; compact?: boolean }) {
   const elapsed = useAgentElapsed(agent);
   const state = agentStateText(agent);
-  const reason = agent.state === 'needs-input' || agent.state === 'exited' ? waitingReason(agent) : null;
+  const reason = agent.state === 'needs-input' || agent.state === 'exited' || isInterrupted(agent) ? waitingReason(agent) : null;
   return (
     <span
       className="agent-state-line"
       data-agent-state={agent.state}
+      data-agent-interrupted={isInterrupted(agent) || undefined}
       data-agent-kind={agent.kind}
       title={`${agent.label}: ${state} for ${elapsed}${reason ? ` — ${reason}` : ''}`}
     >

@@ -22,15 +22,24 @@ export function formatElapsed(ms: number): string {
   return `${Math.floor(hours / 24)} d`;
 }
 
-/** The state in a word or two: "working", "needs input", "done", "exited 3". */
-export function agentStateText(agent: Pick<AgentStatus, 'state' | 'exitCode'>): string {
+/**
+ * Whether an idle agent's turn was cut short rather than finished: the Hub gives such a turn the
+ * reason "Interrupted" or "Interrupted — it was asking: Bash: …" (Claude Code's "Interrupted ·
+ * What should Claude do instead?", also after a restart). Its work is not done: it waits to be told.
+ */
+export function isInterrupted(agent: Pick<AgentStatus, 'state' | 'reason'>): boolean {
+  return agent.state === 'idle' && /^Interrupted\b/.test(agent.reason ?? '');
+}
+
+/** The state in a word or two: "working", "needs input", "done", "interrupted", "exited 3". */
+export function agentStateText(agent: Pick<AgentStatus, 'state' | 'exitCode' | 'reason'>): string {
   switch (agent.state) {
     case 'working':
       return 'working';
     case 'needs-input':
       return 'needs input';
     case 'idle':
-      return 'done';
+      return isInterrupted(agent) ? 'interrupted' : 'done';
     case 'exited':
       return agent.exitCode === null ? 'exited' : `exited ${agent.exitCode}`;
   }
@@ -83,7 +92,8 @@ export function waitingEntries(terminals: Iterable<TerminalInfo>, pendingReviews
 
 /** A desktop notification's title and body for an agent that starts waiting: the agent, the pane and why. */
 export function waitingNotification(terminalName: string, agent: AgentStatus): { title: string; body: string } {
-  const title = agent.state === 'needs-input' ? `${agent.label} needs you` : `${agent.label} finished its turn`;
+  const title =
+    agent.state === 'needs-input' ? `${agent.label} needs you` : isInterrupted(agent) ? `${agent.label} was interrupted` : `${agent.label} finished its turn`;
   return { title, body: `${terminalName}: ${waitingReason(agent)}` };
 }
 

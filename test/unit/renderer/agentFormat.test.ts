@@ -7,6 +7,7 @@ import {
   agentStateText,
   formatElapsed,
   isBlocking,
+  isInterrupted,
   promptAnswers,
   waitingEntries,
   waitingNotification,
@@ -47,6 +48,18 @@ describe('agent state wording', () => {
     assert.equal(agentStateText(agent({ state: 'idle' })), 'done');
     assert.equal(agentStateText(agent({ state: 'exited', exitCode: 3 })), 'exited 3');
     assert.equal(agentStateText(agent({ state: 'exited', exitCode: null })), 'exited');
+  });
+
+  it('says "interrupted", not "done", for a turn cut short (the Hub’s reason starts with "Interrupted")', () => {
+    assert.equal(agentStateText(agent({ state: 'idle', reason: 'Interrupted' })), 'interrupted');
+    assert.equal(agentStateText(agent({ state: 'idle', reason: 'Interrupted — it was asking: Bash: rm -rf build' })), 'interrupted');
+    assert.equal(agentStateText(agent({ state: 'idle', reason: 'Interruptedness is a word' })), 'done');
+    assert.equal(agentStateText(agent({ state: 'idle', reason: 'Finished' })), 'done');
+    assert.equal(isInterrupted(agent({ state: 'needs-input', reason: 'Interrupted' })), false);
+    assert.deepEqual(waitingNotification('api-worker', agent({ state: 'idle', reason: 'Interrupted — it was asking: Bash: npm test' })), {
+      title: 'Claude Code was interrupted',
+      body: 'api-worker: Interrupted — it was asking: Bash: npm test',
+    });
   });
 
   it('gives the agent’s reason, or what the state means when it gave none', () => {
