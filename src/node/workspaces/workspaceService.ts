@@ -657,6 +657,15 @@ export class WorkspaceService implements IDisposable {
       branchDeleted: false,
       closedTerminalId: null,
     };
+    // An agent still at work (a turn running, a prompt waiting for an answer) would be stopped
+    // mid-turn when its pane closes: that is asked for, never done by surprise.
+    const busyAgent = params.confirm ? null : this.#busyAgent(record.path);
+    if (busyAgent && params.mode !== 'discard') {
+      throw new ApiError(
+        'BUSY',
+        `${params.mode === 'merge' ? 'merging' : 'finishing'} ${record.branch} closes the pane ${busyAgent}. Nothing was changed. Send confirm: true (switchboard worktree finish ${params.mode} --confirm) to finish anyway`,
+      );
+    }
     if (params.mode === 'discard') {
       if (!params.confirm) {
         const uncommitted = present ? await statusLines(record.path, { untracked: true }) : [];
@@ -666,8 +675,9 @@ export class WorkspaceService implements IDisposable {
             ...(uncommitted.length > 0 ? [`uncommitted changes in ${uncommitted.map((line) => line.slice(3)).slice(0, 20).join(', ')}${uncommitted.length > 20 ? ` and ${uncommitted.length - 20} more` : ''}`] : []),
             ...(commits.length > 0 ? [`${commits.length} commit(s) not merged into ${record.base}: ${commits.slice(0, 10).join('; ')}`] : []),
           ];
-          throw new ApiError('UNMERGED_WORK', `discarding ${record.branch} would lose ${parts.join(' and ')}. Send confirm: true to discard anyway`);
+          throw new ApiError('UNMERGED_WORK', `discarding ${record.branch} would lose ${parts.join(' and ')}${busyAgent ? `, and close the pane ${busyAgent}` : ''}. Send confirm: true to discard anyway`);
         }
+        if (busyAgent) throw new ApiError('BUSY', `discarding ${record.branch} closes the pane ${busyAgent}. Nothing was changed. Send confirm: true (switchboard worktree finish discard --confirm) to discard anyway`);
       }
       result.closedTerminalId = await this.#closeAgentPane(record.path);
       await removeWorktree(record.repoRoot, record.path, { force: true });
@@ -705,6 +715,23 @@ export class WorkspaceService implements IDisposable {
     }
     await this.#forget(record, params.mode);
     return result;
+  }
+
+  /**
+   * The worktree's agent pane, said in words, when its agent is mid-turn or waits for an answer
+   * ("\"fix-login\" where Claude Code is still working" or "… waits for an answer: Bash: rm x");
+   * null when none runs there or it is done with its turn (or exited).
+   */
+  #busyAgent(worktreePath: string): string | null {
+    for (const entry of this.#agents.values()) {
+      if (entry.worktreePath !== worktreePath) continue;
+      const info = this.#options.ptyHost.get(entry.terminalId)?.info;
+      const agent = info?.agent;
+      if (!info || info.state !== 'running' || !agent) continue;
+      if (agent.state === 'working') return `${JSON.stringify(info.name)} where ${agent.label} is still working (its turn would be cut short)`;
+      if (agent.state === 'needs-input') return `${JSON.stringify(info.name)} where ${agent.label} waits for an answer${agent.reason ? `: ${agent.reason}` : ''}`;
+    }
+    return null;
   }
 
   async #closeAgentPane(worktreePath: string): Promise<string | null> {

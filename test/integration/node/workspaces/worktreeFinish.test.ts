@@ -154,6 +154,48 @@ describe('worktree.finish', () => {
     assert.equal(gitIn(repo, 'branch', '--list', 'discard-work'), '');
   });
 
+  it('refuses to finish (merge, branch, discard) while its agent works or waits for an answer unless confirmed, naming the pane; nothing is changed', async () => {
+    const { repo, path, terminalId } = await startIn('busy', 'busy-work');
+    const session = t.hub.ptyHost.get(terminalId)!;
+    await pollUntil(() => session.info.state === 'running' && session.offset > 0, { what: 'the fake agent started' });
+    const asking = { kind: 'claude-code', label: 'Claude Code', state: 'needs-input' as const, since: Date.now(), reason: 'Bash: rm -rf build', prompt: null, exitCode: null };
+    session.setAgent(asking);
+    const mainBefore = gitIn(repo, 'rev-parse', 'main');
+    for (const mode of ['merge', 'branch'] as const) {
+      await assert.rejects(t.client.call('worktree.finish', { path, mode }), (error: ApiError) => {
+        assert.equal(error.code, 'BUSY');
+        assert.match(error.message, /closes the pane "[^"]+" where Claude Code waits for an answer: Bash: rm -rf build\. Nothing was changed\. Send confirm: true/);
+        assert.match(error.message, new RegExp(`--confirm`));
+        return true;
+      });
+    }
+    writeFileSync(join(path, 'wip.txt'), 'wip\n');
+    session.setAgent({ ...asking, state: 'working', reason: null });
+    await assert.rejects(t.client.call('worktree.finish', { path, mode: 'discard' }), (error: ApiError) => {
+      assert.equal(error.code, 'UNMERGED_WORK');
+      assert.match(error.message, /would lose uncommitted changes in wip\.txt, and close the pane "[^"]+" where Claude Code is still working/);
+      return true;
+    });
+    assert.ok(existsSync(path), 'the worktree stays');
+    assert.ok(t.hub.ptyHost.get(terminalId), 'the agent keeps running');
+    assert.equal(gitIn(repo, 'rev-parse', 'main'), mainBefore);
+    // Done with its turn: nothing to ask. (Confirmed, a busy one is finished the same way.)
+    session.setAgent({ ...asking, state: 'idle', reason: null });
+    const result = await t.client.call('worktree.finish', { path, mode: 'merge' });
+    assert.equal(result.merge, 'fast-forward');
+    assert.equal(result.closedTerminalId, terminalId);
+  });
+
+  it('merge with a busy agent goes ahead when confirmed', async () => {
+    const { path, terminalId } = await startIn('busy-confirmed', 'busy-confirmed-work');
+    const session = t.hub.ptyHost.get(terminalId)!;
+    await pollUntil(() => session.offset > 0, { what: 'the fake agent started' });
+    session.setAgent({ kind: 'claude-code', label: 'Claude Code', state: 'working', since: Date.now(), reason: null, prompt: null, exitCode: null });
+    const result = await t.client.call('worktree.finish', { path, mode: 'merge', confirm: true });
+    assert.equal(result.merge, 'up-to-date');
+    assert.equal(result.closedTerminalId, terminalId);
+  });
+
   it('discard of a worktree with nothing in it needs no confirmation; one whose folder is gone is said so and can still be discarded', async () => {
     const clean = await startIn('discard-clean', 'clean-work');
     const result = await t.client.call('worktree.finish', { path: clean.path, mode: 'discard' });
