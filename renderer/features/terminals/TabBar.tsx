@@ -213,8 +213,8 @@ function TabItem({
       <button
         type="button"
         className="tab-close"
-        aria-label="Close tab"
-        title="Close tab (ends its terminals)"
+        aria-label={`Close tab ${title}`}
+        title={ids.length > 1 ? `Close ${title} and the tab's other ${ids.length - 1 === 1 ? 'pane' : `${ids.length - 1} panes`} (ends their terminals)` : `Close ${title} (ends its terminal)`}
         onClick={() => workbench.closeTab(tab.id)}
       >
         <CloseIcon width={12} height={12} />
