@@ -13,7 +13,7 @@ import { errorCode, errorMessage } from '../../../app/errorList.ts';
 import { useObservable } from '../../../app/observable.ts';
 import { useWorkbench } from '../../../app/WorkbenchContext.tsx';
 import { SendIcon } from '../../review/reviewIcons.tsx';
-import { commentsMessage, conflictFiles, finishSummary, plural, scopeDescriptions, scopeLabels, statusLetters, unmergedWorkText } from './changesFormat.ts';
+import { commentsMessage, conflictFiles, finishConfirmation, finishSummary, nothingToMerge, plural, scopeDescriptions, scopeLabels, statusLetters, unmergedWorkText } from './changesFormat.ts';
 import { WorktreeFileDiff } from './WorktreeFileDiff.tsx';
 import type { LineComment } from './worktreeReviewState.ts';
 
@@ -191,7 +191,19 @@ function WorktreeHeader({ info, onProblem }: { info: WorktreeInfo; onProblem(pro
   const [finishing, setFinishing] = useState<FinishMode | null>(null);
   const uncommitted = info.uncommittedCount > 0;
 
+  const terminals = useObservable(workbench.terminals);
+  const unsubmitted = useObservable(workbench.worktrees.review.unsubmitted).get(info.path) ?? null;
+  const paneInfo = info.terminalId ? terminals.get(info.terminalId) : undefined;
+  const pane = paneInfo ? { name: paneInfo.name, running: paneInfo.state === 'running', agent: paneInfo.agent ?? null } : null;
+  const empty = nothingToMerge(info);
+
   const finish = async (mode: FinishMode, confirm = false) => {
+    // What the agent would lose when its pane closes is asked first (the Hub refuses a busy one too).
+    const ask = confirm ? null : finishConfirmation({ mode, branch: info.branch, base: info.base, pane, unsubmitted, uncommittedCount: info.uncommittedCount, ahead: info.ahead });
+    if (ask) {
+      workbench.confirm({ ...ask, onConfirm: () => void finish(mode, true) });
+      return;
+    }
     setFinishing(mode);
     onProblem(null);
     try {
@@ -207,7 +219,15 @@ function WorktreeHeader({ info, onProblem }: { info: WorktreeInfo; onProblem(pro
     } catch (error) {
       const code = errorCode(error);
       const text = errorMessage(error);
-      if (mode === 'discard' && code === 'UNMERGED_WORK' && !confirm) {
+      if (code === 'BUSY' && !confirm) {
+        // The agent started working or asking since this page last heard of it.
+        workbench.confirm({
+          title: `${mode === 'merge' ? `Merge ${info.branch}` : mode === 'branch' ? 'Keep only the branch' : `Discard ${info.branch}`} and close the agent’s pane?`,
+          message: `${text.replace(/\. Send confirm: true.*$/s, '').replace(/^./, (first) => first.toUpperCase())}.`,
+          confirmLabel: mode === 'merge' ? 'Merge anyway' : mode === 'branch' ? 'Keep branch anyway' : 'Discard anyway',
+          onConfirm: () => void finish(mode, true),
+        });
+      } else if (mode === 'discard' && code === 'UNMERGED_WORK' && !confirm) {
         workbench.confirm({
           title: `Discard ${info.branch}?`,
           message: `Discarding removes the worktree and deletes the branch ${info.branch}. It would lose ${unmergedWorkText(text)}.`,
@@ -301,7 +321,9 @@ function WorktreeHeader({ info, onProblem }: { info: WorktreeInfo; onProblem(pro
             <input type="text" value={message} maxLength={10_000} onChange={(event) => setMessage(event.target.value)} autoFocus />
           </label>
           <p className="worktree-finish-what">
-            {asking === 'merge'
+            {asking === 'merge' && empty
+              ? `Nothing to merge: ${info.branch} has no commit or change that ${info.base} lacks. This only removes the worktree and the branch.`
+              : asking === 'merge'
               ? `${uncommitted ? 'Commits the uncommitted work, then m' : 'M'}erges ${info.branch} into ${info.base} — a fast-forward when possible, else a merge commit — and removes the worktree and the branch. A conflict stops it and changes nothing in ${info.base}.`
               : `${uncommitted ? 'Commits the uncommitted work, then r' : 'R'}emoves the worktree. The branch ${info.branch} stays, to merge or push later.`}
             {info.terminalId ? ' The agent’s pane is closed.' : ''}
@@ -311,7 +333,17 @@ function WorktreeHeader({ info, onProblem }: { info: WorktreeInfo; onProblem(pro
               Cancel
             </button>
             <button type="submit" className="primary-button" disabled={finishing !== null || !message.trim()}>
-              {finishing ? (asking === 'merge' ? 'Merging…' : 'Keeping…') : asking === 'merge' ? `Merge into ${info.base}` : 'Keep branch, remove worktree'}
+              {finishing
+                ? asking === 'merge'
+                  ? empty
+                    ? 'Removing…'
+                    : 'Merging…'
+                  : 'Keeping…'
+                : asking === 'merge'
+                  ? empty
+                    ? 'Remove worktree and branch'
+                    : `Merge into ${info.base}`
+                  : 'Keep branch, remove worktree'}
             </button>
           </div>
         </form>
@@ -399,6 +431,7 @@ function CommentsBar({ info, composing, onComposed }: { info: WorktreeInfo; comp
         await new Promise((resolve) => setTimeout(resolve, ControlConstants.pasteEnterDelayMs));
         await workbench.client.call('terminal.write', { id: terminalId, data: '\r' });
       }
+      state.noteSent(info.path, { terminalId, count: comments.length, agentSince: pane?.agent?.since ?? null }, pressEnter);
       state.clearComments(info.path);
       setSent(`Sent ${plural(comments.length, 'comment')} to ${pane?.name ?? 'the agent'}${pressEnter ? '' : ' — press Enter there to submit them'}.`);
     } catch (error) {

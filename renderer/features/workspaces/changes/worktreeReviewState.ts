@@ -7,6 +7,7 @@
 import type { DiffScope } from '../../../../src/common/api/workspaceContract.ts';
 import { Disposable } from '../../../../src/common/lifecycle.ts';
 import { ObservableValue } from '../../../app/observable.ts';
+import type { UnsubmittedComments } from './changesFormat.ts';
 
 export interface LineComment {
   readonly id: number;
@@ -32,6 +33,8 @@ export class WorktreeReviewState extends Disposable {
   /** File shown per worktree. */
   readonly selectedFiles = this.register(new ObservableValue<ReadonlyMap<string, string>>(new Map()));
   readonly notice = this.register(new ObservableValue<FinishNotice | null>(null));
+  /** Comments sent without "and press Enter": typed into the agent's prompt, not submitted (finishing asks first). */
+  readonly unsubmitted = this.register(new ObservableValue<ReadonlyMap<string, UnsubmittedComments>>(new Map()));
   /**
    * When the person last asked for a worktree's changes (performance.now()): the Review view shows
    * them until a review is picked after that (ReviewService.lastSelectAt).
@@ -59,6 +62,16 @@ export class WorktreeReviewState extends Disposable {
 
   clearComments(worktree: string): void {
     this.#setComments(worktree, []);
+  }
+
+  /** Comments were typed into the agent's prompt; `submitted`: Enter was pressed too (nothing waits there). */
+  noteSent(worktree: string, sent: UnsubmittedComments, submitted: boolean): void {
+    const next = new Map(this.unsubmitted.value);
+    const before = next.get(worktree);
+    if (submitted) next.delete(worktree);
+    // Sent again before the agent moved: both messages stand in its prompt.
+    else next.set(worktree, before && before.terminalId === sent.terminalId && before.agentSince === sent.agentSince ? { ...sent, count: before.count + sent.count } : sent);
+    this.unsubmitted.set(next);
   }
 
   scopeOf(worktree: string): DiffScope {
@@ -92,6 +105,11 @@ export class WorktreeReviewState extends Disposable {
       const next = new Map(this.scopes.value);
       next.delete(worktree);
       this.scopes.set(next);
+    }
+    if (this.unsubmitted.value.has(worktree)) {
+      const next = new Map(this.unsubmitted.value);
+      next.delete(worktree);
+      this.unsubmitted.set(next);
     }
     this.selectFile(worktree, null);
   }
