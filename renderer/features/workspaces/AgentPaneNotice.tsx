@@ -8,6 +8,7 @@ import { useState } from 'react';
 import type { AgentPaneInfo } from '../../../src/common/api/workspaceContract.ts';
 import { useObservable } from '../../app/observable.ts';
 import { useWorkbench } from '../../app/WorkbenchContext.tsx';
+import { notResumedText } from './agentPaneFormat.ts';
 import './workspaces.css';
 
 /** The pane's agent as started from a profile, if it was. */
@@ -48,18 +49,29 @@ export function StartAgainButtons({ pane, className }: { pane: AgentPaneInfo; cl
 }
 
 export function AgentPaneNotice({ terminalId }: { terminalId: string }) {
+  const workbench = useWorkbench();
   const pane = useAgentPane(terminalId);
+  const shellCwd = useObservable(workbench.terminals).get(terminalId)?.cwd ?? null;
+  const worktree = useObservable(workbench.worktrees.worktrees).get(pane?.worktreePath ?? '');
   if (pane?.origin !== 'not-resumed') return null;
   // Nothing to start again where the folder or the profile is gone.
   const canStart = pane.reason !== 'worktree-missing' && pane.reason !== 'profile-missing';
+  const text = notResumedText(pane, shellCwd);
   return (
     <div className="agent-pane-notice" role="status" data-reason={pane.reason ?? undefined}>
-      <span className="agent-pane-notice-text">
-        {pane.profileName} was not resumed: {pane.message ?? 'it cannot be'}. This is a shell in {pane.cwd}.
+      <span className="agent-pane-notice-text" title={text}>
+        {text}
       </span>
       {canStart && (
         <span className="agent-pane-notice-actions">
           <StartAgainButtons pane={pane} className="banner-button" />
+        </span>
+      )}
+      {pane.reason === 'worktree-missing' && worktree && (
+        <span className="agent-pane-notice-actions">
+          <button type="button" className="banner-button" onClick={() => workbench.showWorktreeChanges(worktree.path)} title={`Its branch ${worktree.branch} is still there: discard it or keep it, in Review`}>
+            Branch {worktree.branch}…
+          </button>
         </span>
       )}
     </div>

@@ -689,7 +689,17 @@ export class WorkspaceService implements IDisposable {
       await this.#forget(record, 'discard');
       return result;
     }
-    if (!present) throw new ApiError('NOT_FOUND', `the worktree folder ${record.path} is gone; only discarding it is possible (its branch ${record.branch} is kept by "branch" only if it still exists)`);
+    if (!present) {
+      // Its folder was deleted by hand: "branch" keeps what the branch has (nothing uncommitted is left to commit) and forgets the worktree.
+      if (params.mode !== 'branch' || !(await branchExists(record.repoRoot, record.branch))) {
+        throw new ApiError('NOT_FOUND', `the worktree folder ${record.path} is gone; only discarding it is possible (its branch ${record.branch} is kept by "branch" only if it still exists)`);
+      }
+      result.closedTerminalId = await this.#closeAgentPane(record.path);
+      await removeWorktree(record.repoRoot, record.path, { force: false });
+      result.worktreeRemoved = true;
+      await this.#forget(record, 'branch');
+      return result;
+    }
     const message = params.message ?? `${record.name} (Switchboard agent)${record.task && record.task !== record.name ? `\n\n${record.task}` : ''}`;
     if (params.mode === 'merge') {
       // Both refusals come before the commit, so a refused merge leaves the worktree as it was.
@@ -776,7 +786,17 @@ export class WorkspaceService implements IDisposable {
       missing: false,
       error: null,
     };
-    if (!(await exists(record.path))) return { ...base, missing: true, error: `the worktree folder ${record.path} is gone` };
+    if (!(await exists(record.path))) {
+      // What is left is the branch (if it is): its commits not on the base, for "keep" or "discard".
+      try {
+        if (await branchExists(record.repoRoot, record.branch)) {
+          return { ...base, ahead: (await unmergedCommits(record.repoRoot, record.branch, record.base)).length, missing: true, error: `the worktree folder ${record.path} is gone` };
+        }
+        return { ...base, missing: true, error: `the worktree folder ${record.path} is gone, and so is its branch ${record.branch}` };
+      } catch {
+        return { ...base, missing: true, error: `the worktree folder ${record.path} is gone` };
+      }
+    }
     try {
       const state = await worktreeState(record.path, record.base);
       return {

@@ -52,61 +52,85 @@ function WorktreePage({ info }: { info: WorktreeInfo }) {
     <article className="review-detail worktree-changes" aria-label={`Changes of ${info.name}`} data-worktree-path={info.path}>
       <WorktreeHeader info={info} onProblem={setFinishProblem} />
       {finishProblem && <FinishProblemNotice problem={finishProblem} onDismiss={() => setFinishProblem(null)} />}
-      {info.missing && (
-        <div className="review-notice" data-tone="warning" role="note">
-          <WarningIcon width={14} height={14} />
-          <span>The worktree’s folder ({info.path}) is gone: only Discard works now (it forgets the worktree and deletes its branch).</span>
-        </div>
-      )}
-      {info.error && (
-        <div className="review-notice" data-tone="error" role="alert">
-          <span>Could not read this worktree’s state: {info.error}</span>
-        </div>
-      )}
-      <div className="worktree-body">
-        <nav className="worktree-files" aria-label="Changed files">
-          <div className="segmented worktree-scope" role="radiogroup" aria-label="Which changes">
-            {scopes.map((entry) => (
-              <button
-                key={entry}
-                type="button"
-                role="radio"
-                className="segment"
-                aria-checked={scope === entry}
-                title={scopeDescriptions[entry]}
-                onClick={() => state.setScope(info.path, entry)}
-              >
-                {scopeLabels[entry]}
-              </button>
-            ))}
-          </div>
-          {files.error && <p className="worktree-file-note">Could not list the files: {files.error}</p>}
-          {files.list.length === 0 && !files.error ? (
-            <p className="review-list-empty">{files.loading ? 'Reading…' : scope === 'all' ? 'No changes against the base yet.' : `No ${scopeLabels[scope].toLowerCase()} changes.`}</p>
-          ) : (
-            <ul className="worktree-file-list">
-              {files.list.map((file) => (
-                <li key={file.path}>
-                  <FileRow file={file} selected={file.path === shownFile?.path} onSelect={() => selectFile(workbench, info.path, file.path)} />
-                </li>
-              ))}
-            </ul>
-          )}
-          {info.filesTruncated && scope === 'all' && <p className="worktree-file-note">Only the first {files.list.length} files are listed.</p>}
-        </nav>
-        <div className="worktree-file-area">
-          {shownFile ? (
-            <WorktreeFileDiff key={`${scope}\0${shownFile.path}`} info={info} scope={scope} file={shownFile} onComment={(line) => setComposing({ file: shownFile.path, line })} />
-          ) : (
-            <div className="empty-state review-empty">
-              <p className="empty-title">Nothing to show</p>
-              <p>{scope === 'all' ? 'The agent has not changed any file in this worktree yet.' : 'Pick another scope above the file list.'}</p>
+      {info.missing ? (
+        <GoneWorktree info={info} />
+      ) : (
+        <>
+          {info.error && (
+            <div className="review-notice" data-tone="error" role="alert">
+              <span>Could not read this worktree’s state: {info.error}</span>
             </div>
           )}
-        </div>
-      </div>
-      <CommentsBar info={info} composing={composing} onComposed={() => setComposing(null)} />
+          <div className="worktree-body">
+            <nav className="worktree-files" aria-label="Changed files">
+              <div className="segmented worktree-scope" role="radiogroup" aria-label="Which changes">
+                {scopes.map((entry) => (
+                  <button
+                    key={entry}
+                    type="button"
+                    role="radio"
+                    className="segment"
+                    aria-checked={scope === entry}
+                    title={scopeDescriptions[entry]}
+                    onClick={() => state.setScope(info.path, entry)}
+                  >
+                    {scopeLabels[entry]}
+                  </button>
+                ))}
+              </div>
+              {files.error && <p className="worktree-file-note">Could not list the files: {files.error}</p>}
+              {files.list.length === 0 && !files.error ? (
+                <p className="review-list-empty">{files.loading ? 'Reading…' : scope === 'all' ? 'No changes against the base yet.' : `No ${scopeLabels[scope].toLowerCase()} changes.`}</p>
+              ) : (
+                <ul className="worktree-file-list">
+                  {files.list.map((file) => (
+                    <li key={file.path}>
+                      <FileRow file={file} selected={file.path === shownFile?.path} onSelect={() => selectFile(workbench, info.path, file.path)} />
+                    </li>
+                  ))}
+                </ul>
+              )}
+              {info.filesTruncated && scope === 'all' && <p className="worktree-file-note">Only the first {files.list.length} files are listed.</p>}
+            </nav>
+            <div className="worktree-file-area">
+              {shownFile ? (
+                <WorktreeFileDiff key={`${scope}\0${shownFile.path}`} info={info} scope={scope} file={shownFile} onComment={(line) => setComposing({ file: shownFile.path, line })} />
+              ) : (
+                <div className="empty-state review-empty">
+                  <p className="empty-title">Nothing to show</p>
+                  <p>{scope === 'all' ? 'The agent has not changed any file in this worktree yet.' : 'Pick another scope above the file list.'}</p>
+                </div>
+              )}
+            </div>
+          </div>
+          <CommentsBar info={info} composing={composing} onComposed={() => setComposing(null)} />
+        </>
+      )}
     </article>
+  );
+}
+
+/** What the Hub says of a worktree whose folder and branch are both gone (WorkspaceService #info). */
+export function branchGoneToo(info: WorktreeInfo): boolean {
+  return info.missing && /and so is its branch/.test(info.error ?? '');
+}
+
+/**
+ * A worktree whose folder was deleted outside Switchboard: nothing in it to diff, comment on or
+ * merge — one state, saying what is left (its branch, if it is) and the two ways out, in the header.
+ */
+function GoneWorktree({ info }: { info: WorktreeInfo }) {
+  const branchGone = branchGoneToo(info);
+  return (
+    <div className="empty-state review-empty worktree-gone" role="status">
+      <p className="empty-title">This worktree’s folder is gone</p>
+      <p>
+        <code>{info.path}</code> was deleted outside Switchboard.{' '}
+        {branchGone
+          ? `Its branch ${info.branch} is gone too: Forget removes it from this list.`
+          : `Its branch ${info.branch} is still there${info.ahead > 0 ? `, with ${plural(info.ahead, 'commit')} not on ${info.base}` : `, with nothing ${info.base} lacks`}: Keep branch forgets the worktree and leaves the branch, Discard deletes the branch too.`}
+      </p>
+    </div>
   );
 }
 
@@ -260,47 +284,69 @@ function WorktreeHeader({ info, onProblem }: { info: WorktreeInfo; onProblem(pro
               <BranchIcon width={13} height={13} /> <span className="worktree-branch-name">{info.branch}</span>
               <span className="worktree-branch-base">→ {info.base}</span>
             </span>
-            <span className="worktree-counts" title={`${info.ahead} commit(s) on ${info.branch} not on ${info.base}; ${info.behind} on ${info.base} since the worktree was made`}>
-              {info.ahead} ahead · {info.behind} behind
-            </span>
-            <span className="review-detail-stats" aria-label={`${info.additions} lines added, ${info.deletions} removed`}>
-              <span className="review-stat-added">+{info.additions}</span> <span className="review-stat-removed">−{info.deletions}</span>
-            </span>
-            <span className="worktree-counts">
-              {plural(info.files.length, 'file')}
-              {uncommitted ? ` · ${info.uncommittedCount} uncommitted` : ''}
-            </span>
+            {info.missing ? (
+              <span className="worktree-counts worktree-gone-tag">folder gone{branchGoneToo(info) ? ', branch gone' : ''}</span>
+            ) : (
+              <>
+                <span className="worktree-counts" title={`${info.ahead} commit(s) on ${info.branch} not on ${info.base}; ${info.behind} on ${info.base} since the worktree was made`}>
+                  {info.ahead} ahead · {info.behind} behind
+                </span>
+                <span className="review-detail-stats" aria-label={`${info.additions} lines added, ${info.deletions} removed`}>
+                  <span className="review-stat-added">+{info.additions}</span> <span className="review-stat-removed">−{info.deletions}</span>
+                </span>
+                <span className="worktree-counts">
+                  {plural(info.files.length, 'file')}
+                  {uncommitted ? ` · ${info.uncommittedCount} uncommitted` : ''}
+                </span>
+              </>
+            )}
           </div>
         </div>
         <div className="review-detail-actions worktree-finish-actions" role="group" aria-label="Finish">
-          <button
-            type="button"
-            className="primary-button worktree-merge"
-            disabled={finishing !== null || info.missing}
-            aria-expanded={asking === 'merge'}
-            title={`Commit what is uncommitted, merge ${info.branch} into ${info.base} (fast-forward when possible), then remove the worktree and the branch`}
-            onClick={() => setAsking(asking === 'merge' ? null : 'merge')}
-          >
-            <CheckIcon width={14} height={14} /> Merge into {info.base}
-          </button>
-          <button
-            type="button"
-            className="secondary-button"
-            disabled={finishing !== null || info.missing}
-            aria-expanded={asking === 'branch'}
-            title={`Commit what is uncommitted and remove the worktree; the branch ${info.branch} stays`}
-            onClick={() => setAsking(asking === 'branch' ? null : 'branch')}
-          >
-            Keep branch only
-          </button>
+          {!info.missing && (
+            <button
+              type="button"
+              className="primary-button worktree-merge"
+              disabled={finishing !== null}
+              aria-expanded={asking === 'merge'}
+              title={`Commit what is uncommitted, merge ${info.branch} into ${info.base} (fast-forward when possible), then remove the worktree and the branch`}
+              onClick={() => setAsking(asking === 'merge' ? null : 'merge')}
+            >
+              <CheckIcon width={14} height={14} /> Merge into {info.base}
+            </button>
+          )}
+          {info.missing ? (
+            !branchGoneToo(info) && (
+              <button
+                type="button"
+                className="secondary-button worktree-keep-branch"
+                disabled={finishing !== null}
+                title={`Forget the worktree; the branch ${info.branch} stays, to merge or push later`}
+                onClick={() => void finish('branch')}
+              >
+                {finishing === 'branch' ? 'Keeping…' : 'Keep branch'}
+              </button>
+            )
+          ) : (
+            <button
+              type="button"
+              className="secondary-button"
+              disabled={finishing !== null}
+              aria-expanded={asking === 'branch'}
+              title={`Commit what is uncommitted and remove the worktree; the branch ${info.branch} stays`}
+              onClick={() => setAsking(asking === 'branch' ? null : 'branch')}
+            >
+              Keep branch only
+            </button>
+          )}
           <button
             type="button"
             className="secondary-button worktree-discard"
             disabled={finishing !== null}
-            title={`Remove the worktree and delete the branch ${info.branch} (asks first when work would be lost)`}
+            title={branchGoneToo(info) ? 'Forget this worktree: its folder and its branch are gone already' : `Remove the worktree and delete the branch ${info.branch} (asks first when work would be lost)`}
             onClick={() => void finish('discard')}
           >
-            <TrashIcon width={14} height={14} /> {finishing === 'discard' ? 'Discarding…' : 'Discard'}
+            <TrashIcon width={14} height={14} /> {finishing === 'discard' ? 'Discarding…' : branchGoneToo(info) ? 'Forget' : 'Discard'}
           </button>
           <button type="button" className="icon-button" aria-label="Back to the review queue" title="Back to the review queue" onClick={() => workbench.worktrees.changesShown.set(null)}>
             <CloseIcon />
@@ -324,8 +370,8 @@ function WorktreeHeader({ info, onProblem }: { info: WorktreeInfo; onProblem(pro
             {asking === 'merge' && empty
               ? `Nothing to merge: ${info.branch} has no commit or change that ${info.base} lacks. This only removes the worktree and the branch.`
               : asking === 'merge'
-              ? `${uncommitted ? 'Commits the uncommitted work, then m' : 'M'}erges ${info.branch} into ${info.base} — a fast-forward when possible, else a merge commit — and removes the worktree and the branch. A conflict stops it and changes nothing in ${info.base}.`
-              : `${uncommitted ? 'Commits the uncommitted work, then r' : 'R'}emoves the worktree. The branch ${info.branch} stays, to merge or push later.`}
+                ? `${uncommitted ? 'Commits the uncommitted work, then m' : 'M'}erges ${info.branch} into ${info.base} — a fast-forward when possible, else a merge commit — and removes the worktree and the branch. A conflict stops it and changes nothing in ${info.base}.`
+                : `${uncommitted ? 'Commits the uncommitted work, then r' : 'R'}emoves the worktree. The branch ${info.branch} stays, to merge or push later.`}
             {info.terminalId ? ' The agent’s pane is closed.' : ''}
           </p>
           <div className="dialog-actions">

@@ -211,6 +211,34 @@ describe('worktree.finish', () => {
     assert.equal(discarded.branchDeleted, true);
   });
 
+  it('a worktree whose folder is gone tells what its branch holds; "branch" keeps the branch and forgets the worktree; with the branch gone too it says so', async () => {
+    const gone = await startIn('gone-keep', 'gone-keep-work');
+    writeFileSync(join(gone.path, 'kept.txt'), 'kept\n');
+    gitIn(gone.path, 'add', '-A');
+    gitIn(gone.path, 'commit', '-q', '-m', 'agent commit');
+    await t.hub.ptyHost.close(gone.terminalId);
+    gitIn(gone.repo, 'worktree', 'remove', '--force', gone.path);
+    const [info] = await t.client.call('worktree.list', { repoRoot: gone.repo });
+    assert.equal(info!.missing, true);
+    assert.equal(info!.ahead, 1, 'the branch’s commit not on main');
+    assert.equal(info!.error, `the worktree folder ${gone.path} is gone`);
+    await assert.rejects(t.client.call('worktree.finish', { path: gone.path, mode: 'merge' }), (error: ApiError) => error.code === 'NOT_FOUND');
+    const kept = await t.client.call('worktree.finish', { path: gone.path, mode: 'branch' });
+    assert.equal(kept.branchDeleted, false);
+    assert.equal(gitIn(gone.repo, 'show', 'gone-keep-work:kept.txt'), 'kept');
+    assert.equal((await t.client.call('worktree.list', { repoRoot: gone.repo })).length, 0);
+
+    const both = await startIn('gone-both', 'gone-both-work');
+    await t.hub.ptyHost.close(both.terminalId);
+    gitIn(both.repo, 'worktree', 'remove', '--force', both.path);
+    gitIn(both.repo, 'branch', '-D', 'gone-both-work');
+    const [bothInfo] = await t.client.call('worktree.list', { repoRoot: both.repo });
+    assert.equal(bothInfo!.error, `the worktree folder ${both.path} is gone, and so is its branch gone-both-work`);
+    await assert.rejects(t.client.call('worktree.finish', { path: both.path, mode: 'branch' }), (error: ApiError) => error.code === 'NOT_FOUND');
+    const forgotten = await t.client.call('worktree.finish', { path: both.path, mode: 'discard' });
+    assert.equal(forgotten.branchDeleted, false);
+  });
+
   it(`refuses agent ${WorkspaceLimits.maxConcurrentAgents + 1} with AGENT_LIMIT`, async () => {
     const folder = t.root;
     const running = t.hub.ptyHost.list().filter((info) => info.state === 'running').length;
