@@ -130,8 +130,9 @@ export function TerminalPane({ terminalId, tabActive, inSplit }: { terminalId: s
       )}
       {searchTerminalId === terminalId && <SearchBar session={session} />}
       <PaneSendToClaude selection={selection} />
-      {/* The agent's prompt floats over the screen's corner rather than taking a strip: a strip would
-          resize the terminal each time the agent asks, and the agent would redraw the very prompt. */}
+      {/* The agent's prompt floats over the screen's top corner rather than taking a strip: a strip would
+          resize the terminal each time the agent asks, and the agent would redraw the very prompt.
+          At the top it leaves the agent's own dialog, drawn at the bottom, in view (agents.css). */}
       <div className="pane-slot">
         <div className="pane-body" ref={bodyRef} />
         {!exited && agent?.state === 'needs-input' && <AgentPromptBanner terminalId={terminalId} agent={agent} />}
