@@ -278,6 +278,52 @@ describe('A worktree’s changes in Review', () => {
     await page.locator('.worktree-finish-notice').waitFor({ state: 'detached' });
     await shoot(page, 'worktree-other-after-discard-1000');
   });
+
+  it('asks before merging over comments typed into the agent’s prompt and not submitted; a worktree whose folder is gone shows one state, and Keep branch keeps it', async (t) => {
+    const { app, page, control } = await openAppWithAgentProfile(t, { width: 1000, height: 700 });
+    const repo = makeRepo(app.workspace, 'repo');
+    const { path, terminalId } = await startAgent(control, repo, 'typed-work', 'Typed work');
+    writeFileSync(join(path, 'new.txt'), 'brand new\n');
+
+    await openReview(page);
+    let article = await openWorktree(page, 'Typed work');
+    const newFile = article.locator('.worktree-file[data-file="new.txt"]');
+    await newFile.waitFor();
+    await newFile.getByRole('button', { name: 'Comment', exact: true }).click();
+    await page.getByRole('textbox', { name: 'Comment on new.txt line 1' }).fill('Why this file?');
+    await page.getByRole('button', { name: 'Add comment' }).click();
+    await article.getByRole('button', { name: 'Send comments to agent' }).click();
+    await waitForScreen(control, terminalId, 'Why this file?');
+
+    await article.getByRole('button', { name: 'Merge into main' }).click();
+    await article.getByRole('form', { name: 'Merge into main' }).getByRole('button', { name: 'Merge into main' }).click();
+    const ask = page.getByRole('dialog', { name: 'Merge typed-work and close the agent’s pane?' });
+    await ask.waitFor();
+    assert.match(await ask.innerText(), /1 comment you sent is typed into its prompt but not submitted; it would be lost/);
+    await shoot(page, 'worktree-merge-ask-unsent-1000');
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    assert.ok(existsSync(path), 'nothing was merged');
+
+    // Its folder deleted by hand, with a commit on its branch: Review says just that.
+    git(path, 'add', '-A');
+    git(path, 'commit', '-q', '-m', 'agent: new file');
+    git(repo, 'worktree', 'remove', '--force', path);
+    await page.reload();
+    // The window comes back on Review, where it was.
+    await page.getByRole('region', { name: 'Review', exact: true }).waitFor();
+    article = await openWorktree(page, 'Typed work');
+    const gone = article.locator('.worktree-gone');
+    await gone.waitFor();
+    assert.match(await gone.innerText(), /folder is gone[\s\S]*Its branch typed-work is still there, with 1 commit not on main/);
+    assert.equal(await article.getByText(/ahead · .* behind/).count(), 0, 'no counts of a worktree that is not there');
+    assert.equal(await article.getByRole('button', { name: 'Send comments to agent' }).count(), 0);
+    assert.equal(await article.getByRole('button', { name: 'Merge into main' }).count(), 0);
+    assert.equal(await article.getByRole('alert').count(), 0, 'no error over it');
+    await shoot(page, 'worktree-gone-1000');
+    await article.getByRole('button', { name: 'Keep branch', exact: true }).click();
+    await page.locator('.worktree-finish-notice', { hasText: 'Kept the branch typed-work' }).waitFor();
+    assert.equal(git(repo, 'log', '-1', '--format=%s', 'typed-work'), 'agent: new file');
+  });
 });
 
 /** Click the comment gutter beside the proposed side's line with `text`. */
