@@ -14,13 +14,19 @@ interface NamedTerminal {
 export const terminalRefHelp =
   'TERMINAL is a terminal id, a unique prefix of one, or a terminal name (see `switchboard ls`).';
 
+/** How the caller lists terminals, for the hint in "unknown terminal": a CLI user and a model use different tools. */
+export interface TerminalRefOptions {
+  /** Default `switchboard ls`; `switchboard mcp` says `terminal_list`. */
+  listHint?: string;
+}
+
 /** The terminal `ref` names (see matchTerminalRef), or a one-line error a person can act on. */
-export function resolveTerminalRef<T extends NamedTerminal>(terminals: readonly T[], ref: string): T {
+export function resolveTerminalRef<T extends NamedTerminal>(terminals: readonly T[], ref: string, options: TerminalRefOptions = {}): T {
   if (ref.length === 0) throw new ControlClientError('UNKNOWN_TERMINAL', 'the terminal reference is empty');
   const match = matchTerminalRef(terminals, ref);
   if (match.kind === 'found') return match.terminal;
   if (match.kind === 'ambiguous') throw ambiguous(ref, match.matches, match.by);
-  const hint = match.near.length > 0 ? `; did you mean ${match.near.map((terminal) => shellWord(terminal.name)).join(' or ')}?` : ' (see `switchboard ls`)';
+  const hint = match.near.length > 0 ? `; did you mean ${match.near.map((terminal) => shellWord(terminal.name)).join(' or ')}?` : ` (see ${options.listHint ?? '`switchboard ls`'})`;
   throw new ControlClientError('UNKNOWN_TERMINAL', `unknown terminal ${JSON.stringify(ref)}${hint}`);
 }
 
@@ -30,10 +36,10 @@ function shellWord(name: string): string {
 }
 
 /** `list`, then resolve; returns the terminal's full id. */
-export async function resolveTerminalId(client: ControlClient, ref: string): Promise<string> {
+export async function resolveTerminalId(client: ControlClient, ref: string, options: TerminalRefOptions = {}): Promise<string> {
   const terminals = await client.list();
   try {
-    return resolveTerminalRef(terminals, ref).id;
+    return resolveTerminalRef(terminals, ref, options).id;
   } catch (error) {
     const token = client.authenticatedToken;
     if (!(error instanceof ControlClientError) || error.code !== 'UNKNOWN_TERMINAL' || !token || token.terminals === null) throw error;

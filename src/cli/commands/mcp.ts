@@ -14,7 +14,7 @@ export const mcpCommand: CliCommand = {
   usage: 'mcp [--socket PATH]',
   details: [
     'Tools: terminal_list, terminal_create, terminal_send, terminal_exec, terminal_read, terminal_wait,',
-    'terminal_close, the claws/2 bus: bus_publish, bus_subscribe, bus_poll, review_request',
+    'terminal_signal, terminal_close, the claws/2 bus: bus_publish, bus_subscribe, bus_poll, review_request',
     '(ask the person to review a file change in the app before it is made), and History:',
     'history_list, history_search, history_reference (pointers to transcript files, not their',
     'content) and history_read (one bounded page of a transcript); agent_status; agent workspaces:',

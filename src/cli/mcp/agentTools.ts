@@ -6,8 +6,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { formatAgentTable } from '../commands/agents.ts';
 import type { ControlClient } from '../controlClient.ts';
-import { resolveTerminalId } from '../terminalRef.ts';
-import { guarded, text } from './toolResults.ts';
+import { guarded, resolveTerminalId, text } from './toolResults.ts';
 
 export function registerAgentTools(server: McpServer, client: ControlClient): void {
   server.registerTool(

@@ -10,8 +10,7 @@ import { z } from 'zod';
 import { HistoryReferenceLimits } from '../../common/api/historyContract.ts';
 import { type ControlClient, ControlClientError } from '../controlClient.ts';
 import { formatCommandTable, formatSearchHits, formatSessionTable } from '../historyFormat.ts';
-import { resolveTerminalId } from '../terminalRef.ts';
-import { guarded, text } from './toolResults.ts';
+import { guarded, resolveTerminalId, text } from './toolResults.ts';
 
 export const HistoryToolLimits = {
   defaultListed: 20,

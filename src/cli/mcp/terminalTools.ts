@@ -6,9 +6,10 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { guarded, text } from './toolResults.ts';
-import { type ControlClient, ControlClientError } from '../controlClient.ts';
-import { resolveTerminalId } from '../terminalRef.ts';
+import { TerminalConstants } from '../../common/constants.ts';
+import { allowedSignals } from '../../common/protocol/control/terminalCommands.ts';
+import { guarded, resolveTerminalId, tailOf, text } from './toolResults.ts';
+import { type ControlClient, ControlClientError, type ExecEvent } from '../controlClient.ts';
 import { registerAgentTools } from './agentTools.ts';
 import { registerBusTools } from './busTools.ts';
 import { registerHistoryTools } from './historyTools.ts';
@@ -24,10 +25,32 @@ export const McpToolDefaults = {
   waitTimeoutMs: 30_000,
   /** Upper bound a model may ask for; longer jobs should run with send + wait. */
   maxTimeoutMs: 600_000,
-  /** The socket's readLog cap. */
-  maxReadBytes: 524_288,
+  /**
+   * Text a tool returns at most, by default and when asked for more. MCP clients cap a tool result
+   * (Claude Code at about 25k tokens) and drop a bigger one, so exec output and reads come in pages
+   * of the size history_read uses, with the offsets to fetch the rest; the socket's own caps
+   * (exec 256 KiB, readLog 512 KiB) are for programs, not a model's context.
+   */
   defaultReadBytes: 16_384,
+  maxReadBytes: 131_072,
 } as const;
+
+/**
+ * An exec's output as a model gets it: the tail that fits `limit`, and when the output is longer,
+ * a line before it that says what was cut and how to read the rest (the output's byte range in
+ * the terminal's log, which terminal_read pages through).
+ */
+function execOutput(output: string, limit: number, event?: Pick<ExecEvent, 'startOffset' | 'endOffset' | 'truncated'>): string {
+  const tail = tailOf(output, limit);
+  if (!tail.cut && !event?.truncated) return tail.text;
+  const whole = event?.truncated ? 'more than 256 KiB' : `${tail.totalBytes} bytes`;
+  const where =
+    event === undefined
+      ? 'terminal_read mode "log" reads the terminal\'s recent output'
+      : `the whole output is bytes ${event.startOffset}-${event.endOffset} of the terminal's log: read it with terminal_read mode "log", offset ${event.startOffset} (each reply gives the next offset; the terminal keeps its last 4 MiB)`;
+  const more = tail.cut && limit < McpToolDefaults.maxReadBytes ? `, or run it again with a larger outputLimit (max ${McpToolDefaults.maxReadBytes})` : '';
+  return `[output cut: the last ${tail.shownBytes} bytes of ${whole} shown; ${where}${more}]\n${tail.text}`;
+}
 
 const terminalParam = z
   .string()
@@ -113,17 +136,25 @@ export function createSwitchboardMcpServer(client: ControlClient, version: strin
     'terminal_exec',
     {
       title: 'Run a shell command',
-      description: `Run a shell command in a terminal's shell, wait until it finishes, and return its exit code and output (stdout and stderr as printed, escape sequences stripped). The person sees it run in the pane. Use it for commands that finish on their own (build, test, git, ls). Limits: output is capped at the last 256 KiB; default timeout ${McpToolDefaults.execTimeoutMs} ms (max ${McpToolDefaults.maxTimeoutMs}); commands in one terminal run one after another. Do not use it for interactive programs or ones that never exit (servers, watchers, editors): use terminal_send then terminal_wait/terminal_read. Fails if a full-screen program is in the foreground.`,
+      description: `Run a shell command in a terminal's shell, wait until it finishes, and return its exit code and output (stdout and stderr as printed, escape sequences stripped). The person sees it run in the pane. Use it for commands that finish on their own (build, test, git, ls). Limits: returns the last ${McpToolDefaults.defaultReadBytes} bytes of output (outputLimit, max ${McpToolDefaults.maxReadBytes}); when more was printed, the reply starts with a note giving the output's offsets in the terminal's log, so terminal_read mode "log" can page through all of it; default timeout ${McpToolDefaults.execTimeoutMs} ms (max ${McpToolDefaults.maxTimeoutMs}); commands in one terminal run one after another. Do not use it for interactive programs or ones that never exit (servers, watchers, editors): use terminal_send then terminal_wait/terminal_read. Fails if a full-screen program is in the foreground.`,
       inputSchema: {
         terminal: terminalParam,
         command: z.string().min(1).describe('The command line, as you would type it at the prompt.'),
         timeoutMs: timeoutParam(McpToolDefaults.execTimeoutMs),
+        outputLimit: z
+          .number()
+          .int()
+          .min(1024)
+          .max(McpToolDefaults.maxReadBytes)
+          .optional()
+          .describe(`At most this many bytes of the end of the output to return (default ${McpToolDefaults.defaultReadBytes}, max ${McpToolDefaults.maxReadBytes}).`),
       },
       annotations: { destructiveHint: true, openWorldHint: true },
     },
-    ({ terminal, command, timeoutMs }) =>
+    ({ terminal, command, timeoutMs, outputLimit }) =>
       guarded(async () => {
         const id = await resolveTerminalId(client, terminal);
+        const limit = outputLimit ?? McpToolDefaults.defaultReadBytes;
         let event;
         try {
           event = await client.exec(id, command, timeoutMs ?? McpToolDefaults.execTimeoutMs);
@@ -132,10 +163,9 @@ export function createSwitchboardMcpServer(client: ControlClient, version: strin
           // so far and the line the pane waits on (`name? `) — with the reason, as an error.
           const output = error instanceof ControlClientError ? error.details.output : undefined;
           if (typeof output !== 'string') throw error;
-          return { content: [{ type: 'text', text: `${(error as Error).message}\noutput so far:\n${output}` }], isError: true };
+          return { content: [{ type: 'text', text: `${(error as Error).message}\noutput so far:\n${execOutput(output, limit)}` }], isError: true };
         }
-        const header = `exit code: ${event.exitCode ?? 'unknown'}${event.truncated ? ' (output truncated: last 256 KiB shown)' : ''}`;
-        return text(`${header}\n${event.output}`);
+        return text(`exit code: ${event.exitCode ?? 'unknown'}\n${execOutput(event.output, limit, event)}`);
       }),
   );
 
@@ -143,7 +173,7 @@ export function createSwitchboardMcpServer(client: ControlClient, version: strin
     'terminal_read',
     {
       title: 'Read a terminal',
-      description: `Read what a terminal shows. mode "screen" (default) returns the rendered screen as text, as the person sees it; use it for TUIs and to check a prompt. mode "log" returns the output history (escape sequences stripped unless raw) addressed by absolute byte offsets: without offset you get the last limit bytes (default ${McpToolDefaults.defaultReadBytes}, max ${McpToolDefaults.maxReadBytes}); the reply ends with the next offset, so pass it as offset to read only what is new.`,
+      description: `Read what a terminal shows. mode "screen" (default) returns the rendered screen as text, as the person sees it; use it for TUIs and to check a prompt (with scrollback, at most the last ${McpToolDefaults.maxReadBytes} bytes of it). mode "log" returns the output history (escape sequences stripped unless raw) addressed by absolute byte offsets: limit bytes (default ${McpToolDefaults.defaultReadBytes}, max ${McpToolDefaults.maxReadBytes}) from offset, or without offset the last limit bytes; the reply ends with the next offset, so pass it as offset to read on (or only what is new).`,
       inputSchema: {
         terminal: terminalParam,
         mode: z.enum(['screen', 'log']).optional().describe('"screen" (default) or "log".'),
@@ -161,12 +191,18 @@ export function createSwitchboardMcpServer(client: ControlClient, version: strin
           const screen = await client.readScreen(id, scrollback);
           const lines = screen.lines.map((line) => line.trimEnd());
           while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-          const footer = `[screen ${screen.cols}x${screen.rows}, cursor at row ${screen.cursor.y} column ${screen.cursor.x}${screen.altScreen ? ', full-screen program' : ''}]`;
-          return text(`${lines.join('\n')}\n${footer}`);
+          const shown = tailOf(lines.join('\n'), McpToolDefaults.maxReadBytes);
+          const cut = shown.cut ? `, scrollback cut: the last ${shown.shownBytes} of ${shown.totalBytes} bytes shown (ask for fewer lines, or read mode "log")` : '';
+          const footer = `[screen ${screen.cols}x${screen.rows}, cursor at row ${screen.cursor.y} column ${screen.cursor.x}${screen.altScreen ? ', full-screen program' : ''}${cut}]`;
+          return text(`${shown.text}\n${footer}`);
         }
-        const log = await client.readLog(id, { offset, limit: limit ?? (offset === undefined ? McpToolDefaults.defaultReadBytes : undefined), strip: raw !== true });
-        const gap = log.truncated ? ' (older output is no longer kept; started at the oldest kept byte)' : '';
-        return text(`${log.bytes}\n[bytes ${log.offset}-${log.nextOffset} of ${log.totalSize}${gap}; next offset: ${log.nextOffset}]`);
+        const log = await client.readLog(id, { offset, limit: limit ?? McpToolDefaults.defaultReadBytes, strip: raw !== true });
+        // `truncated` also means "more follows" (claws' meaning): only a start moved past what the
+        // terminal still keeps is a gap. (A start moved a few bytes past a split escape sequence is not.)
+        const clamped = offset !== undefined && log.offset > offset && log.totalSize - offset > TerminalConstants.ringBytes;
+        const gap = clamped ? ', older output is no longer kept: started at the oldest kept byte' : '';
+        const more = log.nextOffset < log.totalSize ? `; more follows, next offset: ${log.nextOffset}` : `; next offset: ${log.nextOffset} (the end, for now)`;
+        return text(`${log.bytes}\n[bytes ${log.offset}-${log.nextOffset} of ${log.totalSize}${gap}${more}]`);
       }),
   );
 
@@ -218,9 +254,37 @@ export function createSwitchboardMcpServer(client: ControlClient, version: strin
     },
     ({ terminal }) =>
       guarded(async () => {
-        const id = await resolveTerminalId(client, terminal);
+        let id: string;
+        try {
+          id = await resolveTerminalId(client, terminal);
+        } catch (error) {
+          // A terminal closed already is no longer listed: that is the idempotent case, not an
+          // error. The socket's close says so for whatever id it is given.
+          if (!(error instanceof ControlClientError) || error.code !== 'UNKNOWN_TERMINAL') throw error;
+          id = terminal;
+        }
         const { alreadyClosed } = await client.close(id);
-        return text(alreadyClosed ? `Terminal ${id} was already closed.` : `Closed terminal ${id}.`);
+        return text(alreadyClosed ? `Terminal ${id} was already closed (no open terminal has that id or name); nothing to do.` : `Closed terminal ${id}.`);
+      }),
+  );
+
+  server.registerTool(
+    'terminal_signal',
+    {
+      title: 'Signal a terminal',
+      description:
+        'Send a signal to the program in the foreground of a terminal (its process group), as the keyboard would: SIGINT is Ctrl-C (stop a running command or server; a terminal_exec waiting on it then returns with exit code 130), SIGTSTP is Ctrl-Z, SIGTERM/SIGKILL end it harder. The shell itself keeps running.',
+      inputSchema: {
+        terminal: terminalParam,
+        signal: z.enum(allowedSignals).optional().describe('The signal (default SIGINT).'),
+      },
+      annotations: { destructiveHint: true, openWorldHint: false },
+    },
+    ({ terminal, signal }) =>
+      guarded(async () => {
+        const id = await resolveTerminalId(client, terminal);
+        const sent = await client.call('signal', { terminalId: id, signal: signal ?? 'SIGINT' });
+        return text(`Sent ${sent.signal} to the foreground process group ${sent.processGroup} of terminal ${id}.`);
       }),
   );
 

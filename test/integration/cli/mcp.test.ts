@@ -49,7 +49,7 @@ describe('switchboard mcp against the real control socket', () => {
   it('lists the terminal tools with descriptions for a model', async () => {
     const { tools } = await mcp.client.listTools();
     const names = tools.map((tool) => tool.name).sort();
-    assert.deepEqual(names, ['agent_start', 'agent_status', 'bus_poll', 'bus_publish', 'bus_subscribe', 'history_list', 'history_read', 'history_reference', 'history_search', 'review_request', 'terminal_close', 'terminal_create', 'terminal_exec', 'terminal_list', 'terminal_read', 'terminal_send', 'terminal_wait', 'worktree_diff', 'worktree_finish', 'worktree_list']);
+    assert.deepEqual(names, ['agent_start', 'agent_status', 'bus_poll', 'bus_publish', 'bus_subscribe', 'history_list', 'history_read', 'history_reference', 'history_search', 'review_request', 'terminal_close', 'terminal_create', 'terminal_exec', 'terminal_list', 'terminal_read', 'terminal_send', 'terminal_signal', 'terminal_wait', 'worktree_diff', 'worktree_finish', 'worktree_list']);
     const exec = tools.find((tool) => tool.name === 'terminal_exec')!;
     assert.match(exec.description!, /exit code/);
     assert.match(exec.description!, /terminal_send/);
@@ -88,7 +88,7 @@ describe('switchboard mcp against the real control socket', () => {
     assert.match(textOf(screen), /\[screen \d+x\d+, cursor at row \d+ column \d+\]$/);
     const log = await mcp.client.callTool({ name: 'terminal_read', arguments: { terminal: id, mode: 'log' } });
     assert.match(textOf(log), /hi/);
-    assert.match(textOf(log), /next offset: \d+\]$/);
+    assert.match(textOf(log), /next offset: \d+ \(the end, for now\)\]$/);
 
     // The interactive flow: send, then wait from the offset send reported.
     const sent = await mcp.client.callTool({ name: 'terminal_send', arguments: { terminal: id, text: 'echo mcp-$((6*7))' } });
@@ -103,12 +103,59 @@ describe('switchboard mcp against the real control socket', () => {
 
     const closed = await mcp.client.callTool({ name: 'terminal_close', arguments: { terminal: id } });
     assert.equal(closed.isError, undefined, textOf(closed));
+    // Closing a closed terminal is not an error (the tool says so; it is idempotent).
+    const again = await mcp.client.callTool({ name: 'terminal_close', arguments: { terminal: id } });
+    assert.equal(again.isError, undefined, textOf(again));
+    assert.match(textOf(again), /was already closed/);
+  });
+
+  it('returns a page of a long output, says what was cut and where terminal_read finds the rest', async () => {
+    const created = await mcp.client.callTool({ name: 'terminal_create', arguments: { name: 'long-output', cwd: app.workspace } });
+    const id = /Created terminal ([A-Za-z0-9_.-]+)/.exec(textOf(created))?.[1];
+    assert.ok(id, textOf(created));
+    // ~110 KB: far past a model's tool-result budget, under the socket's 256 KiB.
+    const ran = await mcp.client.callTool({ name: 'terminal_exec', arguments: { terminal: id, command: 'seq 1 20000' } });
+    const body = textOf(ran);
+    assert.equal(ran.isError, undefined, body.slice(0, 500));
+    const note = /^exit code: 0\n\[output cut: the last (\d+) bytes of (\d+) bytes shown; the whole output is bytes (\d+)-(\d+) of the terminal's log: read it with terminal_read mode "log", offset \3 .*outputLimit \(max 131072\)\]\n/.exec(body);
+    assert.ok(note, body.slice(0, 500));
+    assert.ok(Number(note[1]) <= 16_384 && Number(note[2]) > 100_000, note[0]);
+    assert.ok(body.length < 17_000, `the reply is ${body.length} characters`);
+    assert.match(body, /\n19999\n20000\n?$/, 'the tail, starting on a whole line');
+    // The rest, page by page, from the offset the note gave.
+    const page = await mcp.client.callTool({ name: 'terminal_read', arguments: { terminal: id, mode: 'log', offset: Number(note[3]) } });
+    const pageText = textOf(page);
+    assert.ok(/^1\r?\n2\r?\n3\r?\n/.test(pageText), pageText.slice(0, 200));
+    const next = /\[bytes (\d+)-(\d+) of (\d+); more follows, next offset: (\d+)\]$/.exec(pageText);
+    assert.ok(next, pageText.slice(-200));
+    assert.equal(Number(next[2]) - Number(next[1]), 16_384, 'a page is 16 KiB by default, also from an offset');
+    const more = await mcp.client.callTool({ name: 'terminal_exec', arguments: { terminal: id, command: 'seq 1 20000', outputLimit: 131_072 } });
+    assert.ok(!textOf(more).includes('output cut'), textOf(more).slice(0, 400));
+    await mcp.client.callTool({ name: 'terminal_close', arguments: { terminal: id } });
+  });
+
+  it('refuses a name another terminal has, and stops a running command with terminal_signal', async () => {
+    const first = await mcp.client.callTool({ name: 'terminal_create', arguments: { name: 'only-one', cwd: app.workspace } });
+    const id = /Created terminal ([A-Za-z0-9_.-]+)/.exec(textOf(first))?.[1];
+    assert.ok(id, textOf(first));
+    const second = await mcp.client.callTool({ name: 'terminal_create', arguments: { name: 'only-one' } });
+    assert.equal(second.isError, true);
+    assert.equal(textOf(second), `the name "only-one" is taken by terminal ${id}; names point at one terminal — pick another or rename that one first`);
+
+    const running = mcp.client.callTool({ name: 'terminal_exec', arguments: { terminal: 'only-one', command: 'echo st""arted; sleep 30' } });
+    const started = await mcp.client.callTool({ name: 'terminal_wait', arguments: { terminal: id, pattern: 'started', since: 0, timeoutMs: 10_000 } });
+    assert.match(textOf(started), /^Matched pattern/);
+    const signalled = await mcp.client.callTool({ name: 'terminal_signal', arguments: { terminal: 'only-one' } });
+    assert.equal(signalled.isError, undefined, textOf(signalled));
+    assert.match(textOf(signalled), /^Sent SIGINT to the foreground process group \d+ of terminal /);
+    assert.match(textOf(await running), /^exit code: 130\n/);
+    await mcp.client.callTool({ name: 'terminal_close', arguments: { terminal: id } });
   });
 
   it('answers bad calls with tool errors and keeps serving', async () => {
     const unknown = await mcp.client.callTool({ name: 'terminal_exec', arguments: { terminal: 'no-such-terminal', command: 'true' } });
     assert.equal(unknown.isError, true);
-    assert.match(textOf(unknown), /unknown terminal "no-such-terminal"/);
+    assert.equal(textOf(unknown), 'unknown terminal "no-such-terminal" (see terminal_list)', 'a model is pointed at its own tool, not at `switchboard ls`');
     const badArgs = await mcp.client.callTool({ name: 'terminal_send', arguments: { terminal: 42 } });
     assert.equal(badArgs.isError, true);
     const noCondition = await mcp.client.callTool({ name: 'terminal_wait', arguments: { terminal: 'x' } });
