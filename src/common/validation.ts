@@ -8,10 +8,32 @@ import type { z } from 'zod';
 export function formatZodIssues(error: z.ZodError, limit = 5): string {
   const parts = error.issues.slice(0, limit).map((issue) => {
     const path = issue.path.map((segment) => String(segment)).join('.');
-    return path.length > 0 ? `${path}: ${issue.message}` : issue.message;
+    const message = unionMessage(issue) ?? issue.message;
+    return path.length > 0 ? `${path}: ${message}` : message;
   });
   const more = error.issues.length > limit ? `; and ${error.issues.length - limit} more` : '';
   return parts.join('; ') + more;
+}
+
+/**
+ * zod says only "Invalid input" when no member of a union fits (`id`, a string or a number; a
+ * `scrollback` of true or a line count). When every member failed on the value's type, say which
+ * types were expected — or that the field is missing.
+ */
+function unionMessage(issue: z.core.$ZodIssue): string | undefined {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return undefined;
+  const expected: string[] = [];
+  let received: string | undefined;
+  for (const branch of issue.errors) {
+    const only = branch.length === 1 ? branch[0] : undefined;
+    if (!only || only.code !== 'invalid_type' || only.path.length > 0) return undefined;
+    const name = only.expected === 'int' ? 'integer' : only.expected;
+    if (!expected.includes(name)) expected.push(name);
+    received ??= /received (\w+)/.exec(only.message)?.[1];
+  }
+  const types = expected.length > 1 ? `${expected.slice(0, -1).join(', ')} or ${expected.at(-1)}` : expected[0];
+  if (received === 'undefined') return `required (a ${types})`;
+  return `Invalid input: expected ${types}${received ? `, received ${received}` : ''}`;
 }
 
 /**

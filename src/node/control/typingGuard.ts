@@ -61,14 +61,14 @@ function isSilentStartingShell(session: PtySession): boolean {
 const recheckMs = 250;
 
 export function busyError(terminalId: string): ControlError {
-  // The exact string of the issue and docs/protocol.md; no code, like claws' own errors.
-  return new ControlError(`terminal ${terminalId} is busy: the user is typing`);
+  // The exact string of docs/protocol.md (claws clients read `error`); `code` for our own clients.
+  return new ControlError(`terminal ${terminalId} is busy: the user is typing`, 'BUSY');
 }
 
 export function unsentInputError(terminalId: string, line: string): ControlError {
-  // No code, like busyError: the message is what a client reads.
-  // `unsentInput` beside the error: what the line holds, for a client to show in its own words.
-  return new ControlError(`terminal ${terminalId} has unsent input at the prompt: ${JSON.stringify(line)} (the person has not pressed Enter; nothing was typed)`, undefined, { unsentInput: line });
+  // BUSY like busyError; `unsentInput` beside the error tells the two apart and holds the line,
+  // for a client to show in its own words.
+  return new ControlError(`terminal ${terminalId} has unsent input at the prompt: ${JSON.stringify(line)} (the person has not pressed Enter; nothing was typed)`, 'BUSY', { unsentInput: line });
 }
 
 /**

@@ -63,6 +63,14 @@ export type CreateParams = CreateTerminalParams & {
 /** Upper bound on waiting for a killed terminal in close(): the whole kill escalation plus slack. */
 const closeTimeoutMs = TerminalConstants.killTermDelayMs + 2 * TerminalConstants.killForceDelayMs + 1000;
 
+/**
+ * A name another terminal has: refused by `rename` and by the control socket's `create`, since
+ * people and agents address terminals by name and a name must point at one terminal.
+ */
+export function nameTakenError(name: string, holderId: string): ApiError {
+  return new ApiError('INVALID_PARAMS', `the name "${name}" is taken by terminal ${holderId}; names point at one terminal — pick another or rename that one first`);
+}
+
 export class PtyHost implements IDisposable {
   readonly #options: PtyHostOptions;
   /** `options.baseEnv` plus what `extendBaseEnv` added since (the IDE bridge's port once it listens). */
@@ -145,7 +153,7 @@ export class PtyHost implements IDisposable {
     for (const entry of this.#sessions.values()) {
       const other = entry.session;
       if (other !== session && other.info.name === trimmed) {
-        throw new ApiError('INVALID_PARAMS', `the name "${trimmed}" is taken by terminal ${other.id}; names point at one terminal — pick another or rename that one first`);
+        throw nameTakenError(trimmed, other.id);
       }
     }
     session.rename(trimmed);

@@ -116,8 +116,9 @@ describe('claws/1 commands', () => {
       const frame = await client.request({ id: 'ghost-1', cmd, ...extra });
       assert.equal(frame.ok, false, cmd);
       assert.equal(frame.error, 'unknown terminal id ghost-1', cmd);
+      // A numeric id can name no terminal (ids are strings): claws' words, then what went wrong.
       const numeric = await client.request({ id: 77, cmd, ...extra });
-      assert.equal(numeric.error, 'unknown terminal id 77', cmd);
+      assert.ok(String(numeric.error).startsWith('unknown terminal id 77: no terminalId given'), `${cmd}: ${numeric.error}`);
     }
   });
 
@@ -290,6 +291,42 @@ describe('claws/1 commands', () => {
     assert.equal(again.ok, true);
     assert.equal(again.alreadyClosed, true);
     assert.equal((await client.request({ id: 'never-existed', cmd: 'close' })).alreadyClosed, true);
+  });
+
+  it('a request that names no terminal says its request id was taken for one; close does not hide it as already closed', async () => {
+    const mistake = (id: number) => `unknown terminal id ${id}: no terminalId given, so the request id ${id} was taken as the terminal id (the claws convention); send the terminal in terminalId`;
+    const send = await client.request({ id: 10, cmd: 'send', text: 'x' });
+    assert.deepEqual([send.error, send.code], [mistake(10), 'NOT_FOUND']);
+    const screen = await client.request({ id: 11, cmd: 'readScreen' });
+    assert.equal(screen.error, mistake(11));
+    const close = await client.request({ id: 12, cmd: 'close' });
+    assert.deepEqual([close.ok, close.error, close.code], [false, mistake(12), 'INVALID_PARAMS']);
+    // claws' own shape — a terminal id in `id` — keeps claws' exact words.
+    const gone = await client.request({ id: 't-00000000', cmd: 'send', text: 'x' });
+    assert.equal(gone.error, 'unknown terminal id t-00000000');
+  });
+
+  it('create refuses a name another terminal has, as rename does, naming that terminal', async () => {
+    const first = await createTerminal(client, t.env, { name: 'same-name' });
+    const second = await client.request({ cmd: 'create', name: ' same-name ', ...shells.bashPlain, env: t.env });
+    assert.equal(second.ok, false);
+    assert.equal(second.code, 'INVALID_PARAMS');
+    assert.equal(second.error, `the name "same-name" is taken by terminal ${first}; names point at one terminal — pick another or rename that one first`);
+    const other = await createTerminal(client, t.env, { name: 'other-name' });
+    const renamed = await client.request({ cmd: 'rename', terminalId: other, name: 'same-name' });
+    assert.equal(renamed.error, second.error, 'the same words as rename');
+    // Two creates with one name at once: one terminal gets it.
+    const racing = await Promise.all([1, 2].map(() => client.request({ cmd: 'create', name: 'raced', ...shells.bashPlain, env: t.env })));
+    assert.equal(racing.filter((frame) => frame.ok).length, 1, JSON.stringify(racing.map((frame) => frame.error)));
+    for (const id of [first, other, racing.find((frame) => frame.ok)!.id]) await client.request({ cmd: 'close', terminalId: id });
+  });
+
+  it('says which field is missing or of the wrong type, not just "Invalid input"', async () => {
+    client.send({ cmd: 'list' });
+    const noId = await client.waitFor((frame) => frame.rid === undefined && typeof frame.error === 'string' && frame.error.startsWith('id:'));
+    assert.equal(noId.error, 'id: required (a string or number)');
+    const scrollback = await client.request({ cmd: 'readScreen', terminalId: 't-00000000', scrollback: 'lots' });
+    assert.equal(scrollback.error, 'scrollback: Invalid input: expected boolean or number, received string');
   });
 
   it('introspect describes the server', async () => {

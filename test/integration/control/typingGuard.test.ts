@@ -92,6 +92,7 @@ describe('person-typing guard on send', () => {
     assert.ok(Date.now() - before < 400, 'answered at once, not after the idle time');
     assert.equal(refused.ok, false);
     assert.equal(refused.error, `terminal ${id} is busy: the user is typing`);
+    assert.equal(refused.code, 'BUSY', 'our own clients get a code beside claws\' words');
     assert.doesNotMatch(await log(id), /nope/, 'nothing was typed');
 
     // Once the person has paused, their half line is still there: the agent never joins it…
@@ -104,6 +105,7 @@ describe('person-typing guard on send', () => {
     );
     assert.equal(unsent.error, `terminal ${id} has unsent input at the prompt: "ls -" (the person has not pressed Enter; nothing was typed)`);
     assert.equal(unsent.unsentInput, 'ls -', 'the line itself, for a client to show');
+    assert.equal(unsent.code, 'BUSY');
     // …nor clears it: the person does (Ctrl-U), and the same request goes through after the pause.
     await person.call('terminal.write', { id, data: '\x15' });
     const accepted = await pollUntil(

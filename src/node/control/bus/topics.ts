@@ -1,7 +1,8 @@
 /**
  * claws/2 bus topics: dot-separated lowercase segments (`task.build.done`). A subscription's
  * pattern may use `*` for exactly one segment and `**` for one or more (`task.**` matches
- * `task.a` and `task.a.b`, not `task`). Hand-written: the matching rules are the protocol's own.
+ * `task.a` and `task.a.b`, not `task`); `+` is a literal segment, as in claws. Hand-written: the
+ * matching rules are the protocol's own.
  */
 
 /** One segment: lowercase letters, digits, `_` and `-` (terminal ids like `t-3f2a9c01` fit). */
@@ -33,6 +34,10 @@ function check(topic: string, wildcards: boolean): TopicCheck {
   if (segments.length > TopicLimits.maxSegments) return { ok: false, error: `${what} has more than ${TopicLimits.maxSegments} segments` };
   for (const segment of segments) {
     if (wildcards && (segment === '*' || segment === '**')) continue;
+    // claws' own mcp_server.js subscribes to `worker.+.complete` on every tool call; claws' matcher
+    // takes `+` literally (not as a wildcard), so accept it the same way: it matches a `+` segment,
+    // which no topic we publish has, rather than fail claws' subscribe.
+    if (wildcards && segment === '+') continue;
     if (segment === '*' || segment === '**') return { ok: false, error: `invalid topic ${JSON.stringify(topic)}: wildcards (* and **) are only allowed when subscribing` };
     if (!segmentPattern.test(segment)) {
       return {

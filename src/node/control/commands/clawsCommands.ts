@@ -6,12 +6,14 @@
 import { createRequire } from 'node:module';
 import { basename, isAbsolute, resolve } from 'node:path';
 import { ControlConstants } from '../../../common/constants.ts';
-import { type ControlCommand, defineCommand } from '../commandRegistry.ts';
+import type { ControlParsedParams, ControlResultBody } from '../../../common/protocol/control/commands.ts';
+import { type CommandContext, type ControlCommand, defineCommand } from '../commandRegistry.ts';
 import { stripAnsi } from '../../../common/terminal/ansiStrip.ts';
 import { readLogText } from '../terminalOutput.ts';
-import { ProtocolV1 } from '../protocol.ts';
+import { nameTakenError } from '../../pty/ptyHost.ts';
+import { ControlError, ProtocolErrors, ProtocolV1 } from '../protocol.ts';
 import type { ClawsWorkers } from './clawsWorkers.ts';
-import { audit, commandEventBody, type ControlServices, describeTerminal, requireRunning, requireTerminal, targetTerminalRef } from './services.ts';
+import { audit, commandEventBody, type ControlServices, describeTerminal, requireRunning, requireTerminal, targetTerminalRef, terminalRefMistake } from './services.ts';
 
 /** What the claws commands share with the rest of the control server besides the services. */
 export interface ClawsCommandsContext {
@@ -33,6 +35,8 @@ function nodePtyNativePath(): string | null {
 
 export function clawsCommands(services: ControlServices, claws: ClawsCommandsContext): ControlCommand[] {
   const { ptyHost } = services;
+  /** Names of terminals being started: two `create`s with one name in flight must not both pass. */
+  const namesStarting = new Set<string>();
   return [
     defineCommand('list', () => {
       const focused = services.focusedTerminalId();
@@ -41,25 +45,21 @@ export function clawsCommands(services: ControlServices, claws: ClawsCommandsCon
 
     defineCommand('create', async (params, context) => {
       const workspace = services.workspaceFolders[0]!;
-      const session = await ptyHost.create({
-        ...(params.name !== undefined ? { name: params.name } : {}),
-        // claws clients pass paths relative to the workspace they found the socket in.
-        ...(params.cwd !== undefined ? { cwd: isAbsolute(params.cwd) ? params.cwd : resolve(workspace, params.cwd) } : {}),
-        ...(params.shellPath !== undefined ? { file: params.shellPath } : {}),
-        ...(params.shellArgs !== undefined ? { args: params.shellArgs } : {}),
-        ...(params.env !== undefined ? { env: params.env } : {}),
-        ...(params.cols !== undefined ? { cols: params.cols } : {}),
-        ...(params.rows !== undefined ? { rows: params.rows } : {}),
-        ...(params.shellIntegration !== undefined ? { shellIntegration: params.shellIntegration } : {}),
-        createdBy: { kind: 'agent', name: context.peer.name },
-      });
-      const info = session.info;
-      audit(services, context, info.id, `created ${info.name} (${[info.file, ...info.args].join(' ')}) in ${info.cwd}`);
-      if (params.correlation_id !== undefined) claws.workers.registerSpawn(info.id, params.correlation_id, info.name);
-      // As in claws, a new terminal is shown unless the client says show:false; it never takes
-      // the keyboard from a person typing elsewhere unless asked to (preserveFocus:false).
-      if (params.show ?? true) services.reveal(info.id, params.preserveFocus ?? true);
-      return { id: info.id, wrapped: true, logPath: null, terminal: describeTerminal(info, services.focusedTerminalId()) };
+      // The rule `rename` follows: a name points at one terminal, or `exec NAME` becomes ambiguous.
+      const name = params.name?.trim();
+      if (name) {
+        const holder = ptyHost.list().find((info) => info.name === name);
+        if (holder) throw nameTakenError(name, holder.id);
+        if (namesStarting.has(name)) {
+          throw new ControlError(`the name "${name}" is taken by a terminal another request is creating right now; names point at one terminal — pick another`, 'INVALID_PARAMS');
+        }
+        namesStarting.add(name);
+      }
+      try {
+        return await createTerminal(params, context, workspace);
+      } finally {
+        if (name) namesStarting.delete(name);
+      }
     }),
 
     defineCommand('show', (params, context) => {
@@ -128,7 +128,13 @@ export function clawsCommands(services: ControlServices, claws: ClawsCommandsCon
     defineCommand('close', async (params, context) => {
       const ref = targetTerminalRef(params.terminalId, context);
       const session = ptyHost.get(String(ref));
-      if (!session) return { alreadyClosed: true };
+      if (!session) {
+        // Closing is idempotent for a terminal that is gone, not for a request that named none
+        // (a numeric request id): say so rather than answer "already closed".
+        const mistake = terminalRefMistake(params.terminalId, context);
+        if (mistake !== undefined) throw new ControlError(ProtocolErrors.unknownTerminal(ref) + mistake, 'INVALID_PARAMS');
+        return { alreadyClosed: true };
+      }
       audit(services, context, session.id, `closed ${session.info.name}`);
       try {
         await ptyHost.close(session.id);
@@ -156,4 +162,28 @@ export function clawsCommands(services: ControlServices, claws: ClawsCommandsCon
 
     defineCommand('ping', () => ({ serverTime: Date.now() })),
   ];
+
+  /** Start the terminal `create` asked for, once its name is known to be free. */
+  async function createTerminal(params: ControlParsedParams<'create'>, context: CommandContext, workspace: string): Promise<ControlResultBody<'create'>> {
+    const session = await ptyHost.create({
+      // Trimmed, as rename keeps names: " b1" and "b1" must not be two terminals.
+      ...(params.name !== undefined ? { name: params.name.trim() || params.name } : {}),
+      // claws clients pass paths relative to the workspace they found the socket in.
+      ...(params.cwd !== undefined ? { cwd: isAbsolute(params.cwd) ? params.cwd : resolve(workspace, params.cwd) } : {}),
+      ...(params.shellPath !== undefined ? { file: params.shellPath } : {}),
+      ...(params.shellArgs !== undefined ? { args: params.shellArgs } : {}),
+      ...(params.env !== undefined ? { env: params.env } : {}),
+      ...(params.cols !== undefined ? { cols: params.cols } : {}),
+      ...(params.rows !== undefined ? { rows: params.rows } : {}),
+      ...(params.shellIntegration !== undefined ? { shellIntegration: params.shellIntegration } : {}),
+      createdBy: { kind: 'agent', name: context.peer.name },
+    });
+    const info = session.info;
+    audit(services, context, info.id, `created ${info.name} (${[info.file, ...info.args].join(' ')}) in ${info.cwd}`);
+    if (params.correlation_id !== undefined) claws.workers.registerSpawn(info.id, params.correlation_id, info.name);
+    // As in claws, a new terminal is shown unless the client says show:false; it never takes
+    // the keyboard from a person typing elsewhere unless asked to (preserveFocus:false).
+    if (params.show ?? true) services.reveal(info.id, params.preserveFocus ?? true);
+    return { id: info.id, wrapped: true, logPath: null, terminal: describeTerminal(info, services.focusedTerminalId()) };
+    }
 }

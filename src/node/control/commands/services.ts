@@ -47,8 +47,19 @@ export function targetTerminalRef(terminalId: RequestId | undefined, context: Co
 export function requireTerminal(services: ControlServices, terminalId: RequestId | undefined, context: CommandContext): PtySession {
   const ref = targetTerminalRef(terminalId, context);
   const session = services.ptyHost.get(String(ref));
-  if (!session) throw new ControlError(ProtocolErrors.unknownTerminal(ref), 'NOT_FOUND');
+  if (!session) throw new ControlError(ProtocolErrors.unknownTerminal(ref) + (terminalRefMistake(terminalId, context) ?? ''), 'NOT_FOUND');
   return session;
+}
+
+/**
+ * When a request without `terminalId` has a numeric `id` (`{"id":10,"cmd":"send"}`): what to add to
+ * "unknown terminal id 10" so the client sees its mistake — claws' rule took its request counter
+ * for the terminal id, and terminal ids are strings (`t-3f2a9c01`), so it can name none. Undefined
+ * otherwise: a string id may be a claws client's terminal that is gone, which gets claws' exact words.
+ */
+export function terminalRefMistake(terminalId: RequestId | undefined, context: CommandContext): string | undefined {
+  if (terminalId !== undefined || typeof context.requestId !== 'number') return undefined;
+  return `: no terminalId given, so the request id ${context.requestId} was taken as the terminal id (the claws convention); send the terminal in terminalId`;
 }
 
 export function requireRunning(session: PtySession): void {

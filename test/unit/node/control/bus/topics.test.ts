@@ -14,6 +14,13 @@ describe('bus topics', () => {
     for (const pattern of ['a*', 'a.b*', '***', 'a.*b']) assert.equal(checkPattern(pattern).ok, false, pattern);
   });
 
+  it("takes + in a pattern literally, as claws does (its MCP server subscribes to worker.+.complete)", () => {
+    assert.equal(checkPattern('worker.+.complete').ok, true);
+    assert.equal(topicMatchesString('worker.+.complete', 'worker.w1.complete'), false, 'not a wildcard');
+    assert.equal(checkTopic('worker.+.complete').ok, false, 'published topics stay plain segments');
+    assert.equal(checkPattern('worker.a+.complete').ok, false, 'only a whole segment');
+  });
+
   it('matches * as exactly one segment', () => {
     assert.equal(topicMatchesString('task.*', 'task.a'), true);
     assert.equal(topicMatchesString('task.*', 'task'), false);
