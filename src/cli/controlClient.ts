@@ -5,6 +5,7 @@
  * `rid`, so several requests may be in flight at once (a long `exec` does not block a `list`).
  * Every answer is checked with zod before anyone reads it.
  */
+import { statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
@@ -458,13 +459,28 @@ function connectError(socketPath: string, error: NodeJS.ErrnoException): Control
     case 'ENOENT':
     case 'ECONNREFUSED':
     case 'ENOTDIR':
-    case 'ENOTSOCK':
+    case 'ENOTSOCK': {
+      // A path that is there but is no socket (a typo in --socket naming a file) is not "not running".
+      const kind = nonSocketKind(socketPath);
+      if (kind) return new ControlClientError('NOT_RUNNING', `${socketPath} is ${kind}, not a control socket: check --socket or $SWITCHBOARD_SOCKET (Switchboard's is control.sock in its data directory)`);
       return new ControlClientError('NOT_RUNNING', notRunningMessage(socketPath));
+    }
     case 'EACCES':
     case 'EPERM':
       return new ControlClientError('PERMISSION_DENIED', `permission denied connecting to the control socket at ${socketPath}`);
     default:
       return new ControlClientError('CONNECTION_CLOSED', `cannot connect to the control socket at ${socketPath}: ${error.message}`);
+  }
+}
+
+/** "a regular file" or "a directory" when the path exists and is not a socket; undefined otherwise. */
+function nonSocketKind(path: string): string | undefined {
+  try {
+    const stats = statSync(path);
+    if (stats.isSocket()) return undefined;
+    return stats.isDirectory() ? 'a directory' : stats.isFile() ? 'a regular file' : 'a special file (not a socket)';
+  } catch {
+    return undefined;
   }
 }
 

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import type { AgentStartInput } from '../../common/api/workspaceContract.ts';
 import { ControlConstants } from '../../common/constants.ts';
 import { CliUsageError, ExitCode } from '../command.ts';
+import { ControlClientError } from '../controlClient.ts';
 import { defineControlCommand, printable, printJson, requirePositionals } from '../controlCommand.ts';
 
 export const agentCommand = defineControlCommand({
@@ -44,7 +45,7 @@ export const agentCommand = defineControlCommand({
         printJson(io, profiles);
         return ExitCode.ok;
       }
-      const rows = profiles.map((entry) => [entry.profile.id, entry.profile.name, entry.profile.command, entry.installed ? (entry.resolvedPath ?? 'yes') : `no: ${entry.reason ?? ''}`]);
+      const rows = profiles.map((entry) => [entry.profile.id, entry.profile.name, entry.profile.command, entry.installed ? (entry.resolvedPath ?? 'yes') : `no: ${shortReason(entry.reason)}`]);
       const header = ['ID', 'NAME', 'COMMAND', 'INSTALLED'];
       const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
       io.stdout([header, ...rows].map((row) => row.map((cell, column) => (column === 3 ? printable(cell) : printable(cell).padEnd(widths[column]!))).join('  ')).join('\n') + '\n');
@@ -74,7 +75,17 @@ export const agentCommand = defineControlCommand({
       ...(typeof args.values.name === 'string' ? { name: args.values.name } : {}),
     };
     // The repository's setup script runs before the answer; its own timeout (a setting) is the limit.
-    const started = await client.call('agent.start', params, { timeoutMs: ControlConstants.maxTimeoutMs });
+    let started;
+    try {
+      started = await client.call('agent.start', params, { timeoutMs: ControlConstants.maxTimeoutMs });
+    } catch (error) {
+      if (args.json || !(error instanceof ControlClientError) || !error.message.includes('\n')) throw error;
+      // A failed setup says why and then its last lines of output: those read as lines, not as
+      // one line joined with "; " as other errors are.
+      const [first, ...rest] = error.message.split('\n');
+      io.stderr(`switchboard agent: ${printable(first!)}\n${rest.map((line) => `  ${printable(line)}\n`).join('')}`);
+      return ExitCode.failure;
+    }
     if (args.json) {
       printJson(io, started);
       return ExitCode.ok;
@@ -84,6 +95,11 @@ export const agentCommand = defineControlCommand({
     return ExitCode.ok;
   },
 });
+
+/** A program not found lists the whole PATH it searched; in the table, saying so is enough (--json has it all). */
+function shortReason(reason: string | null): string {
+  return (reason ?? '').replace(/^not found on PATH \(.*\)$/s, 'not found on PATH');
+}
 
 function isDirectory(path: string): boolean {
   try {

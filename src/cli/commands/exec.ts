@@ -1,6 +1,6 @@
 /** `switchboard exec`: run a shell command in a terminal; print its output, exit with its code. */
 import type { Readable } from 'node:stream';
-import { ExitCode } from '../command.ts';
+import { CliUsageError, ExitCode } from '../command.ts';
 import { ControlClientConstants, ControlClientError, isTimeoutError } from '../controlClient.ts';
 import { defineControlCommand, intOption, printJson, requirePositionals } from '../controlCommand.ts';
 import { commandLineFromArgs } from '../shellQuote.ts';
@@ -22,7 +22,8 @@ export const execCommand = defineControlCommand({
     'stdin is not passed to the command: its stdin is the terminal. Data piped into `switchboard exec` is',
     'refused (exit status 2); put it in the command (`-- "printf \'a\\nb\\n\' | sort"`), in a file, or type it with `send`.',
     '--json prints the whole command event: {commandLine, output, exitCode, startedAt, endedAt, truncated};',
-    'on an error, the error with what the server said beside it ({error, code, output, lastLine, running, exitCode}).',
+    'on an error, the error with what the server said beside it ({error, code, output, lastLine, running, exitCode},',
+    '{error, code: "BUSY", unsentInput} for a line a person left at the prompt).',
   ].join('\n'),
   allowPositionals: true,
   options: {
@@ -31,6 +32,9 @@ export const execCommand = defineControlCommand({
   async run({ args, io, client, terminalId }) {
     const [ref, ...commandArgs] = requirePositionals(args, ['TERMINAL', 'COMMAND'], { rest: true });
     const timeoutMs = intOption(args, 'timeout', { min: 1 });
+    const commandLine = commandLineFromArgs(commandArgs);
+    // A usage error like any other (exit 2), not the server's `command: too small` (exit 1).
+    if (commandLine.trim() === '') throw new CliUsageError('the command is empty: give it after -- (switchboard exec TERMINAL -- ls -l)');
     if (io.stdin && (await hasPipedData(io.stdin))) {
       io.stderr('switchboard exec: stdin is not passed to the command (its stdin is the terminal); put the data in the command, in a file, or type it with `switchboard send`\n');
       return ExitCode.usage;
@@ -38,8 +42,14 @@ export const execCommand = defineControlCommand({
     const id = await terminalId(ref!);
     let event;
     try {
-      event = await client.exec(id, commandLineFromArgs(commandArgs), timeoutMs);
+      event = await client.exec(id, commandLine, timeoutMs);
     } catch (error) {
+      // --json promises the error object on stdout for every refusal (busy, unsent input at the
+      // prompt, a full-screen program…), with what the server said beside it (`unsentInput`).
+      if (args.json && error instanceof ControlClientError && error.code === 'SERVER_ERROR' && !endedWithoutEvent(error)) {
+        printJson(io, { error: error.message, code: error.serverCode ?? null, ...error.details });
+        return ExitCode.failure;
+      }
       const ended = endedWithoutEvent(error);
       if (!ended) throw error;
       if (args.json) printJson(io, { error: ended.message, code: ended.serverCode ?? null, ...ended.details });

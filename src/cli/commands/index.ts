@@ -16,6 +16,7 @@ import { renameCommand } from './rename.ts';
 import { screenCommand } from './screen.ts';
 import { sendCommand } from './send.ts';
 import { serveCommand } from './serve.ts';
+import { signalCommand } from './signal.ts';
 import { subscribeCommand } from './subscribe.ts';
 import { tokensCommand } from './tokens.ts';
 import { waitCommand } from './wait.ts';
@@ -34,6 +35,7 @@ export const commands: readonly CliCommand[] = [
   readCommand,
   screenCommand,
   waitCommand,
+  signalCommand,
   closeCommand,
   renameCommand,
   subscribeCommand,

@@ -6,7 +6,7 @@
 import { resolve, sep } from 'node:path';
 import type { WorktreeInfo } from '../../common/api/workspaceContract.ts';
 import { CliUsageError, ExitCode } from '../command.ts';
-import type { ControlClient } from '../controlClient.ts';
+import { type ControlClient, ControlClientError } from '../controlClient.ts';
 import { defineControlCommand, printable, printJson, requirePositionals } from '../controlCommand.ts';
 
 export const worktreeCommand = defineControlCommand({
@@ -62,12 +62,16 @@ export const worktreeCommand = defineControlCommand({
         const [, mode, ref] = requirePositionals(args, ['finish', 'merge|branch|discard'].concat(args.positionals.length > 2 ? ['WORKTREE'] : []));
         if (mode !== 'merge' && mode !== 'branch' && mode !== 'discard') throw new CliUsageError('finish takes merge, branch or discard');
         const path = await worktreePath(client, ref, io.cwd);
-        const result = await client.call('worktree.finish', {
-          path,
-          mode,
-          ...(typeof args.values.message === 'string' ? { message: args.values.message } : {}),
-          ...(args.values.confirm === true ? { confirm: true } : {}),
-        });
+        const result = await client
+          .call('worktree.finish', {
+            path,
+            mode,
+            ...(typeof args.values.message === 'string' ? { message: args.values.message } : {}),
+            ...(args.values.confirm === true ? { confirm: true } : {}),
+          })
+          .catch((error: unknown) => {
+            throw inCliWords(error);
+          });
         if (args.json) printJson(io, result);
         else {
           const what =
@@ -85,6 +89,16 @@ export const worktreeCommand = defineControlCommand({
     }
   },
 });
+
+/**
+ * The Hub's refusal speaks to socket clients ("Send confirm: true …"); on the command line the
+ * same thing is the --confirm flag.
+ */
+function inCliWords(error: unknown): unknown {
+  if (!(error instanceof ControlClientError) || !/Send confirm: true/.test(error.message)) return error;
+  const message = error.message.replace(/Send confirm: true(?: \([^)]*\))? to/, 'Run it again with --confirm to');
+  return new ControlClientError(error.code, message, error.serverCode, error.details);
+}
 
 /** WORKTREE as given, else the agent worktree this folder is in (an agent runs `switchboard worktree diff` from inside its own). */
 async function worktreePath(client: ControlClient, ref: string | undefined, cwd: string): Promise<string> {

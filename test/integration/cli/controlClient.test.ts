@@ -6,13 +6,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ControlClient, ControlClientError, resolveControlSocketPath } from '../../../src/cli/controlClient.ts';
 import { formatTerminalTable } from '../../../src/cli/commands/ls.ts';
 import { commandLineFromArgs } from '../../../src/cli/shellQuote.ts';
 import { resolveTerminalRef } from '../../../src/cli/terminalRef.ts';
+import { builtInProfiles } from '../../../src/node/workspaces/profiles.ts';
 import { runInProcess } from './cliHarness.ts';
 import { startStandInServer, standInCommandEvent, standInTerminal, type StandInServer } from './standInServer.ts';
 
@@ -136,10 +137,98 @@ describe('control client against a stand-in socket server', () => {
   });
 });
 
+describe('CLI verbs say what the server refused, in their own words', () => {
+  let server: StandInServer;
+  before(async () => {
+    server = await startStandInServer({
+      list: () => ({ terminals: [standInTerminal('t1abc', 'build')] }),
+      exec: () => ({ error: 'terminal t1abc has unsent input at the prompt: "ls -" (the person has not pressed Enter; nothing was typed)', code: 'BUSY', unsentInput: 'ls -' }),
+      signal: (request) => ({ signal: request.signal, processGroup: 4242 }),
+      'worktree.finish': () => ({ error: 'discarding agent/x would lose 2 unmerged commits. Send confirm: true to discard anyway', code: 'UNMERGED_WORK' }),
+      'agent.start': () => ({
+        error: '.switchboard/setup failed (exit 3); the agent was not started and the worktree removed.\nLast output:\n[switchboard] running .switchboard/setup\ninstalling deps...\nnpm ERR! boom',
+        code: 'SETUP_FAILED',
+      }),
+      'agent.profiles': () => ({
+        profiles: [{ profile: builtInProfiles[0], installed: false, command: 'claude', resolvedPath: null, reason: `not found on PATH (${'/a/very/long/bin:'.repeat(20)}/bin)` }],
+      }),
+    });
+  });
+  after(() => server.close());
+  const env = () => ({ SWITCHBOARD_SOCKET: server.socketPath });
+
+  it('exec --json prints a refusal as an object on stdout, with its code and the unsent line', async () => {
+    const result = await runInProcess(['exec', 'build', '--json', '--', 'ls'], { env: env() });
+    assert.equal(result.status, 1);
+    assert.deepEqual(JSON.parse(result.stdout), {
+      error: 'terminal t1abc has unsent input at the prompt: "ls -" (the person has not pressed Enter; nothing was typed)',
+      code: 'BUSY',
+      unsentInput: 'ls -',
+    });
+  });
+
+  it('exec of an empty command is a usage error (exit 2) and sends nothing', async () => {
+    const before = server.requests.length;
+    const result = await runInProcess(['exec', 'build', '--', ''], { env: env() });
+    assert.equal(result.status, 2);
+    assert.match(result.stderr, /the command is empty/);
+    assert.equal(server.requests.slice(before).some((request) => request.cmd === 'exec'), false);
+  });
+
+  it('signal sends a checked signal name (INT, sigint, SIGINT) and refuses others before connecting', async () => {
+    const sent = await runInProcess(['signal', 'build', 'int', '--json'], { env: env() });
+    assert.equal(sent.status, 0, sent.stderr);
+    assert.deepEqual(JSON.parse(sent.stdout), { id: 't1abc', signal: 'SIGINT', processGroup: 4242 });
+    assert.deepEqual(server.requests.at(-1), { ...server.requests.at(-1), cmd: 'signal', terminalId: 't1abc', signal: 'SIGINT' });
+    const byDefault = await runInProcess(['signal', 'build'], { env: env() });
+    assert.equal(byDefault.status, 0);
+    assert.equal(server.requests.at(-1)?.signal, 'SIGINT');
+    const bad = await runInProcess(['signal', 'build', 'SIGFOO'], { env: { SWITCHBOARD_SOCKET: '/nonexistent/control.sock' } });
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /unknown signal "SIGFOO": give one of SIGINT, SIGTERM/);
+  });
+
+  it('worktree finish says --confirm where the Hub says confirm: true', async () => {
+    const result = await runInProcess(['worktree', 'finish', 'discard', '/tmp/x-worktrees/x'], { env: env() });
+    assert.equal(result.status, 1);
+    assert.equal(result.stderr, 'switchboard worktree: discarding agent/x would lose 2 unmerged commits. Run it again with --confirm to discard anyway\n');
+  });
+
+  it('agent start prints a failed setup\'s last output one line each', async () => {
+    const result = await runInProcess(['agent', 'start', '--profile', 'claude', '/tmp'], { env: env() });
+    assert.equal(result.status, 1);
+    assert.equal(
+      result.stderr,
+      'switchboard agent: .switchboard/setup failed (exit 3); the agent was not started and the worktree removed.\n  Last output:\n  [switchboard] running .switchboard/setup\n  installing deps...\n  npm ERR! boom\n',
+    );
+  });
+
+  it('agent profiles says "not found on PATH" without listing the PATH (--json keeps it)', async () => {
+    const table = await runInProcess(['agent', 'profiles'], { env: env() });
+    assert.equal(table.status, 0, table.stderr);
+    assert.match(table.stdout, /no: not found on PATH\n$/);
+    assert.doesNotMatch(table.stdout, /very\/long/);
+    const json = await runInProcess(['agent', 'profiles', '--json'], { env: env() });
+    assert.match(json.stdout, /very\/long/);
+  });
+
+  it('--socket at a regular file says it is not a socket', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-notsock-'));
+    try {
+      writeFileSync(join(dir, 'file'), '');
+      const result = await runInProcess(['ls', '--socket', join(dir, 'file')]);
+      assert.equal(result.status, 1);
+      assert.equal(result.stderr, `switchboard: ${join(dir, 'file')} is a regular file, not a control socket: check --socket or $SWITCHBOARD_SOCKET (Switchboard's is control.sock in its data directory)\n`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('CLI argument handling', () => {
   it('gives every socket verb --help with --json and --socket, and lists them in the global help', async () => {
     const global = await runInProcess(['--help']);
-    for (const verb of ['ls', 'new', 'send', 'exec', 'read', 'screen', 'wait', 'close', 'rename', 'mcp']) {
+    for (const verb of ['ls', 'new', 'send', 'exec', 'read', 'screen', 'wait', 'signal', 'close', 'rename', 'mcp']) {
       assert.match(global.stdout, new RegExp(`\\n  ${verb} +[A-Z]`), verb);
       const help = await runInProcess([verb, '--help']);
       assert.equal(help.status, 0);

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export type StandInRequest = Record<string, unknown> & { id: string | number; cmd: string };
-/** Return a body to answer `ok:true`, `{error}` to answer `ok:false`, or `'silent'` to never answer. */
+/** Return a body to answer `ok:true`, `{error, ...fields}` to answer `ok:false`, or `'silent'` to never answer. */
 export type StandInHandler = (request: StandInRequest) => Record<string, unknown> | { error: string } | 'silent' | Promise<Record<string, unknown> | { error: string } | 'silent'>;
 
 export interface StandInServer {
@@ -51,7 +51,8 @@ export async function startStandInServer(handlers: Record<string, StandInHandler
     }
     const result = await handler(request);
     if (result === 'silent') return;
-    if ('error' in result && typeof result.error === 'string') socket.write(JSON.stringify({ ...envelope, ok: false, error: result.error }) + '\n');
+    // An error answer keeps what stands beside `error` (a `code`, an exec's `unsentInput`…), as our server sends it.
+    if ('error' in result && typeof result.error === 'string') socket.write(JSON.stringify({ ...envelope, ok: false, ...result }) + '\n');
     else socket.write(JSON.stringify({ ...envelope, ok: true, ...result }) + '\n');
   };
   await new Promise<void>((resolve) => server.listen(socketPath, resolve));
