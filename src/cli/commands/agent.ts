@@ -91,6 +91,8 @@ export const agentCommand = defineControlCommand({
       return ExitCode.ok;
     }
     io.stdout(`${started.terminalId}\n`);
+    // The id lasts until Switchboard restarts; the name (and the worktree) last: say it for scripts and people.
+    io.stderr(`started ${printable(started.name)} (address it by that name across restarts)\n`);
     if (started.worktree) io.stderr(`worktree ${printable(started.worktree.path)} on ${printable(started.worktree.branch)} (from ${printable(started.worktree.base)})\n`);
     return ExitCode.ok;
   },

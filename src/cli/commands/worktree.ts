@@ -31,7 +31,7 @@ export const worktreeCommand = defineControlCommand({
     scope: { type: 'string', valueName: 'SCOPE', description: 'diff: all (default), committed or uncommitted' },
     file: { type: 'string', valueName: 'FILE', description: 'diff: only this file (relative to the worktree)' },
     message: { type: 'string', short: 'm', valueName: 'TEXT', description: 'finish: the commit message for uncommitted work' },
-    confirm: { type: 'boolean', description: 'finish discard: also when it has uncommitted changes or unmerged commits' },
+    confirm: { type: 'boolean', description: 'finish: also while its agent works or waits for an answer; discard: also with uncommitted changes or unmerged commits' },
   },
   async run({ args, io, client }) {
     const [action] = requirePositionals(args, ['list|diff|finish'], { rest: true });
@@ -76,7 +76,9 @@ export const worktreeCommand = defineControlCommand({
         else {
           const what =
             mode === 'merge'
-              ? `merged ${result.branch} into ${result.base} (${result.merge})`
+              ? result.merge === 'up-to-date' && result.committed === null
+                ? `nothing to merge: ${result.branch} had nothing ${result.base} lacks; removed the worktree and the branch`
+                : `merged ${result.branch} into ${result.base} (${result.merge})`
               : mode === 'branch'
                 ? `kept branch ${result.branch}; removed the worktree`
                 : `discarded ${result.branch} and its worktree`;

@@ -104,12 +104,12 @@ export function registerWorkspaceTools(server: McpServer, client: ControlClient)
     {
       title: 'Merge, keep or discard an agent\'s worktree',
       description:
-        'Finish a worktree. "merge": commit what is uncommitted (message, default from the task), merge into the base (fast-forward when possible, else a merge commit), remove the worktree and branch; refused with nothing changed when it would conflict (the files are named) or the base\'s checkout has uncommitted changes. "branch": commit, remove the worktree, keep the branch. "discard": remove worktree and branch; refused (naming the work) when there are uncommitted changes or unmerged commits unless confirm is true. The agent pane there is closed.',
+        'Finish a worktree. "merge": commit what is uncommitted (message, default from the task), merge into the base (fast-forward when possible, else a merge commit), remove the worktree and branch; refused with nothing changed when it would conflict (the files are named) or the base\'s checkout has uncommitted changes. "branch": commit, remove the worktree, keep the branch. "discard": remove worktree and branch; refused (naming the work) when there are uncommitted changes or unmerged commits unless confirm is true. Any mode is refused (BUSY, naming the pane) while the worktree\'s agent works or waits for an answer, unless confirm is true. The agent pane there is closed.',
       inputSchema: {
         path: pathParam,
         mode: z.enum(['merge', 'branch', 'discard']),
         message: z.string().min(1).max(10_000).optional().describe('Commit message for uncommitted work.'),
-        confirm: z.boolean().optional().describe('discard: also with uncommitted or unmerged work.'),
+        confirm: z.boolean().optional().describe('Also while its agent works or waits for an answer; discard: also with uncommitted or unmerged work.'),
       },
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
     },

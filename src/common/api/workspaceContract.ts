@@ -374,7 +374,10 @@ export const WorktreeFinishParams = z
     mode: FinishMode,
     /** The commit message for uncommitted work; default: "<task name> (Switchboard agent)". */
     message: z.string().trim().min(1).max(10_000).optional(),
-    /** `discard` of a worktree with uncommitted changes or unmerged commits: refused (UNMERGED_WORK) unless true. */
+    /**
+     * Any mode while the worktree's agent works or waits for an answer: refused (BUSY) unless true.
+     * `discard` of a worktree with uncommitted changes or unmerged commits: refused (UNMERGED_WORK) unless true.
+     */
     confirm: z.boolean().optional(),
   })
   .strict();

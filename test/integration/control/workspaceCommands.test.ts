@@ -103,6 +103,7 @@ describe('agent workspaces on the socket, the CLI and MCP', () => {
     const started = await cli(t, ['agent', 'start', '--profile', 'fake', '--worktree', 'cli-work', '--prompt', 'From the CLI', repo]);
     assert.equal(started.status, 0, started.stderr);
     const terminalId = started.stdout.trim();
+    assert.match(started.stderr, /^started From the CLI \(address it by that name across restarts\)\n/);
     assert.match(started.stderr, /worktree .*cli-worktrees\/cli-work on cli-work \(from main\)/);
     await pollUntil(async () => (await screenText(t, terminalId)).includes('FAKE-AGENT-READY'));
     const path = join(t.root, 'cli-worktrees', 'cli-work');
@@ -123,6 +124,12 @@ describe('agent workspaces on the socket, the CLI and MCP', () => {
     assert.equal(kept.status, 0, kept.stderr);
     assert.equal(kept.stdout, 'kept branch cli-work; removed the worktree\n');
     assert.equal(gitIn(repo, 'log', '-1', '--format=%s', 'cli-work'), 'Kept from the CLI');
+    // A merge that brings nothing says so, rather than "merged".
+    const idle = await cli(t, ['agent', 'start', '--profile', 'fake', '--worktree', 'cli-idle', repo]);
+    assert.equal(idle.status, 0, idle.stderr);
+    const nothing = await cli(t, ['worktree', 'finish', 'merge', join(t.root, 'cli-worktrees', 'cli-idle')]);
+    assert.equal(nothing.status, 0, nothing.stderr);
+    assert.equal(nothing.stdout, 'nothing to merge: cli-idle had nothing main lacks; removed the worktree and the branch\n');
     const notRepo = join(t.root, 'plain-cli');
     mkdirSync(notRepo);
     const refusedStart = await cli(t, ['agent', 'start', '-p', 'fake', '--worktree', notRepo]);
