@@ -3,7 +3,7 @@ import { ControlConstants } from '../../common/constants.ts';
 import { maxOscPayloadChars } from '../../common/terminal/oscParser.ts';
 import { incompleteUtf8TailLength, leadingContinuationLength } from '../../common/terminal/utf8Boundaries.ts';
 import type { PtySession } from '../pty/ptySession.ts';
-import { AnsiStripper, openSequenceTail, plainText } from '../../common/terminal/ansiStrip.ts';
+import { AnsiStripper, markedPlainText, openSequenceTail, renderLineEdits } from '../../common/terminal/ansiStrip.ts';
 
 export interface OutputSlice {
   /** Decoded (and, for plain reads, ANSI-stripped) text. */
@@ -110,11 +110,16 @@ function endBoundaryCut(data: Buffer): number {
   return open > 0 ? utf8 + Buffer.byteLength(text.substring(open)) : utf8;
 }
 
-/** A command's output as plain text (ANSI stripped, LF line ends, shell redraw noise trimmed) of [start, end), tail kept. */
+/**
+ * A command's output as plain text of [start, end), tail kept: ANSI stripped, LF line ends, shell
+ * redraw noise trimmed, each line as the terminal shows it (a spinner glyph erased with
+ * `ESC[1G ESC[0K` is gone, `10%` CR `100%` reads `100%`; see renderLineEdits). The trimming comes
+ * before the redraws are played: zsh's PROMPT_SP line makes sense only to a terminal that wraps.
+ */
 export function readPlainOutput(session: PtySession, start: number, end: number, maxBytes: number): OutputSlice {
   const read = readOutputBytes(session, start, end, maxBytes);
   return {
-    text: trimShellArtifacts(plainText(read.data.toString('utf8'))),
+    text: renderLineEdits(trimShellArtifacts(markedPlainText(read.data.toString('utf8')))),
     startOffset: read.startOffset,
     endOffset: read.endOffset,
     truncated: read.truncated,

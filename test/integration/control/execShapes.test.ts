@@ -14,7 +14,8 @@
  * bytes the terminal printed between the command's start and end, with ANSI/OSC/DCS sequences and
  * control chars other than tab, CR and LF removed (not rendered: `abc ESC[2D x` stays `abcx`),
  * every run of CRs before a LF turned into that LF (the tty's own LF → CRLF included, so a
- * program's CRLF is LF too), a lone CR kept, and the shells' redraw noise at the two edges trimmed:
+ * program's CRLF is LF too), each line as the terminal shows it (a CR or `ESC[1G` goes back over the
+ * line and what follows overwrites it; `ESC[K` erases), and the shells' redraw noise at the two edges trimmed:
  * leading CRs (fish moves to column 0 first — a command's own leading CR goes with them) and zsh's
  * PROMPT_SP at the end. The echo of the typed line is never part of it. Output past 256 KiB keeps
  * its tail (`truncated: true`), cut at a byte of the raw stream.
@@ -662,8 +663,9 @@ shape('a hyperlink', { all: [String.raw`printf '\033]8;;http://example.com\ahype
 shape('a DCS string', { all: [String.raw`printf '\033P1;2|data\033\\'; echo dcs`, 'dcs\n'] });
 shape('a bell', { all: [String.raw`printf 'bell\a\n'`, 'bell\n'] });
 shape('a backspace', { all: [String.raw`printf 'back\bspace\n'`, 'backspace\n'] });
-shape('a lone CR is kept', { all: [String.raw`printf 'a\rb\n'`, 'a\rb\n'] });
-shape('a progress line', { all: [String.raw`printf '10%%\r20%%\rdone\n'`, '10%\r20%\rdone\n'] });
+shape('a lone CR goes back over the line', { all: [String.raw`printf 'ab\rc\n'`, 'cb\n'] });
+shape('a progress line reads as its last state', { all: [String.raw`printf '10%%\r20%%\rdone\n'`, 'done\n'] });
+shape('a spinner glyph erased with ESC[1G ESC[0K', { all: [String.raw`printf 'running tests\n\342\240\231\033[1G\033[0K'`, 'running tests\n'] });
 shape('a leading CR is trimmed', { all: [String.raw`printf '\rleading-cr\n'`, 'leading-cr\n'] });
 shape('a NUL byte', { all: [String.raw`printf 'x\0y\n'`, 'xy\n'] });
 shape('the alternate screen entered and left', { all: [String.raw`printf '\033[?1049h\033[?1049l'; echo alt-toggled`, 'alt-toggled\n'] });
@@ -801,7 +803,7 @@ shape('a tab that would complete', { all: ['ech\to tab-not-completed', '', 127],
 shape('a command with CRLF line ends', { posix: ['echo a\r\necho b\r\n', 'a\nb\n'], fish: ['echo a\r\necho b\r\n', 'a\nb\n'] });
 shape('CRLF output', { all: [String.raw`printf 'a\r\nb\r\n'`, 'a\nb\n'] });
 shape('CR CR LF output', { all: [String.raw`printf 'x\r\r\n'`, 'x\n'] });
-shape('output ending in a lone CR', { all: [String.raw`printf 'only-cr\r'`, 'only-cr\r'] });
+shape('output ending in a lone CR', { all: [String.raw`printf 'only-cr\r'`, 'only-cr'] });
 shape('a command ending in CR', { all: ['echo cr-at-end\r', 'cr-at-end\n'] });
 
 // --- syntax errors and other lines a shell refuses: exec still answers -----------------------------------

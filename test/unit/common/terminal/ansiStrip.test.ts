@@ -6,7 +6,7 @@ import { random } from '../../../helpers/seededRandom.ts';
 
 describe('stripAnsi', () => {
   it('removes CSI sequences (colours, cursor moves, private modes)', () => {
-    assert.equal(stripAnsi('\x1b[1;31mred\x1b[0m \x1b[?2004hok\x1b[2K\x1b[10;5H!'), 'red ok!');
+    assert.equal(stripAnsi('\x1b[1;31mred\x1b[0m \x1b[?2004hok\x1b[5C\x1b[10;5H!'), 'red ok!');
   });
 
   it('removes OSC strings with any payload, ended by BEL or ST', () => {
@@ -96,5 +96,27 @@ describe('sequence boundaries for readers that cut output', () => {
     assert.equal(stripper.openSequenceStart, 0);
     assert.equal(stripper.finishSequence('2mgreen'), 2);
     assert.equal(stripper.inSequence, false);
+  });
+});
+
+describe('in-line redraws (text erased on screen is not read back)', () => {
+  it('a spinner erased with CHA + EL leaves nothing; CR overwrites; EL 1/2 and ED act on the line', () => {
+    assert.equal(plainText('running tests\r\n⠙\x1b[1G\x1b[0K⠹\x1b[G\x1b[K'), 'running tests\n');
+    assert.equal(plainText('10%\r55%\r100%\r\ndone\r\n'), '100%\ndone\n');
+    assert.equal(plainText('long line\rab\r\n'), 'abng line\n');
+    assert.equal(plainText('old\x1b[2Knew'), '   new');
+    assert.equal(plainText('abcdef\r\x1b[3C\x1b[1K!'), '!bcdef', 'ESC[3C is stripped, not played');
+    assert.equal(plainText('prompt junk\r\x1b[0m\x1b[J$ '), '$ ');
+    assert.equal(plainText('\x1b[31mred\x1b[0m plain\r\n'), 'red plain\n', 'ordinary output untouched');
+  });
+
+  it('stripAnsi (readLog) plays the same redraws but keeps CR LF line ends', () => {
+    assert.equal(stripAnsi('a\r\n⠙\x1b[1G\x1b[0Kb\r\n'), 'a\r\nb\r\n');
+    assert.equal(stripAnsi('x\r\r\ny'), 'x\r\r\ny');
+  });
+
+  it('an edit ends a sequence left open before it, as in a terminal', () => {
+    assert.equal(stripAnsi('a\x1b]0;unterminated title\x1b[1Gb'), 'b');
+    assert.equal(stripAnsi('spin\x1b[3\x1b[2Kok'), '    ok');
   });
 });
