@@ -35,9 +35,10 @@ export interface ScreenText {
   /** The program enabled bracketed paste (DECSET 2004): pasted text should be wrapped in ESC[200~ … ESC[201~. */
   bracketedPaste: boolean;
   /**
-   * What stands on the shell's command line after its prompt (from the last OSC 633/133 B mark to
-   * the end of the cursor's line, right-trimmed): '' when the line is empty, null when no prompt
-   * end is known (no shell integration, the shell runs a command, the mark scrolled away).
+   * What the person typed on the shell's command line after its prompt (from the last OSC 633/133
+   * B mark to the cursor, then their own text past it, without an autosuggestion or a right prompt;
+   * right-trimmed): '' when the line is empty, null when no prompt end is known (no shell
+   * integration, the shell runs a command, the mark scrolled away).
    */
   promptInput: string | null;
 }
@@ -78,6 +79,29 @@ interface XtermInternals {
     _bufferService?: { buffer?: { scrollTop?: number; scrollBottom?: number } };
   };
 }
+
+type BufferCell = NonNullable<ReturnType<NonNullable<ReturnType<HeadlessTerminal['buffer']['active']['getLine']>>['getCell']>>;
+
+/**
+ * A cell drawn the way line editors draw an autosuggestion: dim, or a grey foreground (palette 8
+ * "bright black", the 256-colour greys, an RGB grey as fish's default `555`).
+ */
+function looksSuggested(cell: BufferCell): boolean {
+  if (cell.isDim()) return true;
+  const color = cell.getFgColor();
+  if (cell.isFgPalette()) return color === 8 || (color >= 232 && color <= 250) || color === 59 || color === 102 || color === 145;
+  if (!cell.isFgRGB()) return false;
+  const red = (color >> 16) & 0xff;
+  const green = (color >> 8) & 0xff;
+  const blue = color & 0xff;
+  return Math.max(red, green, blue) - Math.min(red, green, blue) <= 16 && Math.max(red, green, blue) <= 0xc0;
+}
+
+/**
+ * The end of a row that is a right prompt: two blanks or more, then text (without two blanks in a
+ * row) whose last column is one of the row's last two (zsh leaves one free: ZLE_RPROMPT_INDENT).
+ */
+const rightPrompt = / {2,}\S(?: ?\S)*(?= ?$)/;
 
 /** The in-process mirror; the worker thread runs these too. */
 export class TerminalMirror implements ITerminalMirror {
@@ -125,25 +149,60 @@ export class TerminalMirror implements ITerminalMirror {
     return false;
   }
 
-  /** The text typed after the prompt (see ScreenText.promptInput). */
+  /**
+   * The text typed after the prompt (see ScreenText.promptInput): what stands between the prompt's
+   * end and the cursor, then what the person's line holds past the cursor (they moved back into
+   * it, or to its start). Past the cursor a line editor also draws what nobody typed: an
+   * autosuggestion (fish, zsh-autosuggestions: grey or dim text right after the cursor) and a
+   * right prompt (zsh's RPROMPT: right-aligned after padding). Those are left out.
+   */
   #promptInput(): string | null {
     const promptEnd = this.#promptEnd;
     const buffer = this.#terminal.buffer.active;
     if (!promptEnd || promptEnd.marker.isDisposed || promptEnd.marker.line < 0 || buffer.type === 'alternate') return null;
     const cursorLine = buffer.baseY + buffer.cursorY;
-    let last = Math.max(cursorLine, promptEnd.marker.line);
-    // The line goes on past the cursor when it wraps (the person moved left in a long line).
-    while (buffer.getLine(last + 1)?.isWrapped) last++;
-    let text = '';
-    for (let y = promptEnd.marker.line; y <= last; y++) {
+    const first = promptEnd.marker.line;
+    // A cursor above the prompt's end (a redraw in progress): read from the prompt's end on.
+    const cursorAfterPrompt = cursorLine > first || (cursorLine === first && buffer.cursorX >= promptEnd.x);
+    const cursor = cursorAfterPrompt ? { y: cursorLine, x: buffer.cursorX } : { y: first, x: promptEnd.x };
+    let typed = '';
+    for (let y = first; y <= cursor.y; y++) {
       const line = buffer.getLine(y);
       if (!line) break;
-      const part = line.translateToString(true, y === promptEnd.marker.line ? promptEnd.x : 0);
-      text += y > promptEnd.marker.line && !line.isWrapped ? '\n' + part : part;
+      const part = line.translateToString(false, y === first ? promptEnd.x : 0, y === cursor.y ? cursor.x : undefined);
+      typed += y > first && !line.isWrapped ? '\n' + part : part;
     }
-    return text.trimEnd();
+    return (typed + this.#typedPastCursor(cursor.y, cursor.x)).trimEnd();
   }
 
+  /**
+   * The person's text from the cursor to the end of its line (and the rows it wraps onto): up to
+   * an autosuggestion's first cell, and without a right prompt.
+   */
+  #typedPastCursor(cursorY: number, cursorX: number): string {
+    const buffer = this.#terminal.buffer.active;
+    const cols = this.#terminal.cols;
+    let text = '';
+    let cell: BufferCell | undefined;
+    for (let y = cursorY; ; y++) {
+      const line = buffer.getLine(y);
+      if (!line || (y > cursorY && !line.isWrapped)) break;
+      let row = '';
+      for (let x = y === cursorY ? cursorX : 0; x < cols; x++) {
+        cell = line.getCell(x, cell);
+        if (!cell) break;
+        const chars = cell.getChars();
+        if (chars !== '' && looksSuggested(cell)) return text + row;
+        if (cell.getWidth() === 0) continue;
+        row += chars === '' ? ' ' : chars;
+      }
+      // A right prompt: text after a gap of blanks, reaching the row's last columns, on a row that does not wrap on.
+      const next = buffer.getLine(y + 1);
+      if (!next?.isWrapped) row = row.replace(rightPrompt, '');
+      text += row;
+    }
+    return text;
+  }
   /** Chars written but not parsed yet. */
   get pendingChars(): number {
     return this.#pendingChars;
