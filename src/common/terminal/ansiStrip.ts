@@ -315,5 +315,7 @@ export function markedPlainText(text: string): string {
 
 /** Plain text of raw output: stripped, with LF line ends, each line as the terminal shows it (`exec`'s output). */
 export function plainText(text: string): string {
-  return renderLineEdits(markedPlainText(text));
+  // Most output redraws nothing in a line: one test, then only what stripping always cost.
+  if (!hasLineRedraw.test(text)) return normalizeNewlines(stripEscapes(text));
+  return renderLineEdits(normalizeNewlines(stripMarkingLineEdits(text)));
 }
