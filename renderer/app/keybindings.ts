@@ -85,7 +85,7 @@ export const keybindings: readonly Keybinding[] = [
   { command: 'sidebar.toggle', label: 'Show or hide the sidebar', chord: { code: 'KeyB', ctrl: true, shift: true }, keys: 'Ctrl+Shift+B' },
   { command: 'view.settings', label: 'Settings', chord: { code: 'Comma', ctrl: true }, keys: 'Ctrl+,' },
   { command: 'view.history', label: 'History', chord: { code: 'KeyH', ctrl: true, shift: true }, keys: 'Ctrl+Shift+H' },
-  { command: 'agent.jumpToWaiting', label: 'Jump to the agent waiting longest', chord: { code: 'KeyU', ctrl: true, shift: true }, keys: 'Ctrl+Shift+U' },
+  { command: 'agent.jumpToWaiting', label: 'Jump to the agent that needs you first (asking before done)', chord: { code: 'KeyU', ctrl: true, shift: true }, keys: 'Ctrl+Shift+U' },
   { command: 'view.shortcuts', label: 'Keyboard shortcuts', chord: { code: 'Slash', ctrl: true, shift: true }, keys: 'Ctrl+Shift+/' },
   // As in VS Code's Claude Code extension: the selection (or file) goes into Claude Code's prompt.
   { command: 'selection.sendToClaude', label: 'Send the selection to Claude Code', chord: { code: 'KeyK', ctrl: true, alt: true }, keys: 'Ctrl+Alt+K' },

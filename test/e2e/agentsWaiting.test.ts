@@ -141,7 +141,7 @@ describe('agents in the UI', () => {
     await waitForRows(page, [`${first}:needs-input`, `${second}:idle`], 'both agents, oldest first');
     assert.equal(await page.title(), '(2) Switchboard');
 
-    // Ctrl+Shift+U jumps to the one waiting longest, from the other pane.
+    // Ctrl+Shift+U jumps to the first of the list, from the other pane.
     assert.equal(await focusedPane(page), second);
     await page.keyboard.press('Control+Shift+U');
     await pollUntil(async () => (await focusedPane(page)) === first, { what: 'the keyboard in the oldest waiting pane' });
