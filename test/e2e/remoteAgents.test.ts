@@ -111,7 +111,8 @@ describe('remote view: agents that wait for you (real relay, real serve, Claude 
     const asking = waitingRow(remote, pane, 'needs-input');
     await asking.waitFor({ timeout: slow }).catch(history);
     assert.equal(await asking.locator('.waiting-reason').innerText(), 'Bash: touch from-phone.txt');
-    assert.equal(await asking.locator('.waiting-who').innerText(), 'Claude Code');
+    assert.equal(await asking.locator('.waiting-agent').innerText(), 'Claude Code');
+    assert.equal(await asking.locator('.waiting-name').innerText(), 'bash', 'the pane’s name leads the row');
     assert.match(await remote.title(), /^\(1\) home — Switchboard remote$/);
     await shootEverySize(remote, 'remote-agent-permission', shotSizes);
     await asking.getByRole('button', { name: 'Approve', exact: true }).click();
