@@ -432,7 +432,10 @@ export class WorkspaceService implements IDisposable {
         const outcome = await waitForSetup(session, nonce, timeoutSec * 1000);
         if (outcome.kind !== 'ok') {
           const screen = await session.readScreen({ scrollback: true }).catch(() => null);
-          const lastLines = (screen?.lines ?? []).filter((line) => line.trim().length > 0 && !line.startsWith('[switchboard]')).slice(-12).join('\n');
+          const lastLines = joinWrappedRows(screen?.lines ?? [], screen?.cols ?? 0)
+            .filter((line) => line.trim().length > 0 && !line.startsWith('[switchboard]'))
+            .slice(-12)
+            .join('\n');
           if (outcome.kind === 'timeout') {
             throw new ApiError('SETUP_TIMEOUT', `.switchboard/setup did not finish within ${timeoutSec} s (the agentSetupTimeoutSec setting); it was stopped, the agent not started and the worktree removed.${lastLines ? `\nLast output:\n${lastLines}` : ''}`);
           }
@@ -943,4 +946,20 @@ function waitUntil(check: () => boolean, events: ReadonlyArray<Event<unknown>>, 
     timer.unref();
     for (const event of events) subscriptions.push(event(() => check() && finish(true)));
   });
+}
+
+/**
+ * Screen rows back into the lines that were printed: a row filled to the last column was wrapped
+ * onto the next (our own "[switchboard] running <long path>" line wraps in an 80-column pane, and
+ * its tail would read as the setup's output).
+ */
+export function joinWrappedRows(rows: readonly string[], cols: number): string[] {
+  const lines: string[] = [];
+  let wrapping = false;
+  for (const row of rows) {
+    if (wrapping) lines[lines.length - 1] += row;
+    else lines.push(row);
+    wrapping = cols > 0 && row.length >= cols;
+  }
+  return lines;
 }

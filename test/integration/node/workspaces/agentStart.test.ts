@@ -198,6 +198,18 @@ describe('agent.start', () => {
     assert.equal((await t.client.call('worktree.list', { repoRoot: repo })).length, 0);
   });
 
+  it('a failing setup in a narrow pane reports its own output only: our wrapped "[switchboard] running …" line is not part of it', async () => {
+    const repo = makeRepo(t.root, 'wt-setup-fail-narrow');
+    mkdirSync(join(repo, '.switchboard'));
+    writeFileSync(join(repo, '.switchboard', 'setup'), 'echo "installing…"\necho "npm ERR! missing thing" >&2\nexit 3\n');
+    gitIn(repo, 'add', '-A');
+    gitIn(repo, 'commit', '-q', '-m', 'setup');
+    // 40 columns: the worktree's setup path makes our own line wrap over two rows or more.
+    const error = await refusal(t.client.call('agent.start', { cols: 40, profile: 'fake', folder: repo, worktree: { branch: 'narrow-setup' } }));
+    assert.equal(error.code, 'SETUP_FAILED');
+    assert.equal(error.message.split('\nLast output:\n')[1], 'installing…\nnpm ERR! missing thing');
+  });
+
   it('a setup that hangs is stopped at the setup timeout, and nothing stays', async () => {
     await t.client.call('settings.update', { agentSetupTimeoutSec: 1 });
     try {
