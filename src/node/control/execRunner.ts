@@ -183,7 +183,7 @@ export class ExecRunner implements IDisposable {
         await Promise.race([guard.waitForTurn(), ended.promise, aborted(signal)]);
         // Also flushes output read so far into the ring, so `session.offset` below is current.
         const screen = await readScreenOrNull(session, this.#logger);
-        if (screen?.altScreen) throw new ControlError(`terminal ${id} is running a full-screen program`);
+        if (screen?.altScreen) throw new ControlError(`terminal ${id} is running a full-screen program`, 'BUSY');
         signal.throwIfAborted();
         if (session.exitStatus) throw new ControlError(`terminal ${id} has exited`, 'TERMINAL_EXITED');
         const running = session.info.runningCommand;

@@ -148,6 +148,7 @@ describe('exec', () => {
     const refused = await client.request({ cmd: 'exec', terminalId: id, command: 'echo never' });
     assert.equal(refused.ok, false);
     assert.equal(refused.error, `terminal ${id} is running a full-screen program`);
+    assert.equal(refused.code, 'BUSY', 'our own clients get a code to act on');
     await client.request({ cmd: 'close', terminalId: id });
   });
 
