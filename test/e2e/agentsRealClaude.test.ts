@@ -13,7 +13,7 @@ import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { createTempHome } from '../helpers/tempHome.ts';
 import { pollUntil } from '../helpers/poll.ts';
-import { startScriptedModel } from '../helpers/scriptedClaudeModel.ts';
+import { startScriptedModel, claudeCliEnv } from '../helpers/scriptedClaudeModel.ts';
 import { openFreshApp, useSharedBrowser, waitForPaneText } from '../helpers/servedApp.ts';
 
 const claudeBin = process.env.SWITCHBOARD_CLAUDE_BIN;
@@ -43,11 +43,7 @@ describe('the real Claude Code in the UI', { skip }, () => {
     const { app, page, firstPane } = await openFreshApp(browser(), t, {
       env: {
         PATH: `${dirname(claudeBin!)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-        CLAUDE_CONFIG_DIR: config,
-        ANTHROPIC_BASE_URL: model.url,
-        ANTHROPIC_API_KEY: apiKey,
-        DISABLE_AUTOUPDATER: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        ...claudeCliEnv({ config, modelUrl: model.url, apiKey }),
       },
     });
     // Onboarded and trusting the workspace; "default" asks before each tool call.

@@ -113,3 +113,17 @@ function planReply(messages: Message[], hasTools: boolean, script: ScriptedModel
   if (resultsSince < calls.length) return { tool: calls[resultsSince]!, text: '', main: true };
   return { text: key ? 'Done: the scripted task is finished.' : 'Hello from the scripted model.', main: true };
 }
+
+/**
+ * The environment that points the real Claude Code CLI at a scripted model and nothing else: its
+ * config folder, the model's address and key, no auto-update and no other traffic.
+ */
+export function claudeCliEnv(options: { config: string; modelUrl: string; apiKey: string }): Record<string, string> {
+  return {
+    CLAUDE_CONFIG_DIR: options.config,
+    ANTHROPIC_BASE_URL: options.modelUrl,
+    ANTHROPIC_API_KEY: options.apiKey,
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  };
+}

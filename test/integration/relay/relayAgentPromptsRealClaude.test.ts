@@ -14,7 +14,7 @@ import type { AgentStatus } from '../../../src/common/api/agentContract.ts';
 import type { RelayMessageOf } from '../../../src/common/protocol/relay/messages.ts';
 import type { AgentPermissionToolInput } from '../../../src/node/relay/agentPrompts.ts';
 import { pollUntil } from '../../helpers/poll.ts';
-import { type ScriptedModel, startScriptedModel } from '../../helpers/scriptedClaudeModel.ts';
+import { type ScriptedModel, startScriptedModel, claudeCliEnv } from '../../helpers/scriptedClaudeModel.ts';
 import { testEnv } from '../../helpers/tempHome.ts';
 import { enableRemoteAccess, type RelayHubFixture, startRelayHub } from './relayHubKit.ts';
 import { startTestRelay, type TestRelay, TestViewer } from './relayTestKit.ts';
@@ -65,11 +65,7 @@ describe('the real Claude Code answered from a relay viewer', { skip }, () => {
         ...env,
         PATH: `${dirname(claudeBin!)}:${env.PATH}`,
         TERM: 'xterm-256color',
-        CLAUDE_CONFIG_DIR: config,
-        ANTHROPIC_BASE_URL: model.url,
-        ANTHROPIC_API_KEY: apiKey,
-        DISABLE_AUTOUPDATER: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        ...claudeCliEnv({ config, modelUrl: model.url, apiKey }),
       },
     });
     terminalId = info.id;

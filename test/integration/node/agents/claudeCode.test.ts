@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import type { AgentStatus } from '../../../../src/common/api/agentContract.ts';
 import { createLocalHubClient, type LocalHubClient } from '../../../../src/node/api/localHubClient.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
-import { type ScriptedModel, startScriptedModel } from '../../../helpers/scriptedClaudeModel.ts';
+import { type ScriptedModel, startScriptedModel, claudeCliEnv } from '../../../helpers/scriptedClaudeModel.ts';
 import { startTestHub, type TestHub } from '../../control/controlTestKit.ts';
 import { AgentPaneProbe } from './agentPaneProbe.ts';
 
@@ -59,11 +59,7 @@ describe('Claude Code typed by hand in a pane', { skip }, () => {
         ...t.env,
         PATH: `${dirname(claudeBin!)}:${t.env.PATH}`,
         TERM: 'xterm-256color',
-        CLAUDE_CONFIG_DIR: config,
-        ANTHROPIC_BASE_URL: model.url,
-        ANTHROPIC_API_KEY: apiKey,
-        DISABLE_AUTOUPDATER: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        ...claudeCliEnv({ config, modelUrl: model.url, apiKey }),
       },
     });
     terminalId = info.id;

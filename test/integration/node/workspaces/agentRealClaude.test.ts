@@ -15,7 +15,7 @@ import { Hub } from '../../../../src/node/hub.ts';
 import { windowStateFilePath } from '../../../../src/node/layout/windowState.ts';
 import { nullLogger } from '../../../../src/node/logger.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
-import { startScriptedModel } from '../../../helpers/scriptedClaudeModel.ts';
+import { startScriptedModel, claudeCliEnv } from '../../../helpers/scriptedClaudeModel.ts';
 import { createTempHome, testEnv } from '../../../helpers/tempHome.ts';
 import { makeRepo } from './workspaceTestKit.ts';
 
@@ -77,7 +77,7 @@ describe('the real Claude Code from its profile', { skip }, () => {
       name: 'Claude Code',
       command: claudeBin!,
       resume: { kind: 'session' as const, startArgs: ['--session-id', '{sessionId}'], resumeArgs: ['--resume', '{sessionId}'] },
-      env: { CLAUDE_CONFIG_DIR: config, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: apiKey, DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+      env: claudeCliEnv({ config, modelUrl: model.url, apiKey }),
     };
 
     const done = 'Done: the scripted task is finished.';
@@ -155,7 +155,7 @@ describe('the real Claude Code from its profile', { skip }, () => {
           name: 'Claude Code',
           command: claudeBin!,
           resume: { kind: 'session', startArgs: ['--session-id', '{sessionId}'], resumeArgs: ['--resume', '{sessionId}'] },
-          env: { CLAUDE_CONFIG_DIR: config, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: apiKey, DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+          env: claudeCliEnv({ config, modelUrl: model.url, apiKey }),
         },
       ],
     });
