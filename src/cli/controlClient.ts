@@ -81,7 +81,8 @@ export function resolveControlSocketPath(options: { socketFlag?: string; env: No
 // (claws compatibility fields, later extensions), and a newer server must not break an older CLI.
 
 export type ControlTerminal = ControlResult<'list'>['terminals'][number];
-export type ExecEvent = ControlResult<'exec'>['event'];
+/** The command's event, and `personTyped` when a person typed into the terminal while it ran (their echoed keys are in `output`). */
+export type ExecEvent = ControlResult<'exec'>['event'] & { personTyped?: true };
 export type ReadLogResult = ControlResult<'readLog'>;
 export type ReadScreenResult = ControlResult<'readScreen'>;
 export type SendResult = ControlResult<'send'>;
@@ -276,7 +277,7 @@ export class ControlClient implements IDisposable {
   async exec(terminalId: string, command: string, timeoutMs?: number): Promise<ExecEvent> {
     const serverTimeout = timeoutMs ?? ControlClientConstants.serverExecTimeoutMs;
     const answer = await this.call('exec', { terminalId, command, timeoutMs }, { timeoutMs: serverTimeout + ControlClientConstants.serverTimeoutGraceMs });
-    return answer.event;
+    return answer.personTyped ? { ...answer.event, personTyped: true } : answer.event;
   }
 
   async readLog(terminalId: string, params: ReadLogRequest = {}): Promise<ReadLogResult> {

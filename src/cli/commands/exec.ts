@@ -21,7 +21,8 @@ export const execCommand = defineControlCommand({
     '1 when the terminal is busy with a full-screen program, or a person left a line unsent at its prompt.',
     'stdin is not passed to the command: its stdin is the terminal. Data piped into `switchboard exec` is',
     'refused (exit status 2); put it in the command (`-- "printf \'a\\nb\\n\' | sort"`), in a file, or type it with `send`.',
-    '--json prints the whole command event: {commandLine, output, exitCode, startedAt, endedAt, truncated};',
+    '--json prints the whole command event: {commandLine, output, exitCode, startedAt, endedAt, truncated}, with personTyped: true',
+    'when a person typed into the terminal while it ran (their echoed keys are in the output);',
     'on an error, the error with what the server said beside it ({error, code, output, lastLine, running, exitCode},',
     '{error, code: "BUSY", unsentInput} for a line a person left at the prompt).',
   ].join('\n'),
@@ -66,6 +67,7 @@ export const execCommand = defineControlCommand({
     else {
       io.stdout(event.output);
       if (event.truncated) io.stderr('switchboard exec: output truncated (only its last 256 KiB are shown)\n');
+      if (event.personTyped) io.stderr('switchboard exec: someone typed into the terminal while the command ran; their keys, echoed, are in the output\n');
     }
     return exitStatusOf(event.exitCode);
   },

@@ -165,7 +165,8 @@ export function createSwitchboardMcpServer(client: ControlClient, version: strin
           if (typeof output !== 'string') throw error;
           return { content: [{ type: 'text', text: `${(error as Error).message}\noutput so far:\n${execOutput(output, limit)}` }], isError: true };
         }
-        return text(`exit code: ${event.exitCode ?? 'unknown'}\n${execOutput(event.output, limit, event)}`);
+        const typedNote = event.personTyped ? '\n[a person typed into this terminal while the command ran: their keys, echoed, are mixed into the output]' : '';
+        return text(`exit code: ${event.exitCode ?? 'unknown'}${typedNote}\n${execOutput(event.output, limit, event)}`);
       }),
   );
 

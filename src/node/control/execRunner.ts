@@ -79,7 +79,15 @@ interface ExecProgress {
   typedAt: number | null;
   /** Where the command's own output begins, once known (its start mark). */
   outputStart: number | null;
+  /** The person's input count (TypingGuard.personInputCount) when the command was typed. */
+  personInputsWhenTyped: number | null;
 }
+
+/**
+ * What an exec gives back: the command as logged, and whether a person typed into the terminal
+ * while it ran — the terminal echoes their keys, so those are in the output too.
+ */
+export type ExecResult = LoggedCommand & { personTyped: boolean };
 
 export class ExecRunner implements IDisposable {
   readonly #commandLog: CommandLog;
@@ -99,11 +107,11 @@ export class ExecRunner implements IDisposable {
     this.#logger = options.logger;
   }
 
-  run(session: PtySession, command: string, options: ExecOptions): Promise<LoggedCommand> {
+  run(session: PtySession, command: string, options: ExecOptions): Promise<ExecResult> {
     if (this.#disposed) return Promise.reject(new ControlError('the control server is shutting down', 'CONNECTION_CLOSED'));
     const controller = new AbortController();
     this.#running.add(controller);
-    const progress: ExecProgress = { waitingFor: null, typedAt: null, outputStart: null };
+    const progress: ExecProgress = { waitingFor: null, typedAt: null, outputStart: null, personInputsWhenTyped: null };
     const timer = setTimeout(() => {
       void this.#timeoutError(session, progress, options.timeoutMs).then((error) => controller.abort(error));
     }, options.timeoutMs);
@@ -113,8 +121,8 @@ export class ExecRunner implements IDisposable {
     else options.signal?.addEventListener('abort', cancel, { once: true });
     const id = session.id;
 
-    let settle!: { resolve: (entry: LoggedCommand) => void; reject: (error: unknown) => void };
-    const result = new Promise<LoggedCommand>((resolve, reject) => (settle = { resolve, reject }));
+    let settle!: { resolve: (entry: ExecResult) => void; reject: (error: unknown) => void };
+    const result = new Promise<ExecResult>((resolve, reject) => (settle = { resolve, reject }));
     const onAbort = () => settle.reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
 
@@ -122,7 +130,9 @@ export class ExecRunner implements IDisposable {
     const tail = previous.then(async () => {
       if (signal.aborted) return; // timed out while queued: never typed
       try {
-        settle.resolve(await this.#execute(session, command, signal, progress, options.onTyped));
+        const entry = await this.#execute(session, command, signal, progress, options.onTyped);
+        const typedThen = progress.personInputsWhenTyped;
+        settle.resolve({ ...entry, personTyped: typedThen !== null && this.#typingGuard.personInputCount(id) > typedThen });
       } catch (error) {
         settle.reject(error);
       }
@@ -344,6 +354,7 @@ export class ExecRunner implements IDisposable {
     try {
       const typedAt = await this.#input.type(session, line + '\r', signal, guard);
       progress.typedAt = typedAt;
+      progress.personInputsWhenTyped = this.#typingGuard.personInputCount(session.id);
       // Claimed only now, from the offset of the write, and by its line: a command someone else
       // typed while this exec waited for its turn, or typed before it and run after it was typed,
       // is not mistaken for ours.
@@ -386,6 +397,7 @@ export class ExecRunner implements IDisposable {
     const nested = marksTrusted(session) ? session.info.runningCommand : null;
     const typedAt = await this.#input.type(session, sentinelLine(command, flavor, nonce) + '\r', signal, guard);
     progress.typedAt = typedAt;
+    progress.personInputsWhenTyped = this.#typingGuard.personInputCount(session.id);
     const scanner = new SentinelScanner(session, nonce, typedAt);
     const listeners = [
       session.onDidOutput(() => {

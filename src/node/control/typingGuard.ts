@@ -117,6 +117,8 @@ interface PersonState {
   lastInputAt: number | undefined;
   /** Whether the person typed since the terminal's last command started (or since it started). */
   typedSinceCommand: boolean;
+  /** How many times the person has typed into the terminal: an exec compares it before and after. */
+  inputs: number;
   line: PersonLine;
 }
 
@@ -143,6 +145,7 @@ export class TypingGuard implements IDisposable {
     const state = this.#state(terminalId);
     state.lastInputAt = at;
     state.typedSinceCommand = true;
+    state.inputs++;
     state.line.type(data);
   }
 
@@ -157,6 +160,11 @@ export class TypingGuard implements IDisposable {
   /** The terminal is gone. */
   forget(terminalId: string): void {
     this.#people.delete(terminalId);
+  }
+
+  /** How many times a person has typed into the terminal so far (a count that only grows). */
+  personInputCount(terminalId: string): number {
+    return this.#people.get(terminalId)?.inputs ?? 0;
   }
 
   /** When a person last typed into the terminal, if recently enough to still matter. */
@@ -252,7 +260,7 @@ export class TypingGuard implements IDisposable {
   #state(terminalId: string): PersonState {
     let state = this.#people.get(terminalId);
     if (!state) {
-      state = { lastInputAt: undefined, typedSinceCommand: false, line: new PersonLine() };
+      state = { lastInputAt: undefined, typedSinceCommand: false, inputs: 0, line: new PersonLine() };
       this.#people.set(terminalId, state);
     }
     return state;

@@ -110,3 +110,40 @@ describe('the unsent line reported is what the person typed', () => {
     });
   }
 });
+
+describe('an exec says when a person typed into the terminal while it ran', () => {
+  let t: TestHub;
+  let agent: NdjsonClient;
+  let person: LocalHubClient;
+  before(async () => {
+    t = await startTestHub({ clawsCompatSockets: false });
+    agent = await t.connect();
+    person = createLocalHubClient(t.hub, { kind: 'person', name: 'you' });
+  });
+  after(async () => {
+    person.dispose();
+    await t.dispose();
+  });
+
+  for (const shell of ['bashIntegrated', 'bashPlain'] as const) {
+    it(`personTyped beside the output the keys were echoed into, and only then (${shell})`, async () => {
+      const id = await createTerminal(agent, t.env, shells[shell]);
+      if (shell === 'bashIntegrated') await waitForIntegration(agent, id);
+      const quiet = await agent.request({ cmd: 'exec', terminalId: id, command: 'echo nobody-typed', timeoutMs: 20_000 }, 30_000);
+      assert.equal(quiet.ok, true, quiet.error);
+      assert.equal(quiet.personTyped, undefined, 'no field when nobody typed');
+
+      const running = agent.request({ cmd: 'exec', terminalId: id, command: 'sleep 1.5; echo finished-$((6*7))', timeoutMs: 20_000 }, 30_000);
+      // Once the command is on the screen (typed), the person types into the pane while it sleeps.
+      await pollUntil(async () => ((await agent.request({ cmd: 'readScreen', terminalId: id })).lines as string[]).some((line) => line.includes('finished-$((6*7))')) || undefined, {
+        what: 'the command typed',
+      });
+      await person.call('terminal.write', { id, data: 'zq' });
+      const answer = await running;
+      assert.equal(answer.ok, true, answer.error);
+      assert.match(answer.event.output, /zq/, 'the echo of the keys is in the output');
+      assert.equal(answer.personTyped, true);
+      await agent.request({ cmd: 'close', terminalId: id });
+    });
+  }
+});

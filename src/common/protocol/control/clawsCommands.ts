@@ -114,7 +114,12 @@ export const clawsCommandSchemas = {
       timeoutMs: TimeoutMs.optional(),
       show: z.boolean().optional(),
     }),
-    result: z.looseObject({ event: CommandEvent, truncated: z.boolean() }),
+    result: z.looseObject({
+      event: CommandEvent,
+      truncated: z.boolean(),
+      /** Present (true) when a person typed into the terminal while the command ran: the terminal echoed their keys into its output. */
+      personTyped: z.literal(true).optional(),
+    }),
   },
   readLog: {
     params: clawsParams({

@@ -95,7 +95,8 @@ export function clawsCommands(services: ControlServices, claws: ClawsCommandsCon
         signal: context.peer.closedSignal,
         onTyped: () => audit(services, context, session.id, params.command),
       });
-      return { event: commandEventBody(entry), truncated: entry.truncated };
+      // Only when it happened: claws' own answer has no such field.
+      return { event: commandEventBody(entry), truncated: entry.truncated, ...(entry.personTyped ? { personTyped: true } : {}) };
     }),
 
     defineCommand('readLog', (params, context) => {
