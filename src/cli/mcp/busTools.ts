@@ -15,6 +15,11 @@ export const BusToolLimits = {
   bufferedMessages: 1000,
   /** Messages one poll returns at most, so a reply stays readable for a model. */
   maxPollMessages: 200,
+  /**
+   * And their JSON at most this long (one message always goes): 200 `command.*.end` events, each
+   * with its output's tail, would fill a model's context; the rest waits for the next poll.
+   */
+  maxPollChars: 32 * 1024,
 } as const;
 
 interface BufferedSubscription {
@@ -80,17 +85,27 @@ class BusSession {
       throw new Error(`unknown subscription ${subscriptionId}${lost}`);
     }
     if (targets.length === 0 && this.#lostReason) throw new Error(`the connection to Switchboard closed (${this.#lostReason}); subscribe again`);
+    // Oldest first across the subscriptions, up to `max` messages and maxPollChars of JSON.
+    const waiting = (targets as BufferedSubscription[])
+      .flatMap((target) => target.messages.map((message) => ({ target, message })))
+      .sort((a, b) => (a.message.sequence ?? 0) - (b.message.sequence ?? 0));
     const messages: PushFrame[] = [];
+    let chars = 0;
+    for (const { message } of waiting) {
+      if (messages.length >= max) break;
+      chars += JSON.stringify(message.payload ?? null).length + (message.topic?.length ?? 0);
+      if (messages.length > 0 && chars > BusToolLimits.maxPollChars) break;
+      messages.push(message);
+    }
+    const taken = new Set(messages);
     let dropped = 0;
     let more = 0;
     for (const target of targets as BufferedSubscription[]) {
-      const take = target.messages.splice(0, Math.max(0, max - messages.length));
-      messages.push(...take);
+      target.messages = target.messages.filter((message) => !taken.has(message));
       more += target.messages.length;
       dropped += target.dropped;
       target.dropped = 0;
     }
-    messages.sort((a, b) => (a.sequence ?? 0) - (b.sequence ?? 0));
     return { messages, dropped, more, subscriptions: targets.map((target) => target!.id) };
   }
 
@@ -164,7 +179,7 @@ export function registerBusTools(server: McpServer, client: ControlClient): void
     'bus_poll',
     {
       title: 'Read buffered bus messages',
-      description: `Return the bus messages collected since the last poll for one subscription (or all, when subscriptionId is omitted), oldest first, and clear them. Each message has topic, from (the publishing peer, or "server"), payload, sentAt (epoch ms) and sequence. Returns at once (it does not wait); an empty list means nothing new arrived. At most ${BusToolLimits.maxPollMessages} per call by default; the reply says when more are waiting.`,
+      description: `Return the bus messages collected since the last poll for one subscription (or all, when subscriptionId is omitted), oldest first, and clear them. Each message has topic, from (the publishing peer, or "server"), payload, sentAt (epoch ms) and sequence. Returns at once (it does not wait); an empty list means nothing new arrived. At most ${BusToolLimits.maxPollMessages} per call by default and about ${BusToolLimits.maxPollChars / 1024} KiB of payload; the reply says when more are waiting.`,
       inputSchema: {
         subscriptionId: z.string().min(1).max(64).optional().describe('From bus_subscribe; omit to read every subscription.'),
         max: z.number().int().min(1).max(BusToolLimits.bufferedMessages).optional().describe(`Most messages to return (default ${BusToolLimits.maxPollMessages}).`),

@@ -76,6 +76,32 @@ describe('switchboard mcp bus tools', () => {
     other.close();
   });
 
+  it('hands large messages over a model-sized page at a time, oldest first, the rest on the next poll', async () => {
+    const subscribed = await mcp.callTool({ name: 'bus_subscribe', arguments: { topic: 'big.*' } });
+    const subscriptionId = /subscription (s-\d+)/.exec(textOf(subscribed))?.[1];
+    const other = await app.connect();
+    await other.request({ cmd: 'hello', protocol: 'claws/2', role: 'worker', peerName: 'big-publisher' });
+    // Ten messages of 10 000 characters: about 100 KB, three or four pages of 32 KiB.
+    for (let index = 0; index < 10; index++) await other.request({ cmd: 'publish', topic: 'big.part', payload: { index, text: 'x'.repeat(10_000) } });
+    const seen: number[] = [];
+    const pages: number[] = [];
+    await pollUntil(
+      async () => {
+        const polled = await mcp.callTool({ name: 'bus_poll', arguments: { subscriptionId } });
+        const reply = textOf(polled);
+        const { messages } = JSON.parse(reply) as { messages: Array<{ payload: { index: number } }> };
+        if (messages.length > 0) pages.push(reply.length);
+        seen.push(...messages.map((message) => message.payload.index));
+        return seen.length >= 10;
+      },
+      { timeoutMs: 10_000, what: 'all ten messages' },
+    );
+    assert.deepEqual(seen, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 'each once, oldest first');
+    assert.ok(pages.length >= 3, `several pages: ${pages.join(', ')}`);
+    assert.ok(Math.max(...pages) < 48 * 1024, `each page model-sized: ${pages.join(', ')}`);
+    other.close();
+  });
+
   it('answers bad topics and unknown subscriptions as tool errors', async () => {
     const badTopic = await mcp.callTool({ name: 'bus_publish', arguments: { topic: 'Not.Valid', payload: 1 } });
     assert.equal(badTopic.isError, true);
