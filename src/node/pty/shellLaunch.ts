@@ -205,6 +205,30 @@ const inheritedVariablesToDrop = [
 ];
 
 /**
+ * A Hub started by npm (`npm start`, `npm run serve`, `npx switchboard serve`) runs in npm's script
+ * environment, which is not the person's: every terminal would get the clone's node_modules/.bin
+ * first on PATH (its `tsc`, `vite`, `electron` before theirs), `npm_config_prefix` (nvm refuses to
+ * load under it: "nvm is not compatible with the npm_config_prefix environment variable"), and
+ * `EDITOR=vi` when they had none (zsh then starts in its vi keymap, git opens vi). What npm adds
+ * to a script's environment (@npmcli/run-script and @npmcli/config's set-envs) is taken out again.
+ */
+function undoNpmScriptEnvironment(env: Record<string, string>): void {
+  for (const key of Object.keys(env)) if (key.startsWith('npm_')) delete env[key];
+  for (const key of ['INIT_CWD', 'NODE', 'COLOR']) delete env[key];
+  // npm's EDITOR is the person's EDITOR, else their VISUAL, else "vi": only the first is theirs,
+  // and tools read VISUAL before EDITOR anyway. A person's own EDITOR=vi comes back from their rc.
+  if (env.EDITOR !== undefined && (env.EDITOR === env.VISUAL || (env.EDITOR === 'vi' && env.VISUAL === undefined))) delete env.EDITOR;
+  // The folders npm put before the person's PATH: node_modules/.bin of the package and each
+  // folder above it (and npx's package bins), then its node-gyp-bin.
+  if (env.PATH !== undefined) {
+    const entries = env.PATH.split(delimiter);
+    let first = 0;
+    while (first < entries.length - 1 && /[\\/](node_modules[\\/]\.bin|node-gyp-bin)$/.test(entries[first]!)) first++;
+    env.PATH = entries.slice(first).join(delimiter);
+  }
+}
+
+/**
  * The PTY environment: the Hub's own, then the terminal variables, then the Hub's `baseEnv`
  * (socket path etc.), then the caller's. The terminal id and the nonce come last: they are
  * identity, and a caller overriding them would break routing and integration.
@@ -219,6 +243,7 @@ export function composeEnvironment(params: {
   for (const [key, value] of Object.entries(params.inherited)) {
     if (value !== undefined && !inheritedVariablesToDrop.includes(key)) env[key] = value;
   }
+  if (params.inherited.npm_execpath !== undefined || params.inherited.npm_lifecycle_event !== undefined) undoNpmScriptEnvironment(env);
   env.TERM = 'xterm-256color';
   env.COLORTERM = 'truecolor';
   env.TERM_PROGRAM = 'Switchboard';

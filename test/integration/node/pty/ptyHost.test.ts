@@ -63,6 +63,38 @@ describe('PtyHost: processes', { timeout: 30_000 }, () => {
     assert.match(ringText(session), /\[xterm-256color\|truecolor\|Switchboard\|env-check\|mine\]/);
   });
 
+  test('a Hub started by npm (npm run serve, npx) gives the shell the person\'s environment, not npm\'s', async () => {
+    // What npm puts in a script's environment, on top of this process's own.
+    const added: Record<string, string> = {
+      npm_execpath: '/usr/lib/node_modules/npm/bin/npm-cli.js',
+      npm_lifecycle_event: 'serve',
+      npm_config_prefix: '/usr/local',
+      INIT_CWD: kit.temp.workspace,
+      PATH: `${join(kit.temp.workspace, 'node_modules', '.bin')}:/node_modules/.bin:${process.env.PATH}`,
+    };
+    const saved = Object.fromEntries(Object.keys(added).map((key) => [key, process.env[key]]));
+    Object.assign(process.env, added);
+    try {
+      // As nvm does in a ~/.bashrc: it refuses to load under npm_config_prefix.
+      const session = await kit.host.create({
+        file: 'bash',
+        args: ['--norc', '--noprofile', '-c', 'if [ -n "$npm_config_prefix" ]; then echo "nvm is not compatible with npm_config_prefix"; fi; echo "[path:${PATH%%:*}|npm:$(env | grep -c ^npm_)|init:${INIT_CWD:-none}]"'],
+        env: { HOME: kit.temp.home, LANG: 'C.UTF-8' },
+        createdBy: person,
+      });
+      await session.exited;
+      const text = ringText(session);
+      assert.doesNotMatch(text, /nvm is not compatible/);
+      assert.match(text, /\[path:[^|]*\|npm:0\|init:none\]/);
+      assert.doesNotMatch(text, /\[path:[^|]*node_modules\/\.bin\|/, 'the clone\'s node_modules/.bin is not first on PATH');
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+  });
+
   test('a resize is seen by the program (stty size) and by the mirror', async () => {
     const session = await createBash({ cols: 80, rows: 24 });
     session.write('stty size\r');

@@ -7,6 +7,35 @@ import { parseProcStat } from '../../../../src/node/pty/processGroups.ts';
 import { composeEnvironment, resolveExecutable, shellIntegrationLaunch } from '../../../../src/node/pty/shellLaunch.ts';
 
 describe('composeEnvironment', () => {
+  test('a Hub started by npm gives terminals the person\'s environment, not npm\'s script environment', () => {
+    const npmScript = {
+      PATH: '/src/switchboard/node_modules/.bin:/src/node_modules/.bin:/node_modules/.bin:/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin:/home/me/.nvm/bin:/usr/bin',
+      npm_config_prefix: '/usr/local',
+      npm_lifecycle_event: 'serve',
+      npm_package_name: 'switchboard',
+      npm_execpath: '/usr/lib/node_modules/npm/bin/npm-cli.js',
+      INIT_CWD: '/src/switchboard',
+      NODE: '/usr/bin/node',
+      COLOR: '1',
+      EDITOR: 'vi',
+      HOME: '/home/me',
+      KEEP: 'mine',
+    };
+    const env = composeEnvironment({ inherited: npmScript, terminalId: 't-1', baseEnv: undefined, callerEnv: undefined });
+    assert.equal(env.PATH, '/home/me/.nvm/bin:/usr/bin', 'the clone\'s node_modules/.bin and node-gyp-bin are not first on PATH');
+    assert.deepEqual(
+      Object.keys(env).filter((key) => key.startsWith('npm_') || ['INIT_CWD', 'NODE', 'COLOR', 'EDITOR'].includes(key)),
+      [],
+      'nothing npm added (npm_config_prefix makes nvm refuse to load; EDITOR=vi puts zsh in its vi keymap)',
+    );
+    assert.equal(env.HOME, '/home/me');
+    assert.equal(env.KEEP, 'mine');
+    // The person's own editor stays; so does everything when npm did not start the Hub.
+    assert.equal(composeEnvironment({ inherited: { ...npmScript, EDITOR: 'nano' }, terminalId: 't-1', baseEnv: undefined, callerEnv: undefined }).EDITOR, 'nano');
+    const direct = composeEnvironment({ inherited: { PATH: '/x/node_modules/.bin:/usr/bin', EDITOR: 'vi', NODE: '/n' }, terminalId: 't-1', baseEnv: undefined, callerEnv: undefined });
+    assert.deepEqual([direct.PATH, direct.EDITOR, direct.NODE], ['/x/node_modules/.bin:/usr/bin', 'vi', '/n']);
+  });
+
   test('inherits, then terminal variables, then baseEnv, then the caller; the id always wins', () => {
     const env = composeEnvironment({
       inherited: { PATH: '/bin', TERM: 'dumb', COLUMNS: '80', KEEP: 'inherited', SWITCHBOARD_NONCE: 'leak' },
