@@ -642,6 +642,12 @@ describe('screens that fit', () => {
       assert.deepEqual(await tailInView(subtitle, 'payments/src'), { tailInView: true, cut: true }, `the deep folder in a narrow pane's header (${scheme})`);
       assert.ok(await drawnInOrder(subtitle), `the deep folder in a narrow pane's header drawn out of order (${scheme})`);
     }
+    // A command running there: the folder gives way first, and the command is shown whole.
+    await typeInPane(page, narrow, 'sleep 300');
+    const command = page.locator(`[data-terminal-id="${narrow}"] .pane-command`);
+    await pollUntil(async () => (await command.count()) === 1 && (await command.innerText()).includes('sleep 300'), { what: 'the running command in the header' });
+    await shot(page, 'pane-header-running-command');
+    assert.deepEqual(await command.evaluate((element) => element.scrollWidth <= element.clientWidth), true, 'the running command is not cut');
   });
 
   it('shows an outside-workspace path in the Review list as it is written', async (t) => {
