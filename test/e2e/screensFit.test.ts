@@ -477,6 +477,47 @@ describe('screens that fit', () => {
     }
   });
 
+  it('History at 1000×700: a session replayed to its end shows its last lines and prompt in the box, not hidden below it', async (t) => {
+    const { page, firstPane } = await openFreshApp(browser(), t, { viewport: small });
+    // A full screen of output, then a last line: the recording is as tall as the pane (40 rows at
+    // 1280×800's pane, more than the 1000×700 box holds at a legible size).
+    await page.setViewportSize(usual);
+    await typeInPane(page, firstPane, 'seq 1 120; echo last-line-$((6*7))');
+    await waitForPaneText(page, firstPane, /^last-line-42$/m);
+    await page.setViewportSize(small);
+    await page.getByRole('button', { name: 'History', exact: true }).click();
+    const view = page.getByRole('region', { name: 'History' });
+    const sessions = view.getByRole('table', { name: 'Sessions' });
+    await sessions.locator('.history-row-open').first().click();
+    const viewer = view.locator('.history-viewer[data-session-id]');
+    await viewer.getByRole('group', { name: 'Replay' }).waitFor();
+    const lastLineInBox = () =>
+      viewer.evaluate((element) => {
+        const box = element.querySelector('.transcript-box')!.getBoundingClientRect();
+        const row = [...element.querySelectorAll('.transcript-host .xterm-rows > div')].find((candidate) => candidate.textContent?.trim() === 'last-line-42');
+        if (!row) return 'not drawn';
+        const rect = row.getBoundingClientRect();
+        return rect.top >= box.top - 1 && rect.bottom <= box.bottom + 1 ? 'in view' : `outside the box (${Math.round(rect.top)}–${Math.round(rect.bottom)} in ${Math.round(box.top)}–${Math.round(box.bottom)})`;
+      });
+    await pollUntil(async () => ((await lastLineInBox()) === 'in view' ? true : undefined), { what: 'the last line in the box' }).catch(async (error: unknown) => {
+      throw new Error(`${(error as Error).message}: ${await lastLineInBox()}`);
+    });
+    await shot(page, 'history-viewer-end-1000x700');
+    // A match found higher up: the box shows its row instead.
+    await viewer.getByRole('searchbox', { name: 'Find in transcript' }).fill('82');
+    const matchInBox = () =>
+      viewer.evaluate((element) => {
+        const box = element.querySelector('.transcript-box')!.getBoundingClientRect();
+        const row = [...element.querySelectorAll('.transcript-host .xterm-rows > div')].find((candidate) => candidate.textContent?.trim() === '82');
+        if (!row) return 'not drawn';
+        const rect = row.getBoundingClientRect();
+        return rect.top >= box.top - 1 && rect.bottom <= box.bottom + 1 ? 'in view' : `outside the box (${Math.round(rect.top)}–${Math.round(rect.bottom)} in ${Math.round(box.top)}–${Math.round(box.bottom)})`;
+      });
+    await pollUntil(async () => ((await matchInBox()) === 'in view' ? true : undefined), { what: 'the match in the box' }).catch(async (error: unknown) => {
+      throw new Error(`${(error as Error).message}: ${await matchInBox()}`);
+    });
+  });
+
   it('keeps tab names readable beside the not-recorded and shared marks, the sidebar’s chips on their row, and no native scrollbar in a pane', async (t) => {
     const { page, firstPane } = await openFreshApp(browser(), t, { viewport: usual });
     // Remote access set up (a relay URL), so a pane can be shared.

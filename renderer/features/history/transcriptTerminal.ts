@@ -50,6 +50,10 @@ export class TranscriptTerminal extends Disposable implements ReplaySink {
   #opened = false;
   #slotObserver: ResizeObserver | undefined;
   #slot: HTMLElement | undefined;
+  /** The box follows the cursor (see mount) until the person scrolls it away from the cursor or finds a match. */
+  #followCursor = true;
+  /** The next scroll event of the box is ours (keepCursorInView), not the person's. */
+  #scrollingToCursor = false;
 
   constructor(options: TranscriptTerminalOptions) {
     super();
@@ -107,9 +111,22 @@ export class TranscriptTerminal extends Disposable implements ReplaySink {
       this.#loadWebgl();
     }
     this.#slotObserver?.disconnect();
-    this.#slotObserver = new ResizeObserver(() => this.fitFont());
+    this.#slotObserver = new ResizeObserver(() => {
+      this.fitFont();
+      this.#keepCursorInView();
+    });
     this.#slotObserver.observe(slot);
     this.fitFont();
+    // A recording taller than the box at a legible size makes the box scroll (fitFont): it follows
+    // the cursor as the replay draws, as a terminal follows its output, so the end of a session —
+    // its last lines and prompt — is what shows at the end, not rows hidden below the box. Until
+    // the person scrolls the box away from the cursor themselves.
+    const onScroll = () => {
+      if (this.#scrollingToCursor) this.#scrollingToCursor = false;
+      else this.#followCursor = this.#cursorInView();
+    };
+    slot.addEventListener('scroll', onScroll);
+    const rendered = this.terminal.onRender(() => this.#keepCursorInView());
     // The first fit may have measured a fallback font: a web font (or a local one Chromium loads
     // lazily) arrives later with other proportions. Fit again once fonts are in, and whenever
     // another font finishes loading.
@@ -124,12 +141,66 @@ export class TranscriptTerminal extends Disposable implements ReplaySink {
     fonts.addEventListener('loadingdone', refit);
     return toDisposable(() => {
       mounted = false;
+      slot.removeEventListener('scroll', onScroll);
+      rendered.dispose();
       fonts.removeEventListener('loadingdone', refit);
       this.#slotObserver?.disconnect();
       this.#slotObserver = undefined;
       this.#slot = undefined;
       if (this.element.parentElement === slot) slot.removeChild(this.element);
     });
+  }
+
+  /** A row of the screen drawn (0 = its top), in the box's scrolled content: its top and bottom. */
+  #rowSpan(screenRow: number): { top: number; bottom: number } | null {
+    const slot = this.#slot;
+    const screen = this.terminal.element?.querySelector<HTMLElement>('.xterm-screen');
+    if (!slot || !screen || screenRow < 0 || screenRow >= this.terminal.rows) return null;
+    const rowHeight = screen.getBoundingClientRect().height / this.terminal.rows;
+    const top = screen.getBoundingClientRect().top - slot.getBoundingClientRect().top + slot.scrollTop + screenRow * rowHeight;
+    return { top, bottom: top + rowHeight };
+  }
+
+  /** The cursor's row on the drawn screen (null when xterm's view is scrolled away from it). */
+  #cursorScreenRow(): number {
+    const buffer = this.terminal.buffer.active;
+    return buffer.baseY + buffer.cursorY - buffer.viewportY;
+  }
+
+  #inView(screenRow: number): boolean {
+    const slot = this.#slot;
+    const row = this.#rowSpan(screenRow);
+    return !slot || !row || (row.top >= slot.scrollTop - 1 && row.bottom <= slot.scrollTop + slot.clientHeight + 1);
+  }
+
+  #cursorInView(): boolean {
+    return this.#inView(this.#cursorScreenRow());
+  }
+
+  #keepCursorInView(): void {
+    if (this.#followCursor) this.#reveal(this.#cursorScreenRow());
+  }
+
+  /** Scrolls the box (when it scrolls at all) just enough for `screenRow` to be in view. */
+  #reveal(screenRow: number): void {
+    const slot = this.#slot;
+    if (!slot || slot.scrollHeight <= slot.clientHeight || this.#inView(screenRow)) return;
+    const row = this.#rowSpan(screenRow);
+    if (!row) return;
+    const target = row.bottom > slot.scrollTop + slot.clientHeight ? row.bottom - slot.clientHeight + 8 : row.top - 8;
+    const next = Math.max(0, Math.min(target, slot.scrollHeight - slot.clientHeight));
+    if (Math.abs(next - slot.scrollTop) < 1) return;
+    this.#scrollingToCursor = true;
+    slot.scrollTop = next;
+  }
+
+  /** A match found: the box shows its row (and stops following the cursor, the person reads there). */
+  #revealMatch(found: boolean): boolean {
+    const selected = found ? this.terminal.getSelectionPosition() : undefined;
+    if (!selected) return found;
+    this.#followCursor = false;
+    this.#reveal(selected.start.y - this.terminal.buffer.active.viewportY);
+    return found;
   }
 
   // ---- ReplaySink ---------------------------------------------------------------------------
@@ -178,15 +249,15 @@ export class TranscriptTerminal extends Disposable implements ReplaySink {
     this.terminal.select(0, startLine, 1);
     const found = this.#search.findNext(pattern, { regex: true, caseSensitive: false, incremental: true, decorations });
     if (!found) this.terminal.clearSelection();
-    return found;
+    return this.#revealMatch(found);
   }
 
   findNext(term: string, options: ISearchOptions): boolean {
-    return this.#search.findNext(term, options);
+    return this.#revealMatch(this.#search.findNext(term, options));
   }
 
   findPrevious(term: string, options: ISearchOptions): boolean {
-    return this.#search.findPrevious(term, options);
+    return this.#revealMatch(this.#search.findPrevious(term, options));
   }
 
   clearSearch(): void {
