@@ -491,31 +491,24 @@ describe('screens that fit', () => {
     await sessions.locator('.history-row-open').first().click();
     const viewer = view.locator('.history-viewer[data-session-id]');
     await viewer.getByRole('group', { name: 'Replay' }).waitFor();
-    const lastLineInBox = () =>
-      viewer.evaluate((element) => {
+    /** Whether the replay's row reading `text` is drawn within the box's visible part. */
+    const rowInBox = (text: string) =>
+      viewer.evaluate((element, text) => {
         const box = element.querySelector('.transcript-box')!.getBoundingClientRect();
-        const row = [...element.querySelectorAll('.transcript-host .xterm-rows > div')].find((candidate) => candidate.textContent?.trim() === 'last-line-42');
+        const row = [...element.querySelectorAll('.transcript-host .xterm-rows > div')].find((candidate) => candidate.textContent?.trim() === text);
         if (!row) return 'not drawn';
         const rect = row.getBoundingClientRect();
         return rect.top >= box.top - 1 && rect.bottom <= box.bottom + 1 ? 'in view' : `outside the box (${Math.round(rect.top)}–${Math.round(rect.bottom)} in ${Math.round(box.top)}–${Math.round(box.bottom)})`;
+      }, text);
+    const waitForRowInBox = (text: string, what: string) =>
+      pollUntil(async () => ((await rowInBox(text)) === 'in view' ? true : undefined), { what }).catch(async (error: unknown) => {
+        throw new Error(`${(error as Error).message}: ${await rowInBox(text)}`);
       });
-    await pollUntil(async () => ((await lastLineInBox()) === 'in view' ? true : undefined), { what: 'the last line in the box' }).catch(async (error: unknown) => {
-      throw new Error(`${(error as Error).message}: ${await lastLineInBox()}`);
-    });
+    await waitForRowInBox('last-line-42', 'the last line in the box');
     await shot(page, 'history-viewer-end-1000x700');
     // A match found higher up: the box shows its row instead.
     await viewer.getByRole('searchbox', { name: 'Find in transcript' }).fill('82');
-    const matchInBox = () =>
-      viewer.evaluate((element) => {
-        const box = element.querySelector('.transcript-box')!.getBoundingClientRect();
-        const row = [...element.querySelectorAll('.transcript-host .xterm-rows > div')].find((candidate) => candidate.textContent?.trim() === '82');
-        if (!row) return 'not drawn';
-        const rect = row.getBoundingClientRect();
-        return rect.top >= box.top - 1 && rect.bottom <= box.bottom + 1 ? 'in view' : `outside the box (${Math.round(rect.top)}–${Math.round(rect.bottom)} in ${Math.round(box.top)}–${Math.round(box.bottom)})`;
-      });
-    await pollUntil(async () => ((await matchInBox()) === 'in view' ? true : undefined), { what: 'the match in the box' }).catch(async (error: unknown) => {
-      throw new Error(`${(error as Error).message}: ${await matchInBox()}`);
-    });
+    await waitForRowInBox('82', 'the match in the box');
   });
 
   it('keeps tab names readable beside the not-recorded and shared marks, the sidebar’s chips on their row, and no native scrollbar in a pane', async (t) => {
